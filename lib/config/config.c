@@ -1,0 +1,378 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * Loading config/ustack.ini-style files with rte_cfgfile. One table lists
+ * every key: its section, name, type, where it lands in struct ust_config
+ * and its bounds. ust_config_load() walks the file, not the table, so that
+ * an unknown key is an error rather than ignored.
+ */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <arpa/inet.h>
+#include <rte_cfgfile.h>
+#include <rte_mbuf.h>
+
+#include "ust_config.h"
+
+enum key_type {
+	K_U8, K_U16, K_U32, K_BOOL, K_PREFIX, K_IPV4_OPT, K_SCHEDULE,
+	K_RELEASE, K_UDP_MEM, K_EPHEMERAL, K_STATIC_ARP,
+};
+
+struct key {
+	const char *section;
+	const char *name;
+	enum key_type type;
+	size_t off;
+	uint32_t min;
+	uint32_t max;
+};
+
+#define OFF(f) offsetof(struct ust_config, f)
+
+static const struct key keys[] = {
+	{ "port", "id", K_U16, OFF(port.port_id), 0, RTE_MAX_ETHPORTS - 1 },
+	{ "port", "queues", K_U16, OFF(port.nb_queues), 1, 64 },
+	{ "port", "rx_desc", K_U16, OFF(port.rx_desc), 32, 32768 },
+	{ "port", "tx_desc", K_U16, OFF(port.tx_desc), 32, 32768 },
+	{ "port", "mtu", K_U16, OFF(port.mtu), 0, 9600 },
+	{ "port", "promisc", K_BOOL, OFF(port.promisc), 0, 1 },
+	{ "port", "offloads", K_BOOL, OFF(port.offloads), 0, 1 },
+	{ "pool", "mbufs", K_U32, OFF(pool.mbufs), 1023, 16u << 20 },
+	{ "pool", "cache", K_U32, OFF(pool.cache), 0, 512 },
+	{ "pool", "data_room", K_U16, OFF(pool.data_room), 256, 65535 },
+	{ "ip", "addr", K_PREFIX, OFF(stack.addr), 0, 0 },
+	{ "ip", "gateway", K_IPV4_OPT, OFF(stack.gateway), 0, 0 },
+	{ "ip", "ttl", K_U8, OFF(stack.ttl), 1, 255 },
+	{ "stack", "rx_burst", K_U16, OFF(stack.rx_burst), 1, 64 },
+	{ "stack", "tx_stage", K_U16, OFF(stack.tx_stage), 64, 16384 },
+	{ "stack", "max_sockets", K_U32, OFF(stack.max_sockets), 1, 65534 },
+	{ "stack", "ephemeral", K_EPHEMERAL, 0, 0, 0 },
+	{ "arp", "entries", K_U32, OFF(stack.arp.entries), 1, 1u << 20 },
+	{ "arp", "reachable_ms", K_U32, OFF(stack.arp.reachable_ms), 1,
+	  86400000 },
+	{ "arp", "retrans_ms", K_U32, OFF(stack.arp.retrans_ms), 1, 60000 },
+	{ "arp", "max_probes", K_U32, OFF(stack.arp.max_probes), 1, 255 },
+	{ "arp", "gc_ms", K_U32, OFF(stack.arp.gc_ms), 1, 86400000 },
+	{ "arp", "queue_len", K_U32, OFF(stack.arp.queue_len), 1, 65535 },
+	{ "arp", "static", K_STATIC_ARP, 0, 0, 0 },
+	{ "icmp", "msgs_per_sec", K_U32, OFF(stack.icmp.msgs_per_sec), 0,
+	  1000000 },
+	{ "icmp", "burst", K_U32, OFF(stack.icmp.burst), 1, 1000000 },
+	{ "udp", "rmem_default", K_U32, OFF(stack.udp_mem.rmem_default),
+	  UST_SOCK_MIN_RCVBUF, INT32_MAX },
+	{ "udp", "rmem_max", K_U32, OFF(stack.udp_mem.rmem_max), 1,
+	  INT32_MAX },
+	{ "udp", "wmem_default", K_U32, OFF(stack.udp_mem.wmem_default),
+	  UST_SOCK_MIN_SNDBUF, INT32_MAX },
+	{ "udp", "wmem_max", K_U32, OFF(stack.udp_mem.wmem_max), 1,
+	  INT32_MAX },
+	{ "udp", "rmem_min", K_U32, OFF(stack.udp_mem.rmem_min), 0,
+	  INT32_MAX },
+	{ "udp", "mem", K_UDP_MEM, 0, 0, 0 },
+	{ "udp", "pcpu_reserve", K_U32, OFF(stack.udp_mem.pcpu_reserve), 0,
+	  1u << 20 },
+	{ "udp", "schedule", K_SCHEDULE, OFF(stack.udp_mem.schedule), 0, 0 },
+	{ "udp", "release", K_RELEASE, OFF(stack.udp_mem.release), 0, 0 },
+};
+
+void
+ust_config_defaults(struct ust_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	ust_port_conf_defaults(&cfg->port);
+	ust_stack_conf_defaults(&cfg->stack);
+	cfg->pool.mbufs = 16383;
+	cfg->pool.cache = 256;
+	cfg->pool.data_room = RTE_MBUF_DEFAULT_BUF_SIZE;
+}
+
+int
+ust_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		return -1;
+	*out = (uint32_t)v;
+	return 0;
+}
+
+int
+ust_parse_ipv4(const char *s, rte_be32_t *addr)
+{
+	struct in_addr a;
+
+	if (s == NULL || inet_pton(AF_INET, s, &a) != 1)
+		return -1;
+	*addr = a.s_addr;
+	return 0;
+}
+
+int
+ust_parse_ipv4_prefix(const char *s, rte_be32_t *addr, uint8_t *prefix)
+{
+	char buf[32];
+	const char *slash;
+	uint32_t p;
+
+	if (s == NULL)
+		return -1;
+	slash = strchr(s, '/');
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, slash - s);
+	buf[slash - s] = '\0';
+	if (ust_parse_ipv4(buf, addr) != 0 ||
+	    ust_parse_u32(slash + 1, 1, 32, &p) != 0)
+		return -1;
+	*prefix = (uint8_t)p;
+	return 0;
+}
+
+int
+ust_parse_mac(const char *s, struct rte_ether_addr *mac)
+{
+	unsigned int b[6];
+	char tail;
+	int i;
+
+	if (s == NULL || sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1],
+				&b[2], &b[3], &b[4], &b[5], &tail) != 6)
+		return -1;
+	for (i = 0; i < 6; i++)
+		mac->addr_bytes[i] = (uint8_t)b[i];
+	return 0;
+}
+
+static int
+cfg_err(char *err, size_t len, const char *path, const char *sec,
+	const char *key, const char *fmt, ...)
+{
+	char msg[160];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (key != NULL)
+		snprintf(err, len, "%s: [%s] %s: %s", path, sec, key, msg);
+	else
+		snprintf(err, len, "%s: [%s]: %s", path, sec, msg);
+	return -1;
+}
+
+static int
+set_static_arp(struct ust_config *cfg, const char *val)
+{
+	char buf[1024];
+	char *tok, *save = NULL;
+
+	if (strlen(val) >= sizeof(buf))
+		return -1;
+	strcpy(buf, val);
+	cfg->n_static_arp = 0;
+	for (tok = strtok_r(buf, ", ", &save); tok != NULL;
+	     tok = strtok_r(NULL, ", ", &save)) {
+		char *eq = strchr(tok, '=');
+
+		if (eq == NULL ||
+		    cfg->n_static_arp >= UST_CONFIG_MAX_STATIC_ARP)
+			return -1;
+		*eq = '\0';
+		if (ust_parse_ipv4(tok,
+				   &cfg->static_arp[cfg->n_static_arp].ip) ||
+		    ust_parse_mac(eq + 1,
+				  &cfg->static_arp[cfg->n_static_arp].mac))
+			return -1;
+		cfg->n_static_arp++;
+	}
+	return 0;
+}
+
+static int
+set_key(struct ust_config *cfg, const struct key *k, const char *val,
+	const char **why)
+{
+	uint8_t *base = (uint8_t *)cfg;
+	uint32_t v;
+
+	switch (k->type) {
+	case K_U8:
+	case K_U16:
+	case K_U32:
+	case K_BOOL:
+		if (ust_parse_u32(val, k->min, k->max, &v) != 0) {
+			*why = "out of range or not a number";
+			return -1;
+		}
+		if (k->type == K_U8)
+			*(uint8_t *)(base + k->off) = (uint8_t)v;
+		else if (k->type == K_U16)
+			*(uint16_t *)(base + k->off) = (uint16_t)v;
+		else if (k->type == K_U32)
+			*(uint32_t *)(base + k->off) = v;
+		else
+			*(bool *)(base + k->off) = v != 0;
+		return 0;
+	case K_PREFIX:
+		if (ust_parse_ipv4_prefix(val, &cfg->stack.addr,
+					  &cfg->stack.prefix_len) != 0) {
+			*why = "expected A.B.C.D/N";
+			return -1;
+		}
+		return 0;
+	case K_IPV4_OPT:
+		if (*val == '\0') {
+			*(rte_be32_t *)(base + k->off) = 0;
+			return 0;
+		}
+		if (ust_parse_ipv4(val, (rte_be32_t *)(base + k->off)) != 0) {
+			*why = "expected A.B.C.D";
+			return -1;
+		}
+		return 0;
+	case K_SCHEDULE:
+		if (strcmp(val, "delta") == 0)
+			cfg->stack.udp_mem.schedule = UST_MEM_SCHEDULE_DELTA;
+		else if (strcmp(val, "legacy") == 0)
+			cfg->stack.udp_mem.schedule = UST_MEM_SCHEDULE_LEGACY;
+		else {
+			*why = "expected delta or legacy";
+			return -1;
+		}
+		return 0;
+	case K_RELEASE:
+		if (strcmp(val, "batched") == 0)
+			cfg->stack.udp_mem.release = UST_MEM_RELEASE_BATCHED;
+		else if (strcmp(val, "unbatched") == 0)
+			cfg->stack.udp_mem.release =
+				UST_MEM_RELEASE_UNBATCHED;
+		else {
+			*why = "expected batched or unbatched";
+			return -1;
+		}
+		return 0;
+	case K_UDP_MEM: {
+		unsigned long long a, b, c;
+		char tail;
+
+		if (sscanf(val, "%llu %llu %llu%c", &a, &b, &c, &tail) != 3 ||
+		    a > b || b > c) {
+			*why = "expected three page counts, min <= pressure <= max";
+			return -1;
+		}
+		cfg->stack.udp_mem.mem[0] = a;
+		cfg->stack.udp_mem.mem[1] = b;
+		cfg->stack.udp_mem.mem[2] = c;
+		return 0;
+	}
+	case K_EPHEMERAL: {
+		unsigned int lo, hi;
+		char tail;
+
+		if (sscanf(val, "%u-%u%c", &lo, &hi, &tail) != 2 || lo == 0 ||
+		    lo > hi || hi > 65535) {
+			*why = "expected LOW-HIGH within 1-65535";
+			return -1;
+		}
+		cfg->stack.ephemeral_lo = (uint16_t)lo;
+		cfg->stack.ephemeral_hi = (uint16_t)hi;
+		return 0;
+	}
+	case K_STATIC_ARP:
+		if (set_static_arp(cfg, val) != 0) {
+			*why = "expected A.B.C.D=aa:bb:cc:dd:ee:ff[, ...] (at most 16)";
+			return -1;
+		}
+		return 0;
+	}
+	*why = "internal error";
+	return -1;
+}
+
+int
+ust_config_load(struct ust_config *cfg, const char *path, char *err,
+		size_t errlen)
+{
+	struct rte_cfgfile *f;
+	int nsec, i, rc = 0;
+	char **names = NULL;
+
+	f = rte_cfgfile_load(path, 0);
+	if (f == NULL) {
+		snprintf(err, errlen, "%s: cannot read or parse the file",
+			 path);
+		return -1;
+	}
+	nsec = rte_cfgfile_num_sections(f, NULL, 0);
+	if (nsec > 0) {
+		names = calloc(nsec, sizeof(*names));
+		for (i = 0; names != NULL && i < nsec; i++)
+			names[i] = calloc(1, CFG_NAME_LEN);
+		if (names == NULL) {
+			rte_cfgfile_close(f);
+			snprintf(err, errlen, "%s: out of memory", path);
+			return -1;
+		}
+		rte_cfgfile_sections(f, names, nsec);
+	}
+	for (i = 0; rc == 0 && i < nsec; i++) {
+		int ne = rte_cfgfile_section_num_entries(f, names[i]);
+		struct rte_cfgfile_entry *e;
+		bool known_sec = false;
+		unsigned int k;
+		int j;
+
+		for (k = 0; k < RTE_DIM(keys); k++)
+			if (strcmp(keys[k].section, names[i]) == 0)
+				known_sec = true;
+		if (!known_sec) {
+			rc = cfg_err(err, errlen, path, names[i], NULL,
+				     "unknown section");
+			break;
+		}
+		if (ne <= 0)
+			continue;
+		e = calloc(ne, sizeof(*e));
+		if (e == NULL) {
+			rc = cfg_err(err, errlen, path, names[i], NULL,
+				     "out of memory");
+			break;
+		}
+		rte_cfgfile_section_entries(f, names[i], e, ne);
+		for (j = 0; rc == 0 && j < ne; j++) {
+			const char *why = NULL;
+
+			for (k = 0; k < RTE_DIM(keys); k++)
+				if (strcmp(keys[k].section, names[i]) == 0 &&
+				    strcmp(keys[k].name, e[j].name) == 0)
+					break;
+			if (k == RTE_DIM(keys))
+				rc = cfg_err(err, errlen, path, names[i],
+					     e[j].name, "unknown key");
+			else if (set_key(cfg, &keys[k], e[j].value, &why) != 0)
+				rc = cfg_err(err, errlen, path, names[i],
+					     e[j].name, "%s (got \"%s\")", why,
+					     e[j].value);
+		}
+		free(e);
+	}
+	for (i = 0; names != NULL && i < nsec; i++)
+		free(names[i]);
+	free(names);
+	rte_cfgfile_close(f);
+	return rc;
+}

@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/**
+ * @file
+ * Configuration files: the INI format of config/ustack.ini, read with
+ * rte_cfgfile, into the structures the port layer and the stack take.
+ *
+ * Strict: an unknown section or key, or a value out of range, is an error
+ * naming the file, section, key and problem, so that a typo never silently
+ * falls back to a default. Needs no EAL: applications load the file before
+ * rte_eal_init() and reject a bad one with exit status 2.
+ *
+ * The parsers of single values are public too, for command-line flags.
+ */
+
+#ifndef UST_CONFIG_H
+#define UST_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+
+#include "ust_port.h"
+#include "ust_stack.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UST_CONFIG_MAX_STATIC_ARP 16
+
+/** The mbuf pool an application creates for a port. */
+struct ust_pool_conf {
+	uint32_t mbufs;      /**< mbufs in the pool (16383) */
+	uint32_t cache;      /**< per-lcore cache (256) */
+	uint16_t data_room;  /**< buffer size incl. headroom (2176) */
+};
+
+/** Everything a configuration file sets. */
+struct ust_config {
+	struct ust_port_conf port;
+	struct ust_pool_conf pool;
+	struct ust_stack_conf stack;
+	uint32_t n_static_arp;
+	struct {
+		rte_be32_t ip;
+		struct rte_ether_addr mac;
+	} static_arp[UST_CONFIG_MAX_STATIC_ARP];
+};
+
+/** Defaults: what config/ustack.ini documents. */
+void ust_config_defaults(struct ust_config *cfg);
+
+/**
+ * Load @p path over @p cfg. Returns 0, or -1 with a one-line message in
+ * @p err (e.g. "ustack.ini: [udp] schedule: expected delta or legacy").
+ */
+int ust_config_load(struct ust_config *cfg, const char *path, char *err,
+		    size_t errlen);
+
+/** "A.B.C.D" to a network-order address; 0 on success, -1 on error. */
+int ust_parse_ipv4(const char *s, rte_be32_t *addr);
+
+/** "A.B.C.D/N" (N 1..32); 0 on success, -1 on error. */
+int ust_parse_ipv4_prefix(const char *s, rte_be32_t *addr, uint8_t *prefix);
+
+/** Decimal integer within [min, max]; 0 on success, -1 on error. */
+int ust_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+
+/** "aa:bb:cc:dd:ee:ff"; 0 on success, -1 on error. */
+int ust_parse_mac(const char *s, struct rte_ether_addr *mac);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UST_CONFIG_H */

@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * Internals shared by the stack's components (core, ip, udp, sock). Not
+ * installed. The stack instance, the per-packet metadata every component
+ * reads, the packet queue type, the TX staging area and the drop helpers.
+ *
+ * Layout of struct ust_stack: the first cache lines hold what every RX and
+ * TX packet reads (netif ops, addresses, metadata offset, the clock, the
+ * last-used ARP entry), then the TX staging array, then counters (written
+ * per packet, one writer), then the colder tables and configuration.
+ */
+
+#ifndef UST_STACK_PRIVATE_H
+#define UST_STACK_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <netinet/in.h>
+
+#include <rte_branch_prediction.h>
+#include <rte_common.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
+#include <rte_spinlock.h>
+
+#include "ust_stack.h"
+#include "ust_stats.h"
+#include "ust_wire.h"
+
+extern int ust_logtype;
+#define UST_LOG(level, fmt, ...) \
+	rte_log(RTE_LOG_##level, ust_logtype, "ustack: " fmt "\n", \
+		##__VA_ARGS__)
+
+struct ust_sock;
+struct ust_udp_sock;
+struct rte_hash;
+
+/*
+ * Per-packet metadata in an mbuf dynamic field (24 bytes): queue linkage
+ * (a socket queue or an ARP pending queue may hold chained mbufs, so m->next
+ * is not available), the truesize charged for it, and the peer address.
+ */
+struct ust_mbuf_meta {
+	struct rte_mbuf *nextpkt; /* next packet in a ust_pktq */
+	uint32_t truesize;        /* RX: bytes charged to the socket */
+	rte_be32_t addr;          /* RX: source address */
+	rte_be16_t port;          /* RX: source port */
+	uint16_t owner_sd;        /* TX: socket whose wmem holds it, or NONE */
+	uint32_t owner_gen;       /* TX: generation of that descriptor */
+};
+
+#define UST_OWNER_NONE UINT16_MAX
+
+static inline struct ust_mbuf_meta *
+ust_meta(int off, struct rte_mbuf *m)
+{
+	return RTE_MBUF_DYNFIELD(m, off, struct ust_mbuf_meta *);
+}
+
+/* A FIFO of packets linked through their metadata. */
+struct ust_pktq {
+	struct rte_mbuf *head;
+	struct rte_mbuf *tail;
+	uint32_t len;
+};
+
+static inline void
+ust_pktq_init(struct ust_pktq *q)
+{
+	q->head = NULL;
+	q->tail = NULL;
+	q->len = 0;
+}
+
+static inline void
+ust_pktq_push(int off, struct ust_pktq *q, struct rte_mbuf *m)
+{
+	ust_meta(off, m)->nextpkt = NULL;
+	if (q->tail != NULL)
+		ust_meta(off, q->tail)->nextpkt = m;
+	else
+		q->head = m;
+	q->tail = m;
+	q->len++;
+}
+
+static inline struct rte_mbuf *
+ust_pktq_pop(int off, struct ust_pktq *q)
+{
+	struct rte_mbuf *m = q->head;
+
+	if (m == NULL)
+		return NULL;
+	q->head = ust_meta(off, m)->nextpkt;
+	if (q->head == NULL)
+		q->tail = NULL;
+	q->len--;
+	return m;
+}
+
+/* Move all of @src to the end of @dst in O(1): the reader's splice. */
+static inline void
+ust_pktq_splice(int off, struct ust_pktq *dst, struct ust_pktq *src)
+{
+	if (src->head == NULL)
+		return;
+	if (dst->tail != NULL)
+		ust_meta(off, dst->tail)->nextpkt = src->head;
+	else
+		dst->head = src->head;
+	dst->tail = src->tail;
+	dst->len += src->len;
+	ust_pktq_init(src);
+}
+
+/*
+ * truesize of a packet: the memory it pins, as Linux's skb->truesize is the
+ * allocation behind an skb (head buffer + struct sk_buff + shared info +
+ * page fragments). For an mbuf chain: for every segment, its buffer length
+ * (headroom + data room) plus the struct rte_mbuf and its private area.
+ * A default 2048-byte-data-room mbuf costs 2176 + 128 = 2304 bytes, whatever
+ * the datagram size; a 64-byte datagram in Linux costs about 768 to 1280.
+ */
+static inline uint32_t
+ust_truesize(const struct rte_mbuf *m)
+{
+	uint32_t per = (uint32_t)sizeof(struct rte_mbuf) +
+		       rte_pktmbuf_priv_size(m->pool);
+	uint32_t t = 0;
+
+	do {
+		t += per + m->buf_len;
+		m = m->next;
+	} while (m != NULL);
+	return t;
+}
+
+/*
+ * Owner of a staged frame, copied from its metadata when it is staged: the
+ * driver may free a frame inside tx_burst, so nothing is read from an mbuf
+ * once it has been handed over.
+ */
+struct ust_tx_owner {
+	uint16_t sd;
+	uint16_t pad;
+	uint32_t gen;
+	uint32_t truesize;
+	uint32_t len;      /* frame length, for the octet counters */
+};
+
+/* Mark a frame the stack builds for itself (ARP, ICMP): no owner. */
+static inline void
+ust_meta_no_owner(int off, struct rte_mbuf *m)
+{
+	ust_meta(off, m)->owner_sd = UST_OWNER_NONE;
+}
+
+/* ---- the neighbour (ARP) cache, lib/ip/arp.c ---- */
+
+enum ust_arp_state {
+	UST_ARP_FREE = 0,
+	UST_ARP_INCOMPLETE, /* resolving; packets wait in pending */
+	UST_ARP_REACHABLE,  /* confirmed within reachable_ms */
+	UST_ARP_STALE,      /* usable; the next use starts a probe */
+	UST_ARP_PROBE,      /* usable; unicast requests outstanding */
+	UST_ARP_PERMANENT,  /* static: never probed, never aged */
+};
+
+struct ust_arp_entry {
+	rte_be32_t ip;
+	uint8_t state;
+	uint8_t probes;
+	struct rte_ether_addr mac;
+	uint64_t confirmed;
+	uint64_t used;
+	uint64_t next_probe;
+	struct ust_pktq pending;
+	uint32_t next_free;
+};
+
+struct ust_arp_table {
+	struct rte_hash *h;          /* ip -> entry index */
+	struct ust_arp_entry *e;
+	uint32_t cap;
+	uint32_t count;
+	uint32_t free_head;
+	uint64_t next_tick;
+};
+
+/* ---- the socket descriptor table, lib/sock ---- */
+
+struct ust_sd_slot {
+	struct ust_sock *s;
+	uint32_t gen;
+	uint32_t next_free;
+};
+
+/* ---- the stack instance ---- */
+
+struct ust_stack {
+	/* hot: read by every packet */
+	struct ust_netif netif;
+	rte_be32_t addr;
+	rte_be32_t mask;
+	rte_be32_t bcast;
+	rte_be32_t gateway;
+	int meta_off;
+	uint16_t rx_burst;
+	uint16_t tx_cap;
+	uint16_t tx_n;
+	uint16_t ip_id;
+	uint64_t now;
+	struct rte_mempool *pool;
+	uint32_t hit_ip;             /* last next hop resolved */
+	uint32_t hit_idx;            /* ... and its ARP entry */
+	unsigned int lcore;
+	uint8_t ttl;
+	bool in_loop;                /* input is from loopq: src may be us */
+	struct rte_mbuf **tx_pkts;   /* staging, tx_cap entries */
+	struct ust_tx_owner *tx_own; /* ... and their owners, in parallel */
+	struct ust_pktq loopq;       /* frames to ourselves, input next poll */
+
+	/* counters: one writer (this lcore) */
+	uint64_t mib[UST_MIB_MAX] __rte_cache_aligned;
+	uint64_t drop[UST_DROP_MAX];
+	uint64_t rx_consumed;
+
+	/* UDP */
+	struct rte_hash *udp_ports __rte_cache_aligned; /* port -> socket */
+	struct ust_mem_pool *udp_mem;
+	uint16_t eph_next;
+
+	/* ICMP error rate limit (token bucket) */
+	uint64_t icmp_tokens_ns;     /* tokens, scaled: ns worth of credit */
+	uint64_t icmp_last;
+
+	struct ust_arp_table arp;
+
+	/* descriptors; ctl_lock serialises socket creation and close with
+	 * telemetry, which reads sockets from another thread */
+	rte_spinlock_t ctl_lock;
+	struct ust_sd_slot *sds;
+	uint32_t sd_cap;
+	uint32_t sd_free;
+	uint32_t sd_used;
+
+	struct ust_stack_conf conf;
+	char name[32];
+};
+
+#define UST_SD_NONE UINT32_MAX
+#define UST_MAX_BURST 64
+
+/* ---- counting helpers ---- */
+
+static inline void
+ust_mib_inc(struct ust_stack *stk, enum ust_mib c)
+{
+	stk->mib[c]++;
+}
+
+static inline void
+ust_mib_add(struct ust_stack *stk, enum ust_mib c, uint64_t v)
+{
+	stk->mib[c] += v;
+}
+
+/* Free a packet that ends here without being consumed. */
+static inline void
+ust_drop(struct ust_stack *stk, struct rte_mbuf *m, enum ust_drop_reason r)
+{
+	stk->drop[r]++;
+	rte_pktmbuf_free(m);
+}
+
+/* A received frame reached its end (handled or queued). */
+static inline void
+ust_consumed(struct ust_stack *stk)
+{
+	stk->rx_consumed++;
+}
+
+/* ---- TX staging, lib/core/stack.c ---- */
+
+/* Room for @n more frames in the staging area (flushing if needed). */
+bool ust_tx_room(struct ust_stack *stk, uint16_t n);
+
+/* Stage a complete frame; drops (TX_STAGE_FULL) when there is no room. */
+void ust_tx_stage(struct ust_stack *stk, struct rte_mbuf *m);
+
+/* Drop a TX frame that has metadata (its owner's wmem is given back). */
+void ust_tx_drop(struct ust_stack *stk, struct rte_mbuf *m,
+		 enum ust_drop_reason r);
+
+/* ---- IPv4, lib/ip/ipv4.c ---- */
+
+enum ust_route_kind {
+	UST_ROUTE_UNICAST,
+	UST_ROUTE_BROADCAST,
+	UST_ROUTE_MULTICAST,
+	UST_ROUTE_LOCAL,
+};
+
+/* Next hop for @dst; -ENETUNREACH when there is none. */
+int ust_route(const struct ust_stack *stk, rte_be32_t dst,
+	      rte_be32_t *nexthop, enum ust_route_kind *kind);
+
+/*
+ * Validate a received IPv4 packet (data at its header) and hand it to ICMP,
+ * or return IPPROTO_UDP with @ip filled for the caller to batch it; returns
+ * 0 when the packet was consumed or dropped here.
+ */
+int ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
+		   struct ust_ipv4_repr *ip);
+
+/*
+ * Prepend an IPv4 header (and Ethernet) to @m, whose data starts with the L4
+ * header, and send it. Sets checksum offload flags when the netif has them.
+ * Always consumes @m (a failure is counted as a drop). Returns 0, or
+ * -ENETUNREACH when there was no route (counted IP_OUTNOROUTES).
+ */
+int ust_ipv4_output(struct ust_stack *stk, struct rte_mbuf *m,
+		    rte_be32_t src, rte_be32_t dst, uint8_t proto,
+		    uint64_t l4_ol_flags);
+
+/* ---- ARP, lib/ip/arp.c ---- */
+
+int ust_arp_init(struct ust_stack *stk);
+void ust_arp_fini(struct ust_stack *stk);
+void ust_arp_input(struct ust_stack *stk, struct rte_mbuf *m);
+void ust_arp_timers(struct ust_stack *stk);
+
+/*
+ * Send an IPv4 frame (Ethernet header already prepended, destination MAC
+ * unknown) to @nexthop: fills the MAC and stages it when known, or queues it
+ * on the entry and resolves. Consumes @m.
+ */
+void ust_arp_output(struct ust_stack *stk, struct rte_mbuf *m,
+		    rte_be32_t nexthop);
+
+/* ---- ICMP, lib/ip/icmp.c ---- */
+
+void ust_icmp_input(struct ust_stack *stk, struct rte_mbuf *m,
+		    const struct ust_ipv4_repr *ip);
+
+/*
+ * Send an ICMP error about @orig (data at its IPv4 header), rate limited;
+ * does not consume @orig.
+ */
+void ust_icmp_send_error(struct ust_stack *stk, struct rte_mbuf *orig,
+			 const struct ust_ipv4_repr *ip, uint8_t type,
+			 uint8_t code);
+
+/* ---- UDP, lib/udp/udp.c ---- */
+
+int ust_udp_init(struct ust_stack *stk);
+void ust_udp_fini(struct ust_stack *stk);
+
+/* A burst of UDP datagrams (data at the IPv4 header, reprs alongside). */
+void ust_udp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
+			 const struct ust_ipv4_repr *ips, uint16_t n);
+
+/* An ICMP error about a datagram one of our sockets sent. */
+void ust_udp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic);
+
+/* ---- sockets, lib/sock ---- */
+
+int ust_sock_table_init(struct ust_stack *stk);
+void ust_sock_table_fini(struct ust_stack *stk);
+
+/* The driver took (or the stack dropped) a frame of this owner. */
+void ust_sock_tx_done(struct ust_stack *stk, const struct ust_tx_owner *o);
+
+/* ---- telemetry, lib/core/telemetry.c ---- */
+
+void ust_telemetry_register(struct ust_stack *stk);
+void ust_telemetry_unregister(struct ust_stack *stk);
+
+#endif /* UST_STACK_PRIVATE_H */

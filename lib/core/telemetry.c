@@ -1,0 +1,253 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * DPDK telemetry for stack instances, readable with dpdk-telemetry.py from
+ * a running application:
+ *
+ *   /ustack/stacks              names of the instances
+ *   /ustack/snmp,NAME           MIB counters, grouped as /proc/net/snmp
+ *   /ustack/drops,NAME          drop reasons, and rx_consumed
+ *   /ustack/udp_mem,NAME        the UDP memory pool
+ *   /ustack/sockets,NAME        per-socket receive memory accounting
+ *
+ * rte_telemetry callbacks get no context pointer, so this file keeps the
+ * one piece of process-wide mutable state in ustack: a registry of live
+ * instances, under a lock taken only by telemetry and by instance
+ * creation and destruction. Counters are read without synchronisation
+ * (aligned 64-bit loads); sockets are walked under the instance's
+ * ctl_lock, which close also takes.
+ */
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_spinlock.h>
+#include <rte_telemetry.h>
+
+#include "stack_private.h"
+#include "../sock/sock_private.h"
+#include "../udp/udp_private.h"
+
+#define TEL_MAX_STACKS 128
+
+static rte_spinlock_t tel_lock = RTE_SPINLOCK_INITIALIZER;
+static struct ust_stack *tel_stacks[TEL_MAX_STACKS];
+static bool tel_registered;
+
+static struct ust_stack *
+tel_find(const char *name)
+{
+	unsigned int i;
+
+	if (name == NULL)
+		return NULL;
+	for (i = 0; i < TEL_MAX_STACKS; i++)
+		if (tel_stacks[i] != NULL &&
+		    strcmp(tel_stacks[i]->name, name) == 0)
+			return tel_stacks[i];
+	return NULL;
+}
+
+static int
+tel_stacks_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int i;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_array(d, RTE_TEL_STRING_VAL);
+	rte_spinlock_lock(&tel_lock);
+	for (i = 0; i < TEL_MAX_STACKS; i++)
+		if (tel_stacks[i] != NULL)
+			rte_tel_data_add_array_string(d, tel_stacks[i]->name);
+	rte_spinlock_unlock(&tel_lock);
+	return 0;
+}
+
+static int
+tel_snmp_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct ust_stack *stk;
+	struct ust_stats st;
+	const char *group = NULL;
+	struct rte_tel_data *g = NULL;
+	unsigned int i;
+
+	RTE_SET_USED(cmd);
+	rte_spinlock_lock(&tel_lock);
+	stk = tel_find(params);
+	if (stk == NULL) {
+		rte_spinlock_unlock(&tel_lock);
+		return -1;
+	}
+	ust_stack_stats_get(stk, &st);
+	rte_spinlock_unlock(&tel_lock);
+	rte_tel_data_start_dict(d);
+	for (i = 0; i < UST_MIB_MAX; i++) {
+		if (group == NULL || strcmp(group, ust_mib_group(i)) != 0) {
+			if (g != NULL)
+				rte_tel_data_add_dict_container(d, group, g, 0);
+			group = ust_mib_group(i);
+			g = rte_tel_data_alloc();
+			if (g == NULL)
+				return -1;
+			rte_tel_data_start_dict(g);
+		}
+		rte_tel_data_add_dict_u64(g, ust_mib_name(i), st.mib[i]);
+	}
+	if (g != NULL)
+		rte_tel_data_add_dict_container(d, group, g, 0);
+	return 0;
+}
+
+static int
+tel_drops_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct ust_stack *stk;
+	struct ust_stats st;
+	unsigned int i;
+
+	RTE_SET_USED(cmd);
+	rte_spinlock_lock(&tel_lock);
+	stk = tel_find(params);
+	if (stk == NULL) {
+		rte_spinlock_unlock(&tel_lock);
+		return -1;
+	}
+	ust_stack_stats_get(stk, &st);
+	rte_spinlock_unlock(&tel_lock);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "rx_consumed", st.rx_consumed);
+	for (i = 0; i < UST_DROP_MAX; i++)
+		rte_tel_data_add_dict_u64(d, ust_drop_name(i), st.drop[i]);
+	return 0;
+}
+
+static int
+tel_udp_mem_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct ust_stack *stk;
+	struct ust_mem_pool_stats ps;
+
+	RTE_SET_USED(cmd);
+	rte_spinlock_lock(&tel_lock);
+	stk = tel_find(params);
+	if (stk == NULL) {
+		rte_spinlock_unlock(&tel_lock);
+		return -1;
+	}
+	ust_mem_pool_stats_get(stk->udp_mem, &ps);
+	rte_spinlock_unlock(&tel_lock);
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "limit_min", ps.limit[0]);
+	rte_tel_data_add_dict_u64(d, "limit_pressure", ps.limit[1]);
+	rte_tel_data_add_dict_u64(d, "limit_max", ps.limit[2]);
+	rte_tel_data_add_dict_int(d, "pages", (int)ps.pages);
+	rte_tel_data_add_dict_int(d, "high_water", (int)ps.high_water);
+	rte_tel_data_add_dict_u64(d, "charge_calls", ps.charge_calls);
+	rte_tel_data_add_dict_u64(d, "pages_charged", ps.pages_charged);
+	rte_tel_data_add_dict_u64(d, "uncharge_calls", ps.uncharge_calls);
+	rte_tel_data_add_dict_u64(d, "pages_uncharged", ps.pages_uncharged);
+	rte_tel_data_add_dict_u64(d, "charge_failures", ps.charge_failures);
+	rte_tel_data_add_dict_u64(d, "min_grants", ps.min_grants);
+	rte_tel_data_add_dict_u64(d, "pressure_events", ps.pressure_events);
+	rte_tel_data_add_dict_string(d, "schedule",
+		ps.schedule == UST_MEM_SCHEDULE_DELTA ? "delta" : "legacy");
+	rte_tel_data_add_dict_string(d, "release",
+		ps.release == UST_MEM_RELEASE_BATCHED ? "batched" :
+		"unbatched");
+	return 0;
+}
+
+static int
+tel_sockets_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct ust_stack *stk;
+	uint32_t i, n = 0;
+
+	RTE_SET_USED(cmd);
+	rte_tel_data_start_dict(d);
+	rte_spinlock_lock(&tel_lock);
+	stk = tel_find(params);
+	if (stk == NULL) {
+		rte_spinlock_unlock(&tel_lock);
+		return -1;
+	}
+	rte_spinlock_lock(&stk->ctl_lock);
+	for (i = 0; i < stk->sd_cap && n < RTE_TEL_MAX_DICT_ENTRIES; i++) {
+		struct ust_sock *s = stk->sds[i].s;
+		struct ust_sock_meminfo mi;
+		struct rte_tel_data *c;
+		char key[16];
+
+		if (s == NULL || s->kind != UST_SK_UDP)
+			continue;
+		c = rte_tel_data_alloc();
+		if (c == NULL)
+			break;
+		ust_udp_meminfo(s, &mi, false);
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_int(c, "local_port",
+					  rte_be_to_cpu_16(s->lport));
+		rte_tel_data_add_dict_u64(c, "rcvbuf", mi.rcvbuf);
+		rte_tel_data_add_dict_u64(c, "rmem_alloc", mi.rmem_alloc);
+		rte_tel_data_add_dict_int(c, "forward_alloc", mi.forward_alloc);
+		rte_tel_data_add_dict_u64(c, "forward_deficit",
+					  mi.forward_deficit);
+		rte_tel_data_add_dict_u64(c, "forward_threshold",
+					  mi.forward_threshold);
+		rte_tel_data_add_dict_u64(c, "queued", mi.queued);
+		rte_tel_data_add_dict_u64(c, "rcvbuf_drops", mi.rcvbuf_drops);
+		rte_tel_data_add_dict_u64(c, "mem_drops", mi.mem_drops);
+		rte_tel_data_add_dict_u64(c, "enqueued", mi.enqueued);
+		rte_tel_data_add_dict_u64(c, "delivered", mi.delivered);
+		snprintf(key, sizeof(key), "%u", i);
+		rte_tel_data_add_dict_container(d, key, c, 0);
+		n++;
+	}
+	rte_spinlock_unlock(&stk->ctl_lock);
+	rte_spinlock_unlock(&tel_lock);
+	return 0;
+}
+
+void
+ust_telemetry_register(struct ust_stack *stk)
+{
+	unsigned int i;
+
+	rte_spinlock_lock(&tel_lock);
+	if (!tel_registered) {
+		rte_telemetry_register_cmd("/ustack/stacks", tel_stacks_cb,
+			"Names of the ustack instances. No parameters");
+		rte_telemetry_register_cmd("/ustack/snmp", tel_snmp_cb,
+			"MIB counters of an instance. Parameter: name");
+		rte_telemetry_register_cmd("/ustack/drops", tel_drops_cb,
+			"Drop reasons of an instance. Parameter: name");
+		rte_telemetry_register_cmd("/ustack/udp_mem", tel_udp_mem_cb,
+			"UDP memory pool of an instance. Parameter: name");
+		rte_telemetry_register_cmd("/ustack/sockets", tel_sockets_cb,
+			"UDP sockets' receive memory. Parameter: name");
+		tel_registered = true;
+	}
+	for (i = 0; i < TEL_MAX_STACKS; i++)
+		if (tel_stacks[i] == NULL) {
+			tel_stacks[i] = stk;
+			break;
+		}
+	rte_spinlock_unlock(&tel_lock);
+}
+
+void
+ust_telemetry_unregister(struct ust_stack *stk)
+{
+	unsigned int i;
+
+	rte_spinlock_lock(&tel_lock);
+	for (i = 0; i < TEL_MAX_STACKS; i++)
+		if (tel_stacks[i] == stk)
+			tel_stacks[i] = NULL;
+	rte_spinlock_unlock(&tel_lock);
+}

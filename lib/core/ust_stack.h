@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/**
+ * @file
+ * A ustack stack instance: one per lcore, share-nothing.
+ *
+ * An instance owns one netif (an ethdev queue pair, usually), its ARP cache,
+ * its sockets, its counters and its memory pools. Nothing in it is global:
+ * every call takes the instance, and time is passed in (nanoseconds of any
+ * monotonic clock), so tests drive the clock.
+ *
+ * The loop of an application lcore:
+ *
+ * @code
+ *	for (;;) {
+ *		uint64_t now = ust_clock_ns();
+ *		ust_stack_poll(stk, now);   // TX drain, RX burst, timers
+ *		... ust_recv_burst() / ust_recvfrom() / ust_sendto() ...
+ *	}
+ * @endcode
+ *
+ * ust_stack_poll() is made of three calls that a custom loop (or a test)
+ * can call separately: ust_stack_input() (a burst of received frames in),
+ * ust_stack_timers() (ARP retries and aging) and ust_stack_flush() (the
+ * staged frames out to the netif).
+ *
+ * Threading: every function here runs on the instance's lcore, except the
+ * read-side socket calls of a socket marked UST_SO_SPLIT (see
+ * ust_socket.h) and ust_stack_stats_get(), which may run anywhere.
+ */
+
+#ifndef UST_STACK_H
+#define UST_STACK_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <rte_byteorder.h>
+
+#include "ust_mem.h"
+#include "ust_netif.h"
+#include "ust_stats.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rte_mbuf;
+struct rte_mempool;
+struct ust_stack;
+
+/** ARP (neighbour cache) settings; times in milliseconds. */
+struct ust_arp_conf {
+	uint32_t entries;        /**< cache capacity (256) */
+	uint32_t reachable_ms;   /**< a confirmed entry stays fresh (30000) */
+	uint32_t retrans_ms;     /**< between requests while resolving (1000) */
+	uint32_t max_probes;     /**< requests before giving up (3) */
+	uint32_t gc_ms;          /**< an unused stale entry is removed (60000) */
+	uint32_t queue_len;      /**< packets held per unresolved entry (64) */
+};
+
+/** ICMP error rate limit: a token bucket, as net.ipv4.icmp_msgs_per_sec. */
+struct ust_icmp_conf {
+	uint32_t msgs_per_sec;   /**< tokens per second (1000) */
+	uint32_t burst;          /**< bucket depth (50) */
+};
+
+/** Configuration of a stack instance. ust_stack_conf_defaults() first. */
+struct ust_stack_conf {
+	const char *name;           /**< for logs and telemetry ("ust0") */
+	struct ust_netif netif;     /**< where frames come from and go to */
+	struct rte_mempool *pool;   /**< mbufs for packets the stack builds */
+	int socket_id;              /**< NUMA node for the instance's memory */
+	rte_be32_t addr;            /**< our IPv4 address */
+	uint8_t prefix_len;         /**< of the directly connected subnet */
+	rte_be32_t gateway;         /**< default gateway, 0 for none */
+	uint8_t ttl;                /**< TTL of packets we send (64) */
+	uint16_t rx_burst;          /**< frames per RX burst (32) */
+	uint16_t tx_stage;          /**< frames staged before TX (512) */
+	uint32_t max_sockets;       /**< socket descriptors (1024) */
+	uint16_t ephemeral_lo;      /**< ephemeral ports (32768) */
+	uint16_t ephemeral_hi;      /**< ... to (60999) */
+	struct ust_arp_conf arp;
+	struct ust_icmp_conf icmp;
+	struct ust_mem_conf udp_mem; /**< UDP memory pool and buffer sizes */
+};
+
+/** Fill @p conf with the defaults named in struct ust_stack_conf. */
+void ust_stack_conf_defaults(struct ust_stack_conf *conf);
+
+/**
+ * Create a stack instance on the calling lcore. Returns NULL and sets
+ * rte_errno (EINVAL for a bad configuration, ENOMEM) on failure.
+ */
+struct ust_stack *ust_stack_create(const struct ust_stack_conf *conf);
+
+/**
+ * Destroy an instance: closes its sockets (their queued datagrams count
+ * as SOCKET_CLOSE drops), frees staged and pending frames (counted too).
+ */
+void ust_stack_destroy(struct ust_stack *stk);
+
+/**
+ * Run one iteration: transmit what is staged, receive one burst and process
+ * it, run due timers, transmit again. Returns the number of frames received.
+ */
+uint16_t ust_stack_poll(struct ust_stack *stk, uint64_t now_ns);
+
+/**
+ * Process a burst of received frames. The stack takes ownership of every
+ * mbuf: each is consumed or dropped with one drop reason.
+ */
+void ust_stack_input(struct ust_stack *stk, struct rte_mbuf **pkts,
+		     uint16_t n, uint64_t now_ns);
+
+/** Run the timers that are due at @p now_ns (ARP retries, aging). */
+void ust_stack_timers(struct ust_stack *stk, uint64_t now_ns);
+
+/**
+ * Hand staged frames to the netif. Frames the netif does not take stay
+ * staged for the next call (they are not dropped). Returns frames sent.
+ */
+uint16_t ust_stack_flush(struct ust_stack *stk);
+
+/** Number of frames staged and not yet taken by the netif. */
+uint16_t ust_stack_tx_pending(const struct ust_stack *stk);
+
+/** Copy the instance's counters. */
+void ust_stack_stats_get(const struct ust_stack *stk, struct ust_stats *st);
+
+/** The instance's UDP memory pool (stats, A/B switches). */
+struct ust_mem_pool *ust_stack_udp_mem(struct ust_stack *stk);
+
+/** The instance's name. */
+const char *ust_stack_name(const struct ust_stack *stk);
+
+/** The configuration the instance runs with. */
+const struct ust_stack_conf *ust_stack_conf(const struct ust_stack *stk);
+
+/**
+ * Add a permanent ARP entry (no resolution, no aging), for peers that
+ * cannot answer ARP on this queue (multi-queue ports without RSS on ARP).
+ */
+int ust_stack_arp_add_static(struct ust_stack *stk, rte_be32_t ip,
+			     const struct rte_ether_addr *mac);
+
+/** Look up the MAC of @p ip in the cache; 0 when found and usable. */
+int ust_stack_arp_lookup(const struct ust_stack *stk, rte_be32_t ip,
+			 struct rte_ether_addr *mac);
+
+/** Nanoseconds from the TSC; what applications pass as now_ns. */
+uint64_t ust_clock_ns(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UST_STACK_H */

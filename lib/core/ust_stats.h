@@ -1,0 +1,192 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/**
+ * @file
+ * ustack counters.
+ *
+ * Two families, both plain per-stack-instance uint64_t arrays (one writer:
+ * the lcore that runs the stack), read by the apps, by --json and by
+ * telemetry:
+ *
+ *  - MIB counters named exactly as Linux names them in /proc/net/snmp and
+ *    /proc/net/netstat (Ip, Icmp, Udp, Tcp...), with Linux's semantics,
+ *    including its aggregates (Udp InErrors counts RcvbufErrors, MemErrors
+ *    and InCsumErrors again, as Linux does).
+ *  - Drop reasons named after Linux's enum skb_drop_reason. Every packet the
+ *    stack frees without consuming it increments exactly one drop reason,
+ *    so that  frames in == frames consumed + sum of drop reasons  holds and
+ *    tests check it.
+ */
+
+#ifndef UST_STATS_H
+#define UST_STATS_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * X(group, ENUM_SUFFIX, "LinuxName")
+ * Groups: Eth (ustack's own per-stack link counters), Arp (after
+ * /proc/net/stat/arp_cache), Ip and IpExt, Icmp, Udp, Tcp, TcpExt.
+ */
+#define UST_MIB_LIST(X) \
+	X(Eth, ETH_INFRAMES, "InFrames") \
+	X(Eth, ETH_INOCTETS, "InOctets") \
+	X(Eth, ETH_OUTFRAMES, "OutFrames") \
+	X(Eth, ETH_OUTOCTETS, "OutOctets") \
+	X(Eth, ETH_RXBURSTS, "RxBursts") \
+	X(Eth, ETH_TXBURSTS, "TxBursts") \
+	X(Eth, ETH_TXRETRIES, "TxRetries") \
+	X(Arp, ARP_INREQUESTS, "InRequests") \
+	X(Arp, ARP_INREPLIES, "InReplies") \
+	X(Arp, ARP_INIGNORED, "InIgnored") \
+	X(Arp, ARP_INCONFLICTS, "InConflicts") \
+	X(Arp, ARP_OUTREQUESTS, "OutRequests") \
+	X(Arp, ARP_OUTREPLIES, "OutReplies") \
+	X(Arp, ARP_ALLOCS, "Allocs") \
+	X(Arp, ARP_DESTROYS, "Destroys") \
+	X(Arp, ARP_RESFAILED, "ResFailed") \
+	X(Arp, ARP_UNRESOLVEDDISCARDS, "UnresolvedDiscards") \
+	X(Arp, ARP_TABLEFULLS, "TableFulls") \
+	X(Ip, IP_INRECEIVES, "InReceives") \
+	X(Ip, IP_INHDRERRORS, "InHdrErrors") \
+	X(Ip, IP_INADDRERRORS, "InAddrErrors") \
+	X(Ip, IP_INUNKNOWNPROTOS, "InUnknownProtos") \
+	X(Ip, IP_INDISCARDS, "InDiscards") \
+	X(Ip, IP_INDELIVERS, "InDelivers") \
+	X(Ip, IP_OUTREQUESTS, "OutRequests") \
+	X(Ip, IP_OUTDISCARDS, "OutDiscards") \
+	X(Ip, IP_OUTNOROUTES, "OutNoRoutes") \
+	X(Ip, IP_REASMREQDS, "ReasmReqds") \
+	X(Ip, IP_REASMOKS, "ReasmOKs") \
+	X(Ip, IP_REASMFAILS, "ReasmFails") \
+	X(IpExt, IPEXT_INTRUNCATEDPKTS, "InTruncatedPkts") \
+	X(IpExt, IPEXT_INCSUMERRORS, "InCsumErrors") \
+	X(IpExt, IPEXT_INBCASTPKTS, "InBcastPkts") \
+	X(IpExt, IPEXT_INOCTETS, "InOctets") \
+	X(IpExt, IPEXT_OUTOCTETS, "OutOctets") \
+	X(Icmp, ICMP_INMSGS, "InMsgs") \
+	X(Icmp, ICMP_INERRORS, "InErrors") \
+	X(Icmp, ICMP_INCSUMERRORS, "InCsumErrors") \
+	X(Icmp, ICMP_INDESTUNREACHS, "InDestUnreachs") \
+	X(Icmp, ICMP_INTIMEEXCDS, "InTimeExcds") \
+	X(Icmp, ICMP_INPARMPROBS, "InParmProbs") \
+	X(Icmp, ICMP_INECHOS, "InEchos") \
+	X(Icmp, ICMP_INECHOREPS, "InEchoReps") \
+	X(Icmp, ICMP_OUTMSGS, "OutMsgs") \
+	X(Icmp, ICMP_OUTERRORS, "OutErrors") \
+	X(Icmp, ICMP_OUTRATELIMITGLOBAL, "OutRateLimitGlobal") \
+	X(Icmp, ICMP_OUTDESTUNREACHS, "OutDestUnreachs") \
+	X(Icmp, ICMP_OUTECHOREPS, "OutEchoReps") \
+	X(Udp, UDP_INDATAGRAMS, "InDatagrams") \
+	X(Udp, UDP_NOPORTS, "NoPorts") \
+	X(Udp, UDP_INERRORS, "InErrors") \
+	X(Udp, UDP_OUTDATAGRAMS, "OutDatagrams") \
+	X(Udp, UDP_RCVBUFERRORS, "RcvbufErrors") \
+	X(Udp, UDP_SNDBUFERRORS, "SndbufErrors") \
+	X(Udp, UDP_INCSUMERRORS, "InCsumErrors") \
+	X(Udp, UDP_IGNOREDMULTI, "IgnoredMulti") \
+	X(Udp, UDP_MEMERRORS, "MemErrors")
+
+/** Index of a MIB counter, e.g. UST_MIB_UDP_NOPORTS. */
+enum ust_mib {
+#define UST_MIB_ENUM(g, e, n) UST_MIB_##e,
+	UST_MIB_LIST(UST_MIB_ENUM)
+#undef UST_MIB_ENUM
+	UST_MIB_MAX
+};
+
+/*
+ * X(ENUM_SUFFIX, "name", path): Linux skb drop reason names where Linux has
+ * one (doc/architecture.md lists the few that are ustack's own). The path
+ * says where the packet was when it was dropped:
+ *  RX:   a received frame, before it was consumed;
+ *  SOCK: a received datagram already queued to a socket (closed with it);
+ *  TX:   a packet the stack or the application built, before the driver
+ *        took it.
+ */
+#define UST_DROP_LIST(X) \
+	X(PKT_TOO_SMALL, "PKT_TOO_SMALL", RX) \
+	X(OTHERHOST, "OTHERHOST", RX) \
+	X(UNHANDLED_PROTO, "UNHANDLED_PROTO", RX) \
+	X(ARP_MALFORMED, "ARP_MALFORMED", RX) \
+	X(ARP_UNSUPPORTED, "ARP_UNSUPPORTED", RX) \
+	X(IP_INHDR, "IP_INHDR", RX) \
+	X(IP_CSUM, "IP_CSUM", RX) \
+	X(IP_INADDRERRORS, "IP_INADDRERRORS", RX) \
+	X(IP_INVALID_SOURCE, "IP_INVALID_SOURCE", RX) \
+	X(IP_LOCAL_SOURCE, "IP_LOCAL_SOURCE", RX) \
+	X(IP_NOPROTO, "IP_NOPROTO", RX) \
+	X(IP_FRAG_UNSUPPORTED, "IP_FRAG_UNSUPPORTED", RX) \
+	X(ICMP_CSUM, "ICMP_CSUM", RX) \
+	X(ICMP_MALFORMED, "ICMP_MALFORMED", RX) \
+	X(UDP_CSUM, "UDP_CSUM", RX) \
+	X(UDP_BADLEN, "UDP_BADLEN", RX) \
+	X(NO_SOCKET, "NO_SOCKET", RX) \
+	X(SOCKET_RCVBUFF, "SOCKET_RCVBUFF", RX) \
+	X(PROTO_MEM, "PROTO_MEM", RX) \
+	X(SOCKET_CLOSE, "SOCKET_CLOSE", SOCK) \
+	X(IP_OUTNOROUTES, "IP_OUTNOROUTES", TX) \
+	X(NEIGH_FAILED, "NEIGH_FAILED", TX) \
+	X(NEIGH_QUEUEFULL, "NEIGH_QUEUEFULL", TX) \
+	X(TX_STAGE_FULL, "TX_STAGE_FULL", TX) \
+	X(NOMEM, "NOMEM", TX)
+
+/** Index of a drop reason, e.g. UST_DROP_NO_SOCKET. */
+enum ust_drop_reason {
+#define UST_DROP_ENUM(e, n, p) UST_DROP_##e,
+	UST_DROP_LIST(UST_DROP_ENUM)
+#undef UST_DROP_ENUM
+	UST_DROP_MAX
+};
+
+/** Where a dropped packet was; see UST_DROP_LIST. */
+enum ust_drop_path {
+	UST_DROP_PATH_RX,
+	UST_DROP_PATH_SOCK,
+	UST_DROP_PATH_TX,
+};
+
+/** A copy of one stack instance's counters. */
+struct ust_stats {
+	uint64_t mib[UST_MIB_MAX];
+	uint64_t drop[UST_DROP_MAX];
+	/** received frames that reached their end without a drop: handled by
+	 *  the stack (ARP, ICMP) or queued to a socket */
+	uint64_t rx_consumed;
+};
+
+/** Linux name of a MIB counter ("NoPorts"), or NULL when out of range. */
+const char *ust_mib_name(unsigned int mib);
+
+/** Group of a MIB counter ("Udp"), or NULL when out of range. */
+const char *ust_mib_group(unsigned int mib);
+
+/** Name of a drop reason ("NO_SOCKET"), or NULL when out of range. */
+const char *ust_drop_name(unsigned int reason);
+
+/** Index of the counter "Group.Name" (e.g. "Udp.NoPorts"), or -1. */
+int ust_mib_lookup(const char *group_dot_name);
+
+/** Index of the drop reason @p name, or -1. */
+int ust_drop_lookup(const char *name);
+
+/** Path of a drop reason. */
+enum ust_drop_path ust_drop_path(unsigned int reason);
+
+/**
+ * Sum of the drop reasons of one path in @p s. For the RX path,
+ * mib[UST_MIB_ETH_INFRAMES] == rx_consumed + ust_stats_drops(s, RX) always.
+ */
+uint64_t ust_stats_drops(const struct ust_stats *s, enum ust_drop_path path);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UST_STATS_H */

@@ -1,0 +1,481 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * ARP (RFC 826) and the neighbour cache of a stack instance.
+ *
+ * How it is called:
+ *  - ust_arp_input() for every received ARP frame: answers requests for our
+ *    address, learns and confirms senders (RFC 826's merge rule), counts
+ *    address conflicts;
+ *  - ust_arp_output() by IPv4 output for every unicast frame: fills the
+ *    destination MAC from the cache, or holds the frame on an INCOMPLETE
+ *    entry (a bounded queue, oldest dropped first) and resolves;
+ *  - ust_arp_timers() from the poll loop every 100 ms: retries, failures,
+ *    aging. It walks the table, which is bounded by arp.entries; nothing
+ *    per packet scans it.
+ *
+ * States, after Linux's neighbour states without DELAY: INCOMPLETE ->
+ * REACHABLE (confirmed by a reply or a request to us) -> STALE after
+ * reachable_ms -> PROBE on the next use (unicast requests, the MAC stays in
+ * use) -> REACHABLE, or deleted after max_probes; an unused STALE entry is
+ * deleted after gc_ms. PERMANENT entries are static.
+ *
+ * Lookup is an rte_hash keyed by the IPv4 address, with a one-entry cache
+ * of the last next hop in the stack's hot cache line: request-response
+ * traffic to one peer does no hash lookup per packet.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_arp.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_malloc.h>
+
+#include "stack_private.h"
+#include "ust_wire.h"
+
+#define ARP_TICK_NS (100ull * 1000 * 1000)
+#define MS_TO_NS(ms) ((uint64_t)(ms) * 1000 * 1000)
+#define ARP_NONE UINT32_MAX
+
+int
+ust_arp_init(struct ust_stack *stk)
+{
+	struct ust_arp_table *t = &stk->arp;
+	char name[RTE_HASH_NAMESIZE];
+	struct rte_hash_parameters hp = {
+		.name = name,
+		.key_len = sizeof(rte_be32_t),
+		.hash_func = rte_hash_crc,
+		.hash_func_init_val = 0,
+		.socket_id = stk->conf.socket_id,
+	};
+	uint32_t i;
+
+	t->cap = stk->conf.arp.entries;
+	hp.entries = t->cap * 2 < 64 ? 64 : t->cap * 2;
+	snprintf(name, sizeof(name), "ust_arp_%p", (void *)stk);
+	t->h = rte_hash_create(&hp);
+	t->e = rte_zmalloc_socket("ust_arp", sizeof(*t->e) * t->cap,
+				  RTE_CACHE_LINE_SIZE, stk->conf.socket_id);
+	if (t->h == NULL || t->e == NULL)
+		return -ENOMEM;
+	for (i = 0; i < t->cap; i++)
+		t->e[i].next_free = i + 1 < t->cap ? i + 1 : ARP_NONE;
+	t->free_head = 0;
+	t->count = 0;
+	t->next_tick = 0;
+	return 0;
+}
+
+static void
+arp_drop_pending(struct ust_stack *stk, struct ust_arp_entry *e,
+		 enum ust_drop_reason r)
+{
+	struct rte_mbuf *m;
+
+	while ((m = ust_pktq_pop(stk->meta_off, &e->pending)) != NULL)
+		ust_tx_drop(stk, m, r);
+}
+
+static void
+arp_delete(struct ust_stack *stk, uint32_t idx)
+{
+	struct ust_arp_table *t = &stk->arp;
+	struct ust_arp_entry *e = &t->e[idx];
+
+	rte_hash_del_key(t->h, &e->ip);
+	arp_drop_pending(stk, e, UST_DROP_NEIGH_FAILED);
+	if (stk->hit_ip == e->ip)
+		stk->hit_ip = 0;
+	e->state = UST_ARP_FREE;
+	e->ip = 0;
+	e->next_free = t->free_head;
+	t->free_head = idx;
+	t->count--;
+	stk->mib[UST_MIB_ARP_DESTROYS]++;
+}
+
+void
+ust_arp_fini(struct ust_stack *stk)
+{
+	struct ust_arp_table *t = &stk->arp;
+	uint32_t i;
+
+	if (t->e != NULL && t->h != NULL)
+		for (i = 0; i < t->cap; i++)
+			if (t->e[i].state != UST_ARP_FREE)
+				arp_delete(stk, i);
+	rte_hash_free(t->h);
+	rte_free(t->e);
+	t->h = NULL;
+	t->e = NULL;
+}
+
+static struct ust_arp_entry *
+arp_find(const struct ust_stack *stk, rte_be32_t ip, uint32_t *idx)
+{
+	void *data;
+
+	if (rte_hash_lookup_data(stk->arp.h, &ip, &data) < 0)
+		return NULL;
+	*idx = (uint32_t)(uintptr_t)data;
+	return &stk->arp.e[*idx];
+}
+
+/* Evict the least recently used STALE entry to make room. */
+static bool
+arp_evict(struct ust_stack *stk)
+{
+	struct ust_arp_table *t = &stk->arp;
+	uint32_t i, victim = ARP_NONE;
+
+	for (i = 0; i < t->cap; i++) {
+		if (t->e[i].state != UST_ARP_STALE)
+			continue;
+		if (victim == ARP_NONE || t->e[i].used < t->e[victim].used)
+			victim = i;
+	}
+	if (victim == ARP_NONE)
+		return false;
+	arp_delete(stk, victim);
+	return true;
+}
+
+static struct ust_arp_entry *
+arp_create(struct ust_stack *stk, rte_be32_t ip, uint32_t *idx)
+{
+	struct ust_arp_table *t = &stk->arp;
+	struct ust_arp_entry *e;
+
+	if (t->free_head == ARP_NONE && !arp_evict(stk)) {
+		stk->mib[UST_MIB_ARP_TABLEFULLS]++;
+		return NULL;
+	}
+	*idx = t->free_head;
+	e = &t->e[*idx];
+	if (rte_hash_add_key_data(t->h, &ip, (void *)(uintptr_t)*idx) < 0) {
+		stk->mib[UST_MIB_ARP_TABLEFULLS]++;
+		return NULL;
+	}
+	t->free_head = e->next_free;
+	memset(e, 0, sizeof(*e));
+	e->ip = ip;
+	e->used = stk->now;
+	ust_pktq_init(&e->pending);
+	t->count++;
+	stk->mib[UST_MIB_ARP_ALLOCS]++;
+	return e;
+}
+
+/* Build and stage an ARP packet. */
+static void
+arp_send(struct ust_stack *stk, uint16_t op, const struct rte_ether_addr *dst,
+	 const struct rte_ether_addr *tha, rte_be32_t tpa)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(stk->pool);
+	struct ust_eth_repr eth;
+	struct ust_arp_repr a;
+	uint8_t *p;
+
+	if (m == NULL)
+		return; /* a retry or the peer's next request will do */
+	p = (uint8_t *)rte_pktmbuf_append(m, UST_ETH_HDR_LEN + UST_ARP_LEN);
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (dst != NULL)
+		eth.dst = *dst;
+	else
+		memset(&eth.dst, 0xff, sizeof(eth.dst));
+	eth.src = stk->netif.mac;
+	eth.ethertype = RTE_ETHER_TYPE_ARP;
+	ust_eth_emit(p, UST_ETH_HDR_LEN, &eth);
+	a.op = op;
+	a.sha = stk->netif.mac;
+	a.spa = stk->addr;
+	if (tha != NULL)
+		a.tha = *tha;
+	else
+		memset(&a.tha, 0, sizeof(a.tha));
+	a.tpa = tpa;
+	ust_arp_emit(p + UST_ETH_HDR_LEN, UST_ARP_LEN, &a);
+	ust_meta_no_owner(stk->meta_off, m);
+	stk->mib[op == RTE_ARP_OP_REQUEST ? UST_MIB_ARP_OUTREQUESTS :
+		 UST_MIB_ARP_OUTREPLIES]++;
+	ust_tx_stage(stk, m);
+}
+
+static inline void
+arp_fill_and_stage(struct ust_stack *stk, struct rte_mbuf *m,
+		   const struct rte_ether_addr *mac)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+	rte_ether_addr_copy(mac, &eh->dst_addr);
+	ust_tx_stage(stk, m);
+}
+
+static void
+arp_flush_pending(struct ust_stack *stk, struct ust_arp_entry *e)
+{
+	struct rte_mbuf *m;
+
+	while ((m = ust_pktq_pop(stk->meta_off, &e->pending)) != NULL)
+		arp_fill_and_stage(stk, m, &e->mac);
+}
+
+static void
+arp_queue(struct ust_stack *stk, struct ust_arp_entry *e, struct rte_mbuf *m)
+{
+	if (e->pending.len >= stk->conf.arp.queue_len) {
+		/* as Linux: the oldest waiting packet makes room */
+		struct rte_mbuf *old = ust_pktq_pop(stk->meta_off, &e->pending);
+
+		stk->mib[UST_MIB_ARP_UNRESOLVEDDISCARDS]++;
+		ust_tx_drop(stk, old, UST_DROP_NEIGH_QUEUEFULL);
+	}
+	ust_pktq_push(stk->meta_off, &e->pending, m);
+}
+
+void
+ust_arp_output(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t nh)
+{
+	struct ust_arp_entry *e;
+	uint32_t idx;
+
+	if (likely(nh == stk->hit_ip)) {
+		idx = stk->hit_idx;
+		e = &stk->arp.e[idx];
+	} else {
+		e = arp_find(stk, nh, &idx);
+	}
+	if (unlikely(e == NULL)) {
+		e = arp_create(stk, nh, &idx);
+		if (e == NULL) {
+			stk->mib[UST_MIB_ARP_RESFAILED]++;
+			ust_tx_drop(stk, m, UST_DROP_NEIGH_FAILED);
+			return;
+		}
+		e->state = UST_ARP_INCOMPLETE;
+		e->probes = 1;
+		e->next_probe = stk->now +
+			MS_TO_NS(stk->conf.arp.retrans_ms);
+		ust_pktq_push(stk->meta_off, &e->pending, m);
+		arp_send(stk, RTE_ARP_OP_REQUEST, NULL, NULL, nh);
+		return;
+	}
+	switch (e->state) {
+	case UST_ARP_INCOMPLETE:
+		arp_queue(stk, e, m);
+		return;
+	case UST_ARP_REACHABLE:
+		if (stk->now - e->confirmed <=
+		    MS_TO_NS(stk->conf.arp.reachable_ms))
+			break;
+		e->state = UST_ARP_STALE;
+		/* fall through */
+	case UST_ARP_STALE:
+		/* in use again: confirm it, keep sending meanwhile */
+		e->state = UST_ARP_PROBE;
+		e->probes = 1;
+		e->next_probe = stk->now + MS_TO_NS(stk->conf.arp.retrans_ms);
+		arp_send(stk, RTE_ARP_OP_REQUEST, &e->mac, NULL, e->ip);
+		break;
+	default:
+		break;
+	}
+	e->used = stk->now;
+	stk->hit_ip = nh;
+	stk->hit_idx = idx;
+	arp_fill_and_stage(stk, m, &e->mac);
+}
+
+static bool
+arp_sender_valid(const struct ust_arp_repr *a)
+{
+	if (!rte_is_valid_assigned_ether_addr(&a->sha))
+		return false;
+	/* RFC 1122 3.3.2-ish sanity: no multicast or broadcast senders */
+	if (RTE_IS_IPV4_MCAST(rte_be_to_cpu_32(a->spa)) ||
+	    a->spa == RTE_BE32(UINT32_MAX))
+		return false;
+	return true;
+}
+
+static void
+arp_confirm(struct ust_stack *stk, struct ust_arp_entry *e,
+	    const struct rte_ether_addr *mac, bool for_us)
+{
+	bool was_incomplete = e->state == UST_ARP_INCOMPLETE;
+	bool changed = !rte_is_same_ether_addr(&e->mac, mac);
+
+	if (e->state == UST_ARP_PERMANENT)
+		return;
+	rte_ether_addr_copy(mac, &e->mac);
+	if (for_us) {
+		e->state = UST_ARP_REACHABLE;
+		e->confirmed = stk->now;
+		e->probes = 0;
+	} else if (changed || was_incomplete) {
+		e->state = UST_ARP_STALE;
+	}
+	if (was_incomplete)
+		arp_flush_pending(stk, e);
+}
+
+void
+ust_arp_input(struct ust_stack *stk, struct rte_mbuf *m)
+{
+	struct ust_arp_repr a;
+	struct ust_arp_entry *e;
+	uint32_t idx;
+	bool for_us;
+	int rc;
+
+	rc = ust_arp_parse(rte_pktmbuf_mtod(m, void *), m->data_len, &a);
+	if (rc != UST_WIRE_OK) {
+		ust_drop(stk, m, rc == UST_WIRE_EUNSUPP ?
+			 UST_DROP_ARP_UNSUPPORTED : UST_DROP_ARP_MALFORMED);
+		return;
+	}
+	if (!arp_sender_valid(&a)) {
+		ust_drop(stk, m, UST_DROP_ARP_MALFORMED);
+		return;
+	}
+	if (a.spa == stk->addr) {
+		/* someone else claims our address (or our own echo) */
+		if (!rte_is_same_ether_addr(&a.sha, &stk->netif.mac))
+			stk->mib[UST_MIB_ARP_INCONFLICTS]++;
+		else
+			stk->mib[UST_MIB_ARP_INIGNORED]++;
+		ust_consumed(stk);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	for_us = a.tpa == stk->addr;
+	/* RFC 826 merge: update an existing entry for the sender ... */
+	e = arp_find(stk, a.spa, &idx);
+	if (e != NULL)
+		arp_confirm(stk, e, &a.sha, for_us);
+	else if (for_us) {
+		/* ... and create one when the packet was meant for us */
+		e = arp_create(stk, a.spa, &idx);
+		if (e != NULL)
+			arp_confirm(stk, e, &a.sha, true);
+	}
+	if (!for_us) {
+		stk->mib[UST_MIB_ARP_INIGNORED]++;
+		ust_consumed(stk);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (a.op == RTE_ARP_OP_REPLY) {
+		stk->mib[UST_MIB_ARP_INREPLIES]++;
+		ust_consumed(stk);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	stk->mib[UST_MIB_ARP_INREQUESTS]++;
+	ust_consumed(stk);
+	rte_pktmbuf_free(m);
+	arp_send(stk, RTE_ARP_OP_REPLY, &a.sha, &a.sha, a.spa);
+}
+
+void
+ust_arp_timers(struct ust_stack *stk)
+{
+	struct ust_arp_table *t = &stk->arp;
+	const struct ust_arp_conf *c = &stk->conf.arp;
+	uint64_t now = stk->now;
+	uint32_t i;
+
+	t->next_tick = now + ARP_TICK_NS;
+	if (t->count == 0)
+		return;
+	for (i = 0; i < t->cap; i++) {
+		struct ust_arp_entry *e = &t->e[i];
+
+		switch (e->state) {
+		case UST_ARP_INCOMPLETE:
+			if (now < e->next_probe)
+				break;
+			if (e->probes >= c->max_probes) {
+				stk->mib[UST_MIB_ARP_RESFAILED]++;
+				arp_delete(stk, i);
+				break;
+			}
+			e->probes++;
+			e->next_probe = now + MS_TO_NS(c->retrans_ms);
+			arp_send(stk, RTE_ARP_OP_REQUEST, NULL, NULL, e->ip);
+			break;
+		case UST_ARP_PROBE:
+			if (now < e->next_probe)
+				break;
+			if (e->probes >= c->max_probes) {
+				arp_delete(stk, i);
+				break;
+			}
+			e->probes++;
+			e->next_probe = now + MS_TO_NS(c->retrans_ms);
+			arp_send(stk, RTE_ARP_OP_REQUEST, &e->mac, NULL,
+				 e->ip);
+			break;
+		case UST_ARP_REACHABLE:
+			if (now - e->confirmed > MS_TO_NS(c->reachable_ms))
+				e->state = UST_ARP_STALE;
+			break;
+		case UST_ARP_STALE:
+			if (now - e->used > MS_TO_NS(c->gc_ms))
+				arp_delete(stk, i);
+			break;
+		default:
+			break;
+		}
+	}
+}
+
+int
+ust_stack_arp_add_static(struct ust_stack *stk, rte_be32_t ip,
+			 const struct rte_ether_addr *mac)
+{
+	struct ust_arp_entry *e;
+	uint32_t idx;
+	bool was_incomplete = false;
+
+	if (ip == 0 || mac == NULL || !rte_is_valid_assigned_ether_addr(mac))
+		return -EINVAL;
+	e = arp_find(stk, ip, &idx);
+	if (e == NULL)
+		e = arp_create(stk, ip, &idx);
+	else
+		was_incomplete = e->state == UST_ARP_INCOMPLETE;
+	if (e == NULL)
+		return -ENOSPC;
+	rte_ether_addr_copy(mac, &e->mac);
+	e->state = UST_ARP_PERMANENT;
+	if (was_incomplete)
+		arp_flush_pending(stk, e);
+	return 0;
+}
+
+int
+ust_stack_arp_lookup(const struct ust_stack *stk, rte_be32_t ip,
+		     struct rte_ether_addr *mac)
+{
+	uint32_t idx;
+	struct ust_arp_entry *e = arp_find(stk, ip, &idx);
+
+	if (e == NULL || e->state == UST_ARP_INCOMPLETE)
+		return -ENOENT;
+	if (mac != NULL)
+		rte_ether_addr_copy(&e->mac, mac);
+	return 0;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/**
+ * @file
+ * The ustack socket API.
+ *
+ * The calls mirror BSD sockets (same arguments, struct sockaddr_in, the
+ * errno values a socket programmer expects) with two differences:
+ *
+ *  - every call takes the stack instance first, and a socket descriptor is
+ *    an index in that instance's table, not a kernel file descriptor;
+ *  - nothing blocks, and errors are returned as negative errno values
+ *    (-EAGAIN, -EADDRINUSE...) rather than through errno, so no call
+ *    touches thread-local storage or makes a system call.
+ *
+ * Readiness for many sockets at once: ust_epoll_create(), ust_epoll_ctl(),
+ * ust_epoll_wait(), level-triggered, O(ready sockets) per wait.
+ *
+ * Zero copy: ust_recv_burst() hands out the received mbufs themselves,
+ * trimmed to the UDP payload; ust_send_burst() takes mbufs holding a payload
+ * and prepends the headers in their headroom.
+ *
+ * Threading: all calls run on the stack instance's lcore, except that a UDP
+ * socket marked with UST_SO_SPLIT may be read (ust_recvfrom(),
+ * ust_recv_burst()) from one other lcore: the split deployment, where one
+ * lcore polls the port and another drains the socket.
+ */
+
+#ifndef UST_SOCKET_H
+#define UST_SOCKET_H
+
+#include <stdint.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct rte_mbuf;
+struct ust_stack;
+
+/** Option level of ustack's own socket options. */
+#define UST_SOL_USTACK 0x5553
+
+/**
+ * int, set before traffic: the socket is read from another lcore than the
+ * stack's (split deployment). The producer then takes the socket's queue
+ * lock once per RX burst and updates rmem_alloc atomically; the reader
+ * splices the producer's queue once per batch. Not usable with epoll.
+ */
+#define UST_SO_SPLIT 1
+/** get only, struct ust_sock_meminfo: the socket's memory accounting. */
+#define UST_SO_MEMINFO 2
+
+/** A socket's receive memory accounting, for observability and tests. */
+struct ust_sock_meminfo {
+	uint32_t rcvbuf;            /**< bytes of truesize the queue may hold */
+	uint32_t rmem_alloc;        /**< truesize queued + forward_deficit */
+	int32_t forward_alloc;      /**< bytes charged ahead of use */
+	uint32_t forward_deficit;   /**< read but not yet released */
+	uint32_t forward_threshold; /**< rcvbuf / 4 */
+	uint32_t sndbuf;            /**< SO_SNDBUF in effect */
+	uint32_t wmem_queued;       /**< bytes staged in the stack for TX */
+	uint32_t queued;            /**< datagrams queued (both queues) */
+	uint32_t queued_truesize;   /**< their truesize */
+	uint64_t rcvbuf_drops;      /**< dropped: rcvbuf full */
+	uint64_t mem_drops;         /**< dropped: pool refused */
+	uint64_t enqueued;          /**< datagrams queued */
+	uint64_t delivered;         /**< datagrams read by the application */
+	uint64_t splices;           /**< producer queue taken over by reader */
+	uint64_t releases;          /**< batched releases performed */
+	int32_t forward_alloc_hw;   /**< high-water mark of forward_alloc */
+};
+
+/** Create a socket: AF_INET with SOCK_DGRAM (UDP). Returns sd >= 0. */
+int ust_socket(struct ust_stack *stk, int domain, int type, int protocol);
+
+/** Bind to a local address and port (port 0: an ephemeral port). */
+int ust_bind(struct ust_stack *stk, int sd, const struct sockaddr *addr,
+	     socklen_t addrlen);
+
+/** Set the default peer; datagrams from other peers are not delivered.
+ *  AF_UNSPEC dissolves the association. Binds an ephemeral port if needed. */
+int ust_connect(struct ust_stack *stk, int sd, const struct sockaddr *addr,
+		socklen_t addrlen);
+
+/**
+ * Send a datagram. Returns @p len, or: -EAGAIN (TX staging full, or
+ * sndbuf full: counted in Udp SndbufErrors), -ENOBUFS (no mbuf: SndbufErrors
+ * too), -EMSGSIZE (larger than the path MTU allows: ustack does not
+ * fragment), -ENETUNREACH (no route), -EDESTADDRREQ, -EISCONN,
+ * -ECONNREFUSED (a pending ICMP error on a connected socket), -EACCES
+ * (broadcast without SO_BROADCAST), -EINVAL, -EBADF, -ENOTSOCK.
+ */
+ssize_t ust_sendto(struct ust_stack *stk, int sd, const void *buf,
+		   size_t len, int flags, const struct sockaddr *to,
+		   socklen_t tolen);
+
+/** ust_sendto() to the connected peer. */
+ssize_t ust_send(struct ust_stack *stk, int sd, const void *buf, size_t len,
+		 int flags);
+
+/**
+ * Receive a datagram. flags: MSG_PEEK, MSG_TRUNC (return the real length),
+ * MSG_DONTWAIT (always implied). Returns the bytes copied, or -EAGAIN,
+ * -ECONNREFUSED (pending ICMP error), -EBADF...
+ */
+ssize_t ust_recvfrom(struct ust_stack *stk, int sd, void *buf, size_t len,
+		     int flags, struct sockaddr *from, socklen_t *fromlen);
+
+/** ust_recvfrom() without the source address. */
+ssize_t ust_recv(struct ust_stack *stk, int sd, void *buf, size_t len,
+		 int flags);
+
+/**
+ * Zero-copy receive: up to @p n datagrams as mbufs whose data is the UDP
+ * payload (the headers stay in the headroom). The caller owns them. @p from,
+ * if not NULL, is an array of @p n addresses. Returns the count (0 when
+ * nothing is queued) or a negative errno.
+ */
+int ust_recv_burst(struct ust_stack *stk, int sd, struct rte_mbuf **pkts,
+		   unsigned int n, struct sockaddr_in *from);
+
+/**
+ * Zero-copy send: each mbuf holds one datagram's payload and at least 42
+ * bytes of headroom (a received mbuf always has). @p to is an array of @p n
+ * destinations, or NULL for the connected peer. Returns how many the stack
+ * took (it owns those; the caller keeps the rest), or a negative errno when
+ * it took none.
+ */
+int ust_send_burst(struct ust_stack *stk, int sd, struct rte_mbuf **pkts,
+		   unsigned int n, const struct sockaddr_in *to);
+
+/** Close a socket; its queued datagrams are dropped (SOCKET_CLOSE) and its
+ *  memory goes back to the pool. */
+int ust_close(struct ust_stack *stk, int sd);
+
+/**
+ * Options: SOL_SOCKET SO_RCVBUF, SO_RCVBUFFORCE, SO_SNDBUF, SO_SNDBUFFORCE
+ * (int, as Linux: clamped, doubled, floored), SO_BROADCAST, SO_REUSEADDR
+ * (int), SO_ERROR, SO_TYPE (get); UST_SOL_USTACK UST_SO_SPLIT (int),
+ * UST_SO_MEMINFO (get).
+ */
+int ust_setsockopt(struct ust_stack *stk, int sd, int level, int optname,
+		   const void *optval, socklen_t optlen);
+int ust_getsockopt(struct ust_stack *stk, int sd, int level, int optname,
+		   void *optval, socklen_t *optlen);
+
+int ust_getsockname(struct ust_stack *stk, int sd, struct sockaddr *addr,
+		    socklen_t *addrlen);
+int ust_getpeername(struct ust_stack *stk, int sd, struct sockaddr *addr,
+		    socklen_t *addrlen);
+
+/* ---- readiness events ---- */
+
+#define UST_EPOLLIN 0x001u   /**< readable (same value as EPOLLIN) */
+#define UST_EPOLLOUT 0x004u  /**< writable (EPOLLOUT) */
+#define UST_EPOLLERR 0x008u  /**< error pending (EPOLLERR), always reported */
+
+#define UST_EPOLL_CTL_ADD 1
+#define UST_EPOLL_CTL_DEL 2
+#define UST_EPOLL_CTL_MOD 3
+
+/** An event: the ready events and the caller's data, as struct epoll_event. */
+struct ust_epoll_event {
+	uint32_t events;
+	uint64_t data;
+};
+
+/** Create an event set; returns a descriptor of the same table as sockets. */
+int ust_epoll_create(struct ust_stack *stk);
+
+/** Add, modify or remove @p sd in the set. A socket is in at most one set. */
+int ust_epoll_ctl(struct ust_stack *stk, int epd, int op, int sd,
+		  const struct ust_epoll_event *ev);
+
+/** Fill up to @p max ready events; returns their count (0: none ready). */
+int ust_epoll_wait(struct ust_stack *stk, int epd,
+		   struct ust_epoll_event *events, int max);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UST_SOCKET_H */

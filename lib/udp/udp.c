@@ -1,0 +1,1018 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * UDP: sockets, demultiplexing, and the accounted receive queue that
+ * implements Linux's socket memory model (see ust_mem.h and
+ * doc/udp-memory.md).
+ *
+ * How it is called:
+ *  - RX: ust_udp_input_burst() with the UDP datagrams of one RX burst. Pass
+ *    one validates each datagram (length, checksum unless the NIC verified
+ *    it); pass two looks all destination ports up with one bulk rte_hash
+ *    lookup; pass three groups the datagrams by socket and hands each group
+ *    to udp_enqueue_batch(), which takes the socket's queue lock once (split
+ *    sockets only) and applies the memory rules per datagram.
+ *  - Reader: ust_udp_recvfrom() / ust_udp_recv_burst() dequeue from the
+ *    reader's own queue; when it runs dry, the producer's queue is spliced
+ *    over in one step. Every dequeue calls udp_rmem_release(), which
+ *    batches the release of memory (rcvbuf/4, or at once when the reader's
+ *    queue is empty).
+ *  - TX: ust_udp_sendto() (copy) and ust_udp_send_burst() (zero copy) build
+ *    the UDP header and go to ust_ipv4_output().
+ *
+ * The enqueue rules, per datagram of truesize T (ust_truesize()):
+ *  1. rmem_alloc + T > rcvbuf and rmem_alloc != 0: drop, RcvbufErrors and
+ *     InErrors (a datagram that does not fit goes only into an empty
+ *     socket, as Linux does today);
+ *  2. pages = ust_mem_schedule_pages(mode, forward_alloc, T); if the pool
+ *     refuses them: drop, MemErrors and InErrors;
+ *  3. forward_alloc += pages * 4096 - T; rmem_alloc += T; queue.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_errno.h>
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_ip.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
+#include <rte_random.h>
+
+#include "udp_private.h"
+#include "ust_wire.h"
+
+#define UDP_HDRS_ROOM (UST_ETH_HDR_LEN + UST_IPV4_HDR_LEN + UST_UDP_HDR_LEN)
+
+static inline struct ust_udp_sock *
+udp_sk(struct ust_sock *s)
+{
+	return (struct ust_udp_sock *)s;
+}
+
+static inline const struct ust_udp_sock *
+udp_csk(const struct ust_sock *s)
+{
+	return (const struct ust_udp_sock *)s;
+}
+
+static inline bool
+udp_split(const struct ust_udp_sock *us)
+{
+	return (us->base.flags & UST_SKF_SPLIT) != 0;
+}
+
+int
+ust_udp_init(struct ust_stack *stk)
+{
+	char name[RTE_HASH_NAMESIZE];
+	struct rte_hash_parameters hp = {
+		.name = name,
+		.entries = stk->conf.max_sockets < 64 ? 64 :
+			stk->conf.max_sockets * 2,
+		.key_len = sizeof(uint32_t),
+		.hash_func = rte_hash_crc,
+		.socket_id = stk->conf.socket_id,
+	};
+	struct ust_mem_conf mc = stk->conf.udp_mem;
+	struct rte_mempool *mp = stk->pool;
+
+	snprintf(name, sizeof(name), "ust_udp_%p", (void *)stk);
+	stk->udp_ports = rte_hash_create(&hp);
+	if (stk->udp_ports == NULL)
+		return -ENOMEM;
+	/* Linux derives udp_mem from free memory; ustack's analogue is the
+	 * memory of the mbuf pool the RX queues fill. */
+	if (mc.base_pages == 0)
+		mc.base_pages = ((uint64_t)mp->size *
+				 (mp->elt_size + mp->header_size +
+				  mp->trailer_size)) >> UST_MEM_PAGE_SHIFT;
+	stk->udp_mem = ust_mem_pool_create(&mc, stk->conf.socket_id);
+	if (stk->udp_mem == NULL)
+		return -rte_errno;
+	stk->eph_next = (uint16_t)rte_rand();
+	return 0;
+}
+
+void
+ust_udp_fini(struct ust_stack *stk)
+{
+	rte_hash_free(stk->udp_ports);
+	stk->udp_ports = NULL;
+	if (stk->udp_mem != NULL && ust_mem_pool_pages(stk->udp_mem) != 0)
+		UST_LOG(ERR, "%s: UDP pool destroyed with %" PRId64
+			" pages charged", stk->name,
+			ust_mem_pool_pages(stk->udp_mem));
+	ust_mem_pool_free(stk->udp_mem);
+	stk->udp_mem = NULL;
+}
+
+/* ---- receive memory: the reader's release ---- */
+
+/*
+ * Called by the reader for every datagram it takes off the queue (@size is
+ * its truesize, @empty whether the reader's queue is now empty), and by
+ * close with partial 0. Batched mode returns without touching anything the
+ * producer reads until forward_deficit reaches forward_threshold or the
+ * queue is empty; then the whole deficit moves back at once.
+ */
+static void
+udp_rmem_release(struct ust_udp_sock *us, uint32_t size, bool empty,
+		 uint32_t partial)
+{
+	enum ust_mem_release mode = ust_mem_pool_conf(us->mem)->release;
+	uint32_t pages;
+	int64_t fwd;
+
+	us->forward_deficit += size;
+	if (mode == UST_MEM_RELEASE_BATCHED && partial != 0 &&
+	    us->forward_deficit < us->forward_threshold && !empty)
+		return;
+	size = us->forward_deficit;
+	us->forward_deficit = 0;
+	if (size == 0 && partial != 0)
+		return;
+	us->releases++;
+	if (udp_split(us)) {
+		__atomic_sub_fetch(&us->rmem_alloc, size, __ATOMIC_RELEASE);
+		rte_spinlock_lock(&us->lock);
+	} else {
+		us->rmem_alloc -= size;
+	}
+	fwd = (int64_t)us->forward_alloc + size;
+	pages = ust_mem_release_pages((uint32_t)fwd, partial);
+	us->forward_alloc = (int32_t)(fwd - ((int64_t)pages << UST_MEM_PAGE_SHIFT));
+	if (udp_split(us))
+		rte_spinlock_unlock(&us->lock);
+	ust_mem_pool_uncharge(us->mem, pages);
+}
+
+/* ---- receive: the producer's enqueue ---- */
+
+static void
+udp_enqueue_batch(struct ust_stack *stk, struct ust_udp_sock *us,
+		  struct rte_mbuf **pkts, uint16_t n)
+{
+	enum ust_mem_schedule mode = ust_mem_pool_conf(us->mem)->schedule;
+	bool split = udp_split(us);
+	bool was_empty;
+	uint64_t rmem, added = 0;
+	uint32_t rcvbuf;
+	int64_t fwd;
+	uint16_t i, queued = 0;
+
+	if (split) {
+		rte_spinlock_lock(&us->lock);
+		rmem = __atomic_load_n(&us->rmem_alloc, __ATOMIC_ACQUIRE);
+	} else {
+		rmem = us->rmem_alloc;
+	}
+	was_empty = us->prod_q.len == 0;
+	rcvbuf = us->rcvbuf;
+	fwd = us->forward_alloc;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint32_t ts = ust_meta(us->meta_off, m)->truesize;
+		uint64_t held = rmem + added;
+		uint32_t pages;
+
+		/* 1. the buffer: only an empty socket takes what does not fit */
+		if (held + ts > rcvbuf && held != 0) {
+			us->rcvbuf_drops++;
+			stk->mib[UST_MIB_UDP_RCVBUFERRORS]++;
+			stk->mib[UST_MIB_UDP_INERRORS]++;
+			ust_drop(stk, m, UST_DROP_SOCKET_RCVBUFF);
+			continue;
+		}
+		/* 2. forward memory: the missing delta (or legacy rule) */
+		pages = ust_mem_schedule_pages(mode, (uint32_t)fwd, ts);
+		if (pages != 0 &&
+		    !ust_mem_pool_charge(us->mem, pages,
+					 (uint32_t)(held + ts))) {
+			us->mem_drops++;
+			stk->mib[UST_MIB_UDP_MEMERRORS]++;
+			stk->mib[UST_MIB_UDP_INERRORS]++;
+			ust_drop(stk, m, UST_DROP_PROTO_MEM);
+			continue;
+		}
+		/* 3. charge and queue */
+		fwd += ((int64_t)pages << UST_MEM_PAGE_SHIFT) - ts;
+		if (fwd + ts > us->forward_alloc_hw)
+			us->forward_alloc_hw = (int32_t)(fwd + ts);
+		added += ts;
+		ust_pktq_push(us->meta_off, &us->prod_q, m);
+		queued++;
+	}
+	us->forward_alloc = (int32_t)fwd;
+	us->enqueued += queued;
+	if (split) {
+		__atomic_add_fetch(&us->rmem_alloc, (uint32_t)added,
+				   __ATOMIC_RELEASE);
+		rte_spinlock_unlock(&us->lock);
+	} else {
+		us->rmem_alloc += (uint32_t)added;
+	}
+	stk->mib[UST_MIB_UDP_INDATAGRAMS] += queued;
+	stk->rx_consumed += queued;
+	if (queued > 0 && was_empty && us->reader_q.len == 0 &&
+	    us->base.ep != NULL)
+		ust_sock_wakeup(&us->base);
+}
+
+static inline bool
+udp_sock_match(const struct ust_sock *s, const struct ust_ipv4_repr *ip,
+	       rte_be16_t sport)
+{
+	if (s->laddr != 0 && s->laddr != ip->dst)
+		return false;
+	if ((s->flags & UST_SKF_CONNECTED) &&
+	    (s->raddr != ip->src || s->rport != sport))
+		return false;
+	return true;
+}
+
+/* Verify the UDP checksum of a datagram whose bytes span segments. */
+static bool
+udp_csum_chain_ok(struct rte_mbuf *m, const struct ust_ipv4_repr *ip,
+		  uint16_t ulen)
+{
+	uint16_t raw;
+	uint32_t sum;
+
+	if (rte_raw_cksum_mbuf(m, ip->hdr_len, ulen, &raw) != 0)
+		return false;
+	sum = raw;
+	sum += ust_ipv4_phdr_sum(ip->src, ip->dst, IPPROTO_UDP, ulen);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+/* Validate one datagram; on success fill its metadata and return its UDP
+ * length, else count, drop and return 0. */
+static uint16_t
+udp_validate(struct ust_stack *stk, struct rte_mbuf *m,
+	     const struct ust_ipv4_repr *ip, uint16_t *dport)
+{
+	uint64_t l4f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	uint32_t l4len = (uint32_t)ip->total_len - ip->hdr_len;
+	bool contig = ip->hdr_len + l4len <= m->data_len;
+	uint8_t hbuf[UST_UDP_HDR_LEN];
+	const uint8_t *h;
+	struct ust_udp_repr u;
+	struct ust_mbuf_meta *meta;
+	int flags = 0;
+	int rc;
+
+	if (l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD || !contig)
+		flags = UST_WIRE_F_NO_CSUM;
+	h = contig ? rte_pktmbuf_mtod_offset(m, const uint8_t *, ip->hdr_len) :
+		rte_pktmbuf_read(m, ip->hdr_len,
+				 l4len < sizeof(hbuf) ? l4len : sizeof(hbuf),
+				 hbuf);
+	rc = h == NULL ? UST_WIRE_ETRUNC :
+		ust_udp_parse(h, l4len, ip->src, ip->dst, flags, &u);
+	if (rc == UST_WIRE_OK && u.has_csum) {
+		if (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD)
+			rc = UST_WIRE_ECSUM;
+		else if (!contig && l4f != RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
+			 !udp_csum_chain_ok(m, ip, u.len))
+			rc = UST_WIRE_ECSUM;
+	}
+	if (rc != UST_WIRE_OK) {
+		stk->mib[UST_MIB_UDP_INERRORS]++;
+		if (rc == UST_WIRE_ECSUM) {
+			stk->mib[UST_MIB_UDP_INCSUMERRORS]++;
+			ust_drop(stk, m, UST_DROP_UDP_CSUM);
+		} else {
+			ust_drop(stk, m, UST_DROP_UDP_BADLEN);
+		}
+		return 0;
+	}
+	meta = ust_meta(stk->meta_off, m);
+	meta->addr = ip->src;
+	meta->port = rte_cpu_to_be_16(u.src_port);
+	meta->truesize = ust_truesize(m);
+	*dport = u.dst_port;
+	return u.len;
+}
+
+void
+ust_udp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
+		    const struct ust_ipv4_repr *ips, uint16_t n)
+{
+	uint32_t keys[UST_MAX_BURST];
+	const void *kp[UST_MAX_BURST];
+	void *data[UST_MAX_BURST];
+	uint16_t ulen[UST_MAX_BURST];
+	uint16_t idx[UST_MAX_BURST];
+	struct ust_udp_sock *gs[UST_MAX_BURST];
+	struct rte_mbuf *gp[UST_MAX_BURST];
+	uint16_t gcount[UST_MAX_BURST];
+	uint8_t gof[UST_MAX_BURST];
+	uint64_t hits = 0;
+	uint16_t i, ok = 0, ng = 0, nd = 0;
+
+	/* pass 1: validate */
+	for (i = 0; i < n; i++) {
+		uint16_t dport;
+		uint16_t l = udp_validate(stk, pkts[i], &ips[i], &dport);
+
+		if (l == 0)
+			continue;
+		keys[ok] = dport;
+		kp[ok] = &keys[ok];
+		ulen[ok] = l;
+		idx[ok] = i;
+		ok++;
+	}
+	if (ok == 0)
+		return;
+	/* pass 2: one bulk lookup for the burst */
+	rte_hash_lookup_bulk_data(stk->udp_ports, kp, ok, &hits, data);
+	/* pass 3: filter, strip headers, group by socket */
+	for (i = 0; i < ok; i++) {
+		struct rte_mbuf *m = pkts[idx[i]];
+		const struct ust_ipv4_repr *ip = &ips[idx[i]];
+		struct ust_udp_sock *us = NULL;
+		uint16_t g;
+
+		if (hits & (1ull << i)) {
+			us = data[i];
+			if (!udp_sock_match(&us->base, ip,
+					    ust_meta(stk->meta_off, m)->port))
+				us = NULL;
+		}
+		if (us == NULL) {
+			if (ip->dst != stk->addr) {
+				stk->mib[UST_MIB_UDP_IGNOREDMULTI]++;
+			} else {
+				stk->mib[UST_MIB_UDP_NOPORTS]++;
+				ust_icmp_send_error(stk, m, ip,
+						    UST_ICMP_DEST_UNREACH,
+						    UST_ICMP_CODE_PORT_UNREACH);
+			}
+			ust_drop(stk, m, UST_DROP_NO_SOCKET);
+			continue;
+		}
+		rte_pktmbuf_adj(m, ip->hdr_len + UST_UDP_HDR_LEN);
+		if (m->pkt_len > (uint32_t)ulen[i] - UST_UDP_HDR_LEN)
+			rte_pktmbuf_trim(m, m->pkt_len -
+					 (ulen[i] - UST_UDP_HDR_LEN));
+		for (g = 0; g < ng && gs[g] != us; g++)
+			;
+		if (g == ng) {
+			gs[ng] = us;
+			gcount[ng++] = 0;
+		}
+		gcount[g]++;
+		gof[nd] = (uint8_t)g;
+		gp[nd++] = m;
+	}
+	if (ng == 1) {
+		udp_enqueue_batch(stk, gs[0], gp, nd);
+		return;
+	}
+	/* several sockets in one burst: a counting sort keeps each socket's
+	 * datagrams in arrival order, then one batch per socket */
+	{
+		struct rte_mbuf *sorted[UST_MAX_BURST];
+		uint16_t start[UST_MAX_BURST], pos[UST_MAX_BURST];
+		uint16_t g, s = 0;
+
+		for (g = 0; g < ng; g++) {
+			start[g] = s;
+			pos[g] = s;
+			s += gcount[g];
+		}
+		for (i = 0; i < nd; i++)
+			sorted[pos[gof[i]]++] = gp[i];
+		for (g = 0; g < ng; g++)
+			udp_enqueue_batch(stk, gs[g], sorted + start[g],
+					  gcount[g]);
+	}
+}
+
+void
+ust_udp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic)
+{
+	const struct ust_ipv4_repr *e = &ic->embedded;
+	uint32_t key;
+	void *data;
+	struct ust_sock *s;
+	rte_be16_t sport, dport;
+
+	memcpy(&sport, ic->embedded_l4, sizeof(sport));
+	memcpy(&dport, ic->embedded_l4 + 2, sizeof(dport));
+	key = rte_be_to_cpu_16(sport);
+	if (rte_hash_lookup_data(stk->udp_ports, &key, &data) < 0)
+		return;
+	s = data;
+	/* as Linux without IP_RECVERR: only connected sockets hear of it */
+	if (!(s->flags & UST_SKF_CONNECTED) || s->raddr != e->dst ||
+	    s->rport != dport)
+		return;
+	switch (ic->code) {
+	case UST_ICMP_CODE_PORT_UNREACH:
+		s->so_error = ECONNREFUSED;
+		break;
+	case UST_ICMP_CODE_NET_UNREACH:
+		s->so_error = ENETUNREACH;
+		break;
+	case UST_ICMP_CODE_HOST_UNREACH:
+		s->so_error = EHOSTUNREACH;
+		break;
+	case UST_ICMP_CODE_PROTO_UNREACH:
+		s->so_error = ENOPROTOOPT;
+		break;
+	default:
+		return;
+	}
+	if (s->ep != NULL)
+		ust_sock_wakeup(s);
+}
+
+/* ---- sockets ---- */
+
+struct ust_sock *
+ust_udp_create(struct ust_stack *stk)
+{
+	const struct ust_mem_conf *mc = ust_mem_pool_conf(stk->udp_mem);
+	struct ust_udp_sock *us;
+
+	us = rte_zmalloc_socket("ust_udp_sock", sizeof(*us),
+				RTE_CACHE_LINE_SIZE, stk->conf.socket_id);
+	if (us == NULL)
+		return NULL;
+	us->base.kind = UST_SK_UDP;
+	us->base.stk = stk;
+	us->base.sndbuf = mc->wmem_default;
+	rte_spinlock_init(&us->lock);
+	ust_pktq_init(&us->prod_q);
+	ust_pktq_init(&us->reader_q);
+	us->rcvbuf = mc->rmem_default;
+	us->forward_threshold = us->rcvbuf >> 2;
+	us->meta_off = stk->meta_off;
+	us->mem = stk->udp_mem;
+	return &us->base;
+}
+
+static int
+udp_port_add(struct ust_stack *stk, struct ust_udp_sock *us, uint16_t port)
+{
+	uint32_t key = port;
+
+	if (rte_hash_lookup(stk->udp_ports, &key) >= 0)
+		return -EADDRINUSE;
+	if (rte_hash_add_key_data(stk->udp_ports, &key, us) < 0)
+		return -ENOBUFS;
+	return 0;
+}
+
+int
+ust_udp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
+	     rte_be16_t port)
+{
+	struct ust_udp_sock *us = udp_sk(s);
+	uint16_t p = rte_be_to_cpu_16(port);
+	int rc;
+
+	if (s->flags & UST_SKF_BOUND)
+		return -EINVAL;
+	if (addr != 0 && addr != stk->addr)
+		return -EADDRNOTAVAIL;
+	if (p != 0) {
+		rc = udp_port_add(stk, us, p);
+		if (rc != 0)
+			return rc;
+	} else {
+		/* RFC 6056 algorithm 1 flavour: random start, linear probe */
+		uint32_t lo = stk->conf.ephemeral_lo;
+		uint32_t span = stk->conf.ephemeral_hi - lo + 1;
+		uint32_t i, start = (uint32_t)rte_rand_max(span);
+
+		rc = -EADDRINUSE;
+		for (i = 0; i < span && rc != 0; i++) {
+			p = (uint16_t)(lo + (start + i) % span);
+			rc = udp_port_add(stk, us, p);
+			if (rc == -ENOBUFS)
+				return rc;
+		}
+		if (rc != 0)
+			return -EADDRINUSE;
+	}
+	s->laddr = addr;
+	s->lport = rte_cpu_to_be_16(p);
+	s->flags |= UST_SKF_BOUND;
+	return 0;
+}
+
+int
+ust_udp_connect(struct ust_stack *stk, struct ust_sock *s,
+		const struct sockaddr_in *sin)
+{
+	rte_be32_t nh;
+	enum ust_route_kind kind;
+	int rc;
+
+	if (sin->sin_family == AF_UNSPEC) {
+		s->flags &= ~UST_SKF_CONNECTED;
+		s->raddr = 0;
+		s->rport = 0;
+		return 0;
+	}
+	if (sin->sin_family != AF_INET)
+		return -EAFNOSUPPORT;
+	if (sin->sin_addr.s_addr == 0 || sin->sin_port == 0)
+		return -EINVAL;
+	if (ust_route(stk, sin->sin_addr.s_addr, &nh, &kind) != 0)
+		return -ENETUNREACH;
+	if (kind == UST_ROUTE_BROADCAST && !(s->flags & UST_SKF_BROADCAST))
+		return -EACCES;
+	if (!(s->flags & UST_SKF_BOUND)) {
+		rc = ust_udp_bind(stk, s, 0, 0);
+		if (rc != 0)
+			return rc;
+	}
+	s->raddr = sin->sin_addr.s_addr;
+	s->rport = sin->sin_port;
+	s->flags |= UST_SKF_CONNECTED;
+	s->so_error = 0;
+	return 0;
+}
+
+void
+ust_udp_close(struct ust_stack *stk, struct ust_sock *s)
+{
+	struct ust_udp_sock *us = udp_sk(s);
+	struct rte_mbuf *m;
+	uint32_t freed = 0;
+
+	if (s->flags & UST_SKF_BOUND) {
+		uint32_t key = rte_be_to_cpu_16(s->lport);
+
+		rte_hash_del_key(stk->udp_ports, &key);
+	}
+	ust_pktq_splice(us->meta_off, &us->reader_q, &us->prod_q);
+	while ((m = ust_pktq_pop(us->meta_off, &us->reader_q)) != NULL) {
+		freed += ust_meta(us->meta_off, m)->truesize;
+		ust_drop(stk, m, UST_DROP_SOCKET_CLOSE);
+	}
+	/* everything goes back: rmem_alloc to 0, forward_alloc to 0 */
+	udp_rmem_release(us, freed, true, 0);
+	if (us->rmem_alloc != 0 || us->forward_alloc != 0)
+		UST_LOG(ERR, "udp close: accounting left rmem_alloc %u "
+			"forward_alloc %d", us->rmem_alloc, us->forward_alloc);
+	rte_free(us);
+}
+
+/* ---- reading ---- */
+
+/* Take the next datagram (or look at it, @peek) from the reader's queue,
+ * splicing the producer's queue over when the reader's is empty. */
+static struct rte_mbuf *
+udp_dequeue(struct ust_udp_sock *us, bool peek)
+{
+	struct ust_pktq *rq = &us->reader_q;
+
+	if (rq->len == 0) {
+		if (__atomic_load_n(&us->prod_q.len, __ATOMIC_RELAXED) == 0)
+			return NULL;
+		if (udp_split(us)) {
+			rte_spinlock_lock(&us->lock);
+			ust_pktq_splice(us->meta_off, rq, &us->prod_q);
+			rte_spinlock_unlock(&us->lock);
+		} else {
+			ust_pktq_splice(us->meta_off, rq, &us->prod_q);
+		}
+		us->splices++;
+	}
+	if (peek)
+		return rq->head;
+	return ust_pktq_pop(us->meta_off, rq);
+}
+
+static inline int
+udp_take_error(struct ust_sock *s)
+{
+	int e = s->so_error;
+
+	s->so_error = 0;
+	return -e;
+}
+
+static inline bool
+udp_reader_ok(const struct ust_udp_sock *us)
+{
+	/* a socket read off the stack's lcore must be marked split */
+	return udp_split(us) || rte_lcore_id() == us->base.stk->lcore;
+}
+
+ssize_t
+ust_udp_recvfrom(struct ust_stack *stk, struct ust_sock *s, void *buf,
+		 size_t len, int flags, struct sockaddr_in *from)
+{
+	struct ust_udp_sock *us = udp_sk(s);
+	struct rte_mbuf *m;
+	uint32_t plen, copy;
+	struct ust_mbuf_meta *meta;
+
+	RTE_SET_USED(stk);
+	if (unlikely(!udp_reader_ok(us)))
+		return -EPERM;
+	m = udp_dequeue(us, (flags & MSG_PEEK) != 0);
+	if (m == NULL)
+		return s->so_error != 0 ? udp_take_error(s) : -EAGAIN;
+	meta = ust_meta(us->meta_off, m);
+	plen = m->pkt_len;
+	copy = plen < len ? plen : (uint32_t)len;
+	if (copy > 0) {
+		const void *p = rte_pktmbuf_read(m, 0, copy, buf);
+
+		if (p != buf)
+			memcpy(buf, p, copy);
+	}
+	if (from != NULL) {
+		memset(from, 0, sizeof(*from));
+		from->sin_family = AF_INET;
+		from->sin_addr.s_addr = meta->addr;
+		from->sin_port = meta->port;
+	}
+	if (!(flags & MSG_PEEK)) {
+		uint32_t ts = meta->truesize;
+
+		us->delivered++;
+		rte_pktmbuf_free(m);
+		udp_rmem_release(us, ts, us->reader_q.len == 0, 1);
+	}
+	return (flags & MSG_TRUNC) ? (ssize_t)plen : (ssize_t)copy;
+}
+
+int
+ust_udp_recv_burst(struct ust_stack *stk, struct ust_sock *s,
+		   struct rte_mbuf **pkts, unsigned int n,
+		   struct sockaddr_in *from)
+{
+	struct ust_udp_sock *us = udp_sk(s);
+	unsigned int i;
+
+	RTE_SET_USED(stk);
+	if (unlikely(!udp_reader_ok(us)))
+		return -EPERM;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = udp_dequeue(us, false);
+		const struct ust_mbuf_meta *meta;
+
+		if (m == NULL)
+			break;
+		meta = ust_meta(us->meta_off, m);
+		if (from != NULL) {
+			memset(&from[i], 0, sizeof(from[i]));
+			from[i].sin_family = AF_INET;
+			from[i].sin_addr.s_addr = meta->addr;
+			from[i].sin_port = meta->port;
+		}
+		pkts[i] = m;
+		udp_rmem_release(us, meta->truesize, us->reader_q.len == 0, 1);
+	}
+	us->delivered += i;
+	if (i == 0 && s->so_error != 0)
+		return udp_take_error(s);
+	return (int)i;
+}
+
+/* ---- sending ---- */
+
+/* Check what a send needs before anything is built. */
+static int
+udp_send_check(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst,
+	       rte_be16_t dport, size_t len)
+{
+	rte_be32_t nh;
+	enum ust_route_kind kind;
+	int rc;
+
+	if (s->so_error != 0)
+		return udp_take_error(s);
+	if (dst == 0 || dport == 0)
+		return -EINVAL;
+	if (len > 65507 || len + UST_IPV4_HDR_LEN + UST_UDP_HDR_LEN >
+	    stk->netif.mtu)
+		return -EMSGSIZE;
+	if (ust_route(stk, dst, &nh, &kind) != 0) {
+		stk->mib[UST_MIB_IP_OUTNOROUTES]++;
+		return -ENETUNREACH;
+	}
+	if (kind == UST_ROUTE_BROADCAST && !(s->flags & UST_SKF_BROADCAST))
+		return -EACCES;
+	if (!(s->flags & UST_SKF_BOUND)) {
+		rc = ust_udp_bind(stk, s, 0, 0);
+		if (rc != 0)
+			return rc;
+	}
+	if (s->wmem_queued >= s->sndbuf || !ust_tx_room(stk, 1)) {
+		stk->mib[UST_MIB_UDP_SNDBUFERRORS]++;
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/* Prepend the UDP header to @m (data = payload) and send it. */
+static void
+udp_output(struct ust_stack *stk, struct ust_sock *s, struct rte_mbuf *m,
+	   rte_be32_t dst, rte_be16_t dport)
+{
+	struct ust_udp_repr u;
+	struct ust_mbuf_meta *meta;
+	rte_be32_t src = s->laddr != 0 ? s->laddr : stk->addr;
+	uint64_t ol = 0;
+	uint8_t *h;
+
+	u.src_port = rte_be_to_cpu_16(s->lport);
+	u.dst_port = rte_be_to_cpu_16(dport);
+	u.len = (uint16_t)(m->pkt_len + UST_UDP_HDR_LEN);
+	h = (uint8_t *)rte_pktmbuf_prepend(m, UST_UDP_HDR_LEN);
+	if (stk->netif.flags & UST_NETIF_F_TX_UDP_CKSUM) {
+		ust_udp_emit(h, UST_UDP_HDR_LEN, &u, src, dst, NULL,
+			     UST_WIRE_F_CSUM_OFFLOAD);
+		ol = RTE_MBUF_F_TX_UDP_CKSUM;
+		m->l4_len = UST_UDP_HDR_LEN;
+	} else if (m->nb_segs == 1) {
+		ust_udp_emit(h, UST_UDP_HDR_LEN, &u, src, dst,
+			     h + UST_UDP_HDR_LEN, 0);
+	} else {
+		uint16_t raw = 0;
+		uint32_t sum;
+		uint16_t ck;
+
+		ust_udp_emit(h, UST_UDP_HDR_LEN, &u, src, dst, NULL, 0);
+		rte_raw_cksum_mbuf(m, 0, u.len, &raw);
+		sum = (uint32_t)raw +
+			ust_ipv4_phdr_sum(src, dst, IPPROTO_UDP, u.len);
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		ck = (uint16_t)~sum;
+		if (ck == 0)
+			ck = 0xffff;
+		memcpy(h + 6, &ck, sizeof(ck));
+	}
+	meta = ust_meta(stk->meta_off, m);
+	meta->owner_sd = s->sd;
+	meta->owner_gen = s->gen;
+	meta->truesize = ust_truesize(m);
+	s->wmem_queued += meta->truesize;
+	if (ust_ipv4_output(stk, m, src, dst, IPPROTO_UDP, ol) == 0)
+		stk->mib[UST_MIB_UDP_OUTDATAGRAMS]++;
+}
+
+ssize_t
+ust_udp_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
+	       size_t len, const struct sockaddr_in *to)
+{
+	rte_be32_t dst = to != NULL ? to->sin_addr.s_addr : s->raddr;
+	rte_be16_t dport = to != NULL ? to->sin_port : s->rport;
+	struct rte_mbuf *m, *seg;
+	size_t off = 0;
+	int rc;
+
+	rc = udp_send_check(stk, s, dst, dport, len);
+	if (rc != 0)
+		return rc;
+	m = rte_pktmbuf_alloc(stk->pool);
+	if (m == NULL)
+		goto nobufs;
+	seg = m;
+	/* copy the payload, chaining mbufs when one is too small (jumbo
+	 * MTU with a small data room; needs a multi-segment netif) */
+	while (off < len) {
+		uint16_t room = rte_pktmbuf_tailroom(seg);
+		size_t chunk = len - off < room ? len - off : room;
+
+		if (chunk == 0) {
+			struct rte_mbuf *n;
+
+			if (!(stk->netif.flags & UST_NETIF_F_TX_MULTI_SEGS)) {
+				rte_pktmbuf_free(m);
+				return -EMSGSIZE;
+			}
+			n = rte_pktmbuf_alloc(stk->pool);
+			if (n == NULL || rte_pktmbuf_chain(m, n) != 0) {
+				rte_pktmbuf_free(n);
+				rte_pktmbuf_free(m);
+				goto nobufs;
+			}
+			seg = n;
+			continue;
+		}
+		memcpy(rte_pktmbuf_mtod_offset(seg, uint8_t *, seg->data_len),
+		       (const uint8_t *)buf + off, chunk);
+		seg->data_len += (uint16_t)chunk;
+		m->pkt_len += (uint32_t)chunk;
+		off += chunk;
+	}
+	udp_output(stk, s, m, dst, dport);
+	return (ssize_t)len;
+nobufs:
+	stk->mib[UST_MIB_UDP_SNDBUFERRORS]++;
+	return -ENOBUFS;
+}
+
+int
+ust_udp_send_burst(struct ust_stack *stk, struct ust_sock *s,
+		   struct rte_mbuf **pkts, unsigned int n,
+		   const struct sockaddr_in *to)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		rte_be32_t dst = to != NULL ? to[i].sin_addr.s_addr : s->raddr;
+		rte_be16_t dport = to != NULL ? to[i].sin_port : s->rport;
+		int rc = udp_send_check(stk, s, dst, dport, m->pkt_len);
+
+		if (rc == 0 && (rte_pktmbuf_headroom(m) < UDP_HDRS_ROOM ||
+				(m->nb_segs > 1 && !(stk->netif.flags &
+				 UST_NETIF_F_TX_MULTI_SEGS))))
+			rc = -EINVAL;
+		if (rc != 0)
+			return i > 0 ? (int)i : rc;
+		m->ol_flags = 0;
+		udp_output(stk, s, m, dst, dport);
+	}
+	return (int)i;
+}
+
+/* ---- options and readiness ---- */
+
+int
+ust_udp_setsockopt(struct ust_sock *s, int level, int name, const void *val,
+		   socklen_t len)
+{
+	struct ust_udp_sock *us = udp_sk(s);
+	const struct ust_mem_conf *mc = ust_mem_pool_conf(us->mem);
+	int v;
+
+	if (val == NULL || len < (socklen_t)sizeof(int))
+		return -EINVAL;
+	memcpy(&v, val, sizeof(v));
+	if (level == SOL_SOCKET) {
+		switch (name) {
+		case SO_RCVBUF:
+		case SO_RCVBUFFORCE:
+			if (v < 0)
+				v = 0;
+			us->rcvbuf = ust_mem_rcvbuf_from_user((uint32_t)v,
+				mc->rmem_max, name == SO_RCVBUFFORCE);
+			__atomic_store_n(&us->forward_threshold,
+					 us->rcvbuf >> 2, __ATOMIC_RELAXED);
+			return 0;
+		case SO_SNDBUF:
+		case SO_SNDBUFFORCE:
+			if (v < 0)
+				v = 0;
+			s->sndbuf = ust_mem_sndbuf_from_user((uint32_t)v,
+				mc->wmem_max, name == SO_SNDBUFFORCE);
+			return 0;
+		case SO_BROADCAST:
+			if (v)
+				s->flags |= UST_SKF_BROADCAST;
+			else
+				s->flags &= ~UST_SKF_BROADCAST;
+			return 0;
+		case SO_REUSEADDR:
+			if (v)
+				s->flags |= UST_SKF_REUSEADDR;
+			else
+				s->flags &= ~UST_SKF_REUSEADDR;
+			return 0;
+		default:
+			return -ENOPROTOOPT;
+		}
+	}
+	if (level == UST_SOL_USTACK && name == UST_SO_SPLIT) {
+		if (s->ep != NULL)
+			return -EINVAL;
+		if (v)
+			s->flags |= UST_SKF_SPLIT;
+		else
+			s->flags &= ~UST_SKF_SPLIT;
+		return 0;
+	}
+	return -ENOPROTOOPT;
+}
+
+void
+ust_udp_meminfo(const struct ust_sock *s, struct ust_sock_meminfo *mi,
+		bool walk)
+{
+	struct ust_udp_sock *us = (struct ust_udp_sock *)(uintptr_t)s;
+	bool split = udp_split(us);
+	struct rte_mbuf *m;
+
+	memset(mi, 0, sizeof(*mi));
+	if (walk && split)
+		rte_spinlock_lock(&us->lock);
+	if (walk) {
+		const struct ust_pktq *qs[2] = { &us->reader_q, &us->prod_q };
+		unsigned int i;
+
+		for (i = 0; i < 2; i++)
+			for (m = qs[i]->head; m != NULL;
+			     m = ust_meta(us->meta_off, m)->nextpkt) {
+				mi->queued++;
+				mi->queued_truesize +=
+					ust_meta(us->meta_off, m)->truesize;
+			}
+	} else {
+		mi->queued = us->reader_q.len + us->prod_q.len;
+	}
+	mi->rcvbuf = us->rcvbuf;
+	mi->rmem_alloc = __atomic_load_n(&us->rmem_alloc, __ATOMIC_ACQUIRE);
+	mi->forward_alloc = us->forward_alloc;
+	mi->forward_alloc_hw = us->forward_alloc_hw;
+	mi->rcvbuf_drops = us->rcvbuf_drops;
+	mi->mem_drops = us->mem_drops;
+	mi->enqueued = us->enqueued;
+	if (walk && split)
+		rte_spinlock_unlock(&us->lock);
+	mi->forward_deficit = us->forward_deficit;
+	mi->forward_threshold = us->forward_threshold;
+	mi->sndbuf = s->sndbuf;
+	mi->wmem_queued = s->wmem_queued;
+	mi->delivered = us->delivered;
+	mi->splices = us->splices;
+	mi->releases = us->releases;
+}
+
+static int
+put_int(void *val, socklen_t *len, int v)
+{
+	if (*len < (socklen_t)sizeof(int))
+		return -EINVAL;
+	memcpy(val, &v, sizeof(v));
+	*len = sizeof(int);
+	return 0;
+}
+
+int
+ust_udp_getsockopt(struct ust_sock *s, int level, int name, void *val,
+		   socklen_t *len)
+{
+	struct ust_udp_sock *us = udp_sk(s);
+
+	if (val == NULL || len == NULL)
+		return -EINVAL;
+	if (level == SOL_SOCKET) {
+		switch (name) {
+		case SO_RCVBUF:
+			return put_int(val, len, (int)us->rcvbuf);
+		case SO_SNDBUF:
+			return put_int(val, len, (int)s->sndbuf);
+		case SO_BROADCAST:
+			return put_int(val, len,
+				       !!(s->flags & UST_SKF_BROADCAST));
+		case SO_REUSEADDR:
+			return put_int(val, len,
+				       !!(s->flags & UST_SKF_REUSEADDR));
+		case SO_ERROR:
+			return put_int(val, len, -udp_take_error(s));
+		case SO_TYPE:
+			return put_int(val, len, SOCK_DGRAM);
+		default:
+			return -ENOPROTOOPT;
+		}
+	}
+	if (level == UST_SOL_USTACK && name == UST_SO_SPLIT)
+		return put_int(val, len, !!(s->flags & UST_SKF_SPLIT));
+	if (level == UST_SOL_USTACK && name == UST_SO_MEMINFO) {
+		struct ust_sock_meminfo mi;
+
+		if (*len < (socklen_t)sizeof(mi))
+			return -EINVAL;
+		ust_udp_meminfo(s, &mi, true);
+		memcpy(val, &mi, sizeof(mi));
+		*len = sizeof(mi);
+		return 0;
+	}
+	return -ENOPROTOOPT;
+}
+
+uint32_t
+ust_udp_events(const struct ust_sock *s)
+{
+	const struct ust_udp_sock *us = udp_csk(s);
+	uint32_t ev = 0;
+
+	if (us->reader_q.len != 0 || us->prod_q.len != 0)
+		ev |= UST_EPOLLIN;
+	if (s->wmem_queued < s->sndbuf &&
+	    s->stk->tx_n < s->stk->tx_cap)
+		ev |= UST_EPOLLOUT;
+	if (s->so_error != 0)
+		ev |= UST_EPOLLERR | UST_EPOLLIN;
+	return ev;
+}

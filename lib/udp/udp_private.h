@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * The UDP socket and its accounted receive queue.
+ *
+ * Cache-line layout, for the split deployment (one lcore produces, another
+ * reads); in run-to-completion both sides are the same lcore and the lock
+ * and atomics are skipped:
+ *
+ *  line 0  struct ust_sock: identity, addresses, flags. Read-mostly.
+ *  line 1  producer: the queue lock, the producer's queue, forward_alloc,
+ *          rcvbuf and the drop counters. Written by the RX lcore once per
+ *          burst per socket (one lock round trip), read by the reader only
+ *          when it splices the queue (once per batch) or releases memory
+ *          (once per rcvbuf/4 bytes).
+ *  line 2  rmem_alloc alone: the producer adds once per burst, the reader
+ *          subtracts once per release. Keeping it apart means neither
+ *          side's per-packet lines bounce when the other writes it: the
+ *          false sharing that seed 001's batching removes.
+ *  line 3  reader: its own queue, forward_deficit, forward_threshold
+ *          (rcvbuf/4, as Linux keeps it in a hot line since 2022) and its
+ *          counters. Touched per packet by the reader only.
+ */
+
+#ifndef UST_UDP_PRIVATE_H
+#define UST_UDP_PRIVATE_H
+
+#include <rte_spinlock.h>
+
+#include "sock_private.h"
+
+struct ust_udp_sock {
+	struct ust_sock base;
+
+	/* producer side */
+	rte_spinlock_t lock __rte_cache_aligned;
+	int32_t forward_alloc;
+	int32_t forward_alloc_hw;
+	uint32_t rcvbuf;
+	struct ust_pktq prod_q;
+	uint64_t enqueued;
+	uint64_t rcvbuf_drops;
+	uint64_t mem_drops;
+
+	/* shared counter */
+	uint32_t rmem_alloc __rte_cache_aligned;
+
+	/* reader side */
+	struct ust_pktq reader_q __rte_cache_aligned;
+	uint32_t forward_deficit;
+	uint32_t forward_threshold;
+	int meta_off;
+	struct ust_mem_pool *mem;
+	uint64_t delivered;
+	uint64_t splices;
+	uint64_t releases;
+};
+
+struct ust_sock *ust_udp_create(struct ust_stack *stk);
+void ust_udp_close(struct ust_stack *stk, struct ust_sock *s);
+int ust_udp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
+		 rte_be16_t port);
+int ust_udp_connect(struct ust_stack *stk, struct ust_sock *s,
+		    const struct sockaddr_in *sin);
+ssize_t ust_udp_sendto(struct ust_stack *stk, struct ust_sock *s,
+		       const void *buf, size_t len,
+		       const struct sockaddr_in *to);
+ssize_t ust_udp_recvfrom(struct ust_stack *stk, struct ust_sock *s,
+			 void *buf, size_t len, int flags,
+			 struct sockaddr_in *from);
+int ust_udp_recv_burst(struct ust_stack *stk, struct ust_sock *s,
+		       struct rte_mbuf **pkts, unsigned int n,
+		       struct sockaddr_in *from);
+int ust_udp_send_burst(struct ust_stack *stk, struct ust_sock *s,
+		       struct rte_mbuf **pkts, unsigned int n,
+		       const struct sockaddr_in *to);
+int ust_udp_setsockopt(struct ust_sock *s, int level, int name,
+		       const void *val, socklen_t len);
+int ust_udp_getsockopt(struct ust_sock *s, int level, int name, void *val,
+		       socklen_t *len);
+uint32_t ust_udp_events(const struct ust_sock *s);
+
+/* Fill @mi; @walk counts the queues by walking them (owner lcore only;
+ * telemetry passes false and reads the counters alone). */
+void ust_udp_meminfo(const struct ust_sock *s, struct ust_sock_meminfo *mi,
+		     bool walk);
+
+#endif /* UST_UDP_PRIVATE_H */

@@ -1,0 +1,267 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/**
+ * @file
+ * ustack wire formats: parse and emit Ethernet, ARP, IPv4, ICMPv4 and UDP.
+ *
+ * Every function here is a pure function over a (pointer, length) pair. They
+ * need no EAL, no mbuf and no stack context, so unit tests and fuzzers run
+ * them without hugepages. The header layouts are DPDK's (rte_ether.h,
+ * rte_arp.h, rte_ip.h, rte_icmp.h, rte_udp.h) and the checksums are DPDK's
+ * (rte_raw_cksum and friends); this layer adds the strict validation and the
+ * "repr" types, after smoltcp's wire/ module:
+ *
+ *  - ust_X_parse(buf, len, ..., &repr) checks every length field against
+ *    @p len before it reads through it and fills a host-order "repr" of the
+ *    header. It returns UST_WIRE_OK or a negative enum ust_wire_err naming
+ *    exactly what is wrong; the stack maps each error to one drop counter.
+ *  - ust_X_emit(buf, len, &repr) writes the header described by the repr and
+ *    returns the number of bytes written, or 0 when @p len is too small. It
+ *    never fails otherwise.
+ *
+ * Multi-byte fields in a repr are in host byte order, except IPv4 addresses,
+ * which stay in network byte order (as in struct sockaddr_in), so that they
+ * can be compared and copied without swapping.
+ */
+
+#ifndef UST_WIRE_H
+#define UST_WIRE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_byteorder.h>
+#include <rte_ether.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Why a parse failed. Each value maps to one drop reason in the stack. */
+enum ust_wire_err {
+	UST_WIRE_OK = 0,
+	UST_WIRE_ETRUNC = -1,    /**< buffer shorter than the header needs */
+	UST_WIRE_EVERSION = -2,  /**< IP version is not 4 */
+	UST_WIRE_EIHL = -3,      /**< IHL below 5 or beyond the buffer */
+	UST_WIRE_ELEN = -4,      /**< a length field is inconsistent */
+	UST_WIRE_ECSUM = -5,     /**< checksum does not verify */
+	UST_WIRE_EOPTION = -6,   /**< malformed IP option list */
+	UST_WIRE_EUNSUPP = -7,   /**< well formed, but not a kind we handle */
+	UST_WIRE_EMALFORMED = -8,/**< a field holds an impossible value */
+};
+
+/** Name of a wire error, for logs and tests. */
+const char *ust_wire_strerror(int err);
+
+/** Parse flags. */
+#define UST_WIRE_F_NO_CSUM 0x1 /**< skip checksum verification (offload said good) */
+
+/* ------------------------------------------------------------------ */
+/* Ethernet                                                            */
+/* ------------------------------------------------------------------ */
+
+/** Ethernet II header, parsed. */
+struct ust_eth_repr {
+	struct rte_ether_addr dst;
+	struct rte_ether_addr src;
+	uint16_t ethertype; /**< host order; VLAN tags are not stripped */
+};
+
+/** Length of an untagged Ethernet header. */
+#define UST_ETH_HDR_LEN ((size_t)sizeof(struct rte_ether_hdr))
+
+int ust_eth_parse(const void *buf, size_t len, struct ust_eth_repr *r);
+size_t ust_eth_emit(void *buf, size_t len, const struct ust_eth_repr *r);
+
+/* ------------------------------------------------------------------ */
+/* ARP (Ethernet / IPv4 only)                                          */
+/* ------------------------------------------------------------------ */
+
+/** ARP packet for Ethernet and IPv4, parsed. */
+struct ust_arp_repr {
+	uint16_t op;               /**< RTE_ARP_OP_REQUEST or RTE_ARP_OP_REPLY */
+	struct rte_ether_addr sha; /**< sender hardware address */
+	rte_be32_t spa;            /**< sender protocol address */
+	struct rte_ether_addr tha; /**< target hardware address */
+	rte_be32_t tpa;            /**< target protocol address */
+};
+
+#define UST_ARP_LEN ((size_t)28)
+
+/**
+ * Parse an ARP packet. Anything other than Ethernet/IPv4 with hlen 6 and
+ * plen 4 is UST_WIRE_EUNSUPP; an opcode other than request or reply is
+ * UST_WIRE_EUNSUPP too.
+ */
+int ust_arp_parse(const void *buf, size_t len, struct ust_arp_repr *r);
+size_t ust_arp_emit(void *buf, size_t len, const struct ust_arp_repr *r);
+
+/* ------------------------------------------------------------------ */
+/* IPv4                                                                */
+/* ------------------------------------------------------------------ */
+
+/** IPv4 header, parsed. */
+struct ust_ipv4_repr {
+	rte_be32_t src;
+	rte_be32_t dst;
+	uint8_t proto;
+	uint8_t ttl;
+	uint8_t tos;
+	uint8_t hdr_len;       /**< bytes, 20..60 */
+	uint16_t total_len;    /**< header plus payload, from the header */
+	uint16_t id;
+	uint16_t frag_off;     /**< fragment offset in bytes */
+	bool df;               /**< don't fragment */
+	bool mf;               /**< more fragments */
+};
+
+#define UST_IPV4_HDR_LEN ((size_t)20)
+#define UST_IPV4_MAX_HDR_LEN ((size_t)60)
+
+/** True when the datagram is a fragment (MF set or non-zero offset). */
+static inline bool
+ust_ipv4_is_fragment(const struct ust_ipv4_repr *r)
+{
+	return r->mf || r->frag_off != 0;
+}
+
+/**
+ * Parse and validate an IPv4 header.
+ *
+ * @param buf       start of the IPv4 header
+ * @param len       bytes readable contiguously at @p buf (at least the header)
+ * @param frame_len bytes of the frame from @p buf to its end; may exceed
+ *                  @p len when the rest of the packet is in further segments.
+ *                  The total length field must not exceed it (a longer
+ *                  frame, e.g. Ethernet padding, is fine: the caller trims).
+ * @param flags     UST_WIRE_F_NO_CSUM to skip the header checksum
+ *
+ * Checks, in order: 20 bytes readable (ETRUNC), version 4 (EVERSION),
+ * IHL >= 5 and within @p len (EIHL), total length >= IHL*4 (ELEN),
+ * total length <= @p frame_len (ETRUNC), header checksum (ECSUM), option
+ * list well formed (EOPTION). Options are skipped, never interpreted.
+ * Fragments parse fine; use ust_ipv4_is_fragment().
+ */
+int ust_ipv4_parse(const void *buf, size_t len, size_t frame_len,
+		   int flags, struct ust_ipv4_repr *r);
+
+/** Emit flags. */
+#define UST_WIRE_F_CSUM_OFFLOAD 0x2 /**< leave checksum 0 for the NIC to fill */
+
+/**
+ * Emit a 20-byte IPv4 header (no options) from @p r; r->hdr_len is ignored.
+ * The checksum is filled in unless UST_WIRE_F_CSUM_OFFLOAD is given.
+ */
+size_t ust_ipv4_emit(void *buf, size_t len, const struct ust_ipv4_repr *r,
+		     int flags);
+
+/**
+ * One's complement sum (not complemented) of the IPv4 pseudo-header for an
+ * L4 segment of @p l4_len bytes, as rte_ipv4_phdr_cksum() computes it.
+ */
+uint16_t ust_ipv4_phdr_sum(rte_be32_t src, rte_be32_t dst, uint8_t proto,
+			   uint16_t l4_len);
+
+/* ------------------------------------------------------------------ */
+/* ICMPv4                                                              */
+/* ------------------------------------------------------------------ */
+
+#define UST_ICMP_ECHO_REPLY 0
+#define UST_ICMP_DEST_UNREACH 3
+#define UST_ICMP_ECHO_REQUEST 8
+#define UST_ICMP_TIME_EXCEEDED 11
+#define UST_ICMP_PARAM_PROBLEM 12
+
+#define UST_ICMP_CODE_NET_UNREACH 0
+#define UST_ICMP_CODE_HOST_UNREACH 1
+#define UST_ICMP_CODE_PROTO_UNREACH 2
+#define UST_ICMP_CODE_PORT_UNREACH 3
+#define UST_ICMP_CODE_FRAG_NEEDED 4
+
+/** ICMPv4 message, parsed. */
+struct ust_icmp_repr {
+	uint8_t type;
+	uint8_t code;
+	/** echo: identifier and sequence (host order) */
+	uint16_t ident;
+	uint16_t seq;
+	/** destination unreachable / frag needed: next-hop MTU (host order) */
+	uint16_t mtu;
+	/** the data after the 8-byte ICMP header (echo payload, or the
+	 *  offending datagram's header for errors), within the parsed buffer */
+	const uint8_t *data;
+	size_t data_len;
+	/** for error messages: the embedded IPv4 header and the first 8 bytes
+	 *  of its payload, validated (embedded_ok false if absent/malformed) */
+	bool embedded_ok;
+	struct ust_ipv4_repr embedded;
+	const uint8_t *embedded_l4; /**< first bytes of the offending L4 header */
+	size_t embedded_l4_len;
+};
+
+#define UST_ICMP_HDR_LEN ((size_t)8)
+
+/**
+ * Parse an ICMPv4 message of exactly @p len bytes (the IP payload).
+ * Verifies the checksum over all @p len bytes unless UST_WIRE_F_NO_CSUM.
+ */
+int ust_icmp_parse(const void *buf, size_t len, int flags,
+		   struct ust_icmp_repr *r);
+
+/**
+ * Emit an ICMPv4 header followed by r->data_len bytes of r->data, and its
+ * checksum. For echo messages ident and seq are written; for destination
+ * unreachable, the unused word (with the MTU for code 4).
+ */
+size_t ust_icmp_emit(void *buf, size_t len, const struct ust_icmp_repr *r);
+
+/* ------------------------------------------------------------------ */
+/* UDP                                                                 */
+/* ------------------------------------------------------------------ */
+
+/** UDP header, parsed. */
+struct ust_udp_repr {
+	uint16_t src_port;    /**< host order */
+	uint16_t dst_port;    /**< host order */
+	uint16_t len;         /**< the length field: header plus payload */
+	bool has_csum;        /**< checksum field non-zero */
+};
+
+#define UST_UDP_HDR_LEN ((size_t)8)
+
+/**
+ * Parse a UDP datagram.
+ *
+ * @param buf  start of the UDP header
+ * @param len  the IP payload length (from the IP total length); all of it
+ *             readable at @p buf unless UST_WIRE_F_NO_CSUM is given, in
+ *             which case only the 8-byte header is read
+ * @param src,dst,flags  the pseudo-header addresses, and UST_WIRE_F_NO_CSUM
+ *
+ * Checks: 8 bytes (ETRUNC), length field >= 8 (ELEN: a zero-payload
+ * datagram has length 8; 0 is invalid in IPv4), length field <= @p len
+ * (ELEN; a shorter length field with trailing bytes is accepted and the
+ * caller trims, as Linux does), checksum (ECSUM) when non-zero.
+ */
+int ust_udp_parse(const void *buf, size_t len, rte_be32_t src,
+		  rte_be32_t dst, int flags, struct ust_udp_repr *r);
+
+/**
+ * Emit a UDP header. When @p payload is non-NULL it must hold
+ * r->len - 8 bytes and the checksum is computed over it; with
+ * UST_WIRE_F_CSUM_OFFLOAD the pseudo-header sum is written instead (what
+ * NICs expect for RTE_MBUF_F_TX_UDP_CKSUM); otherwise (payload NULL and no
+ * offload) the checksum is 0, i.e. "none", which IPv4 allows.
+ */
+size_t ust_udp_emit(void *buf, size_t len, const struct ust_udp_repr *r,
+		    rte_be32_t src, rte_be32_t dst, const void *payload,
+		    int flags);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UST_WIRE_H */
