@@ -181,15 +181,17 @@ ust_stack_destroy(struct ust_stack *stk)
 	if (stk == NULL)
 		return;
 	ust_telemetry_unregister(stk);
-	/* sockets first: their queued datagrams go back to the pool */
-	ust_sock_table_fini(stk);
-	ust_udp_fini(stk);
-	ust_arp_fini(stk);
+	/* frames waiting for TX or ARP first, while their sockets exist to
+	 * take back their wmem; then the sockets, whose queued datagrams go
+	 * back to the pool; then the pool */
 	if (stk->tx_pkts != NULL) {
 		for (i = 0; i < stk->tx_n; i++)
 			ust_drop(stk, stk->tx_pkts[i], UST_DROP_TX_STAGE_FULL);
 		stk->tx_n = 0;
 	}
+	ust_arp_fini(stk);
+	ust_sock_table_fini(stk);
+	ust_udp_fini(stk);
 	while ((m = ust_pktq_pop(stk->meta_off, &stk->loopq)) != NULL)
 		ust_drop(stk, m, UST_DROP_TX_STAGE_FULL);
 	rte_free(stk->tx_pkts);

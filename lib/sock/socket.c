@@ -123,7 +123,8 @@ ust_sock_tx_done(struct ust_stack *stk, const struct ust_tx_owner *o)
 	struct ust_sock *s;
 	bool was_full;
 
-	if (o->sd >= stk->sd_cap || stk->sds[o->sd].gen != o->gen)
+	if (stk->sds == NULL || o->sd >= stk->sd_cap ||
+	    stk->sds[o->sd].gen != o->gen)
 		return;
 	s = stk->sds[o->sd].s;
 	if (s == NULL)

@@ -1,0 +1,2 @@
+#include "ut.h"
+int main(void){return 0;}

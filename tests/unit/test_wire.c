@@ -1,0 +1,492 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * Unit tests of the wire layer: hand-built and malformed packets, parsed and
+ * emitted without EAL. Checksums are cross-checked against DPDK's own
+ * helpers (rte_ipv4_cksum, rte_ipv4_udptcp_cksum), which these tests treat
+ * as the independent reference.
+ */
+
+#include <arpa/inet.h>
+
+#include <rte_arp.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include "ust_wire.h"
+#include "ut.h"
+
+#define SRC RTE_BE32(RTE_IPV4(198, 18, 0, 1))
+#define DST RTE_BE32(RTE_IPV4(198, 18, 0, 2))
+
+/* A UDP datagram in @buf: IPv4 (20 + optlen bytes) + UDP + payload. */
+static size_t
+build_udp(uint8_t *buf, size_t optlen, size_t plen)
+{
+	struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)buf;
+	struct rte_udp_hdr *uh;
+	size_t i, hl = 20 + optlen;
+
+	memset(buf, 0, hl + 8 + plen);
+	ih->version_ihl = (uint8_t)(0x40 | (hl / 4));
+	ih->total_length = rte_cpu_to_be_16((uint16_t)(hl + 8 + plen));
+	ih->time_to_live = 64;
+	ih->next_proto_id = IPPROTO_UDP;
+	ih->src_addr = SRC;
+	ih->dst_addr = DST;
+	for (i = 0; i < optlen; i++)
+		buf[20 + i] = 1; /* NOP */
+	ih->hdr_checksum = rte_ipv4_cksum(ih);
+	uh = (struct rte_udp_hdr *)(buf + hl);
+	uh->src_port = RTE_BE16(5000);
+	uh->dst_port = RTE_BE16(7);
+	uh->dgram_len = rte_cpu_to_be_16((uint16_t)(8 + plen));
+	for (i = 0; i < plen; i++)
+		buf[hl + 8 + i] = (uint8_t)(i * 7 + 3);
+	uh->dgram_cksum = rte_ipv4_udptcp_cksum(ih, uh);
+	return hl + 8 + plen;
+}
+
+static void
+ipv4_fix_csum(uint8_t *buf)
+{
+	struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)buf;
+
+	ih->hdr_checksum = 0;
+	ih->hdr_checksum = rte_ipv4_cksum(ih);
+}
+
+static int
+test_eth(void)
+{
+	uint8_t buf[14];
+	struct ust_eth_repr r, p;
+
+	memset(&r, 0, sizeof(r));
+	memset(&r.dst, 0xff, 6);
+	r.src.addr_bytes[0] = 0x02;
+	r.src.addr_bytes[5] = 0x09;
+	r.ethertype = RTE_ETHER_TYPE_IPV4;
+	UT_EQ(ust_eth_emit(buf, 13, &r), 0);
+	UT_EQ(ust_eth_emit(buf, sizeof(buf), &r), 14);
+	UT_EQ(buf[12], 0x08);
+	UT_EQ(buf[13], 0x00);
+	UT_EQ(ust_eth_parse(buf, 13, &p), UST_WIRE_ETRUNC);
+	UT_EQ(ust_eth_parse(buf, 14, &p), UST_WIRE_OK);
+	UT_EQ(p.ethertype, RTE_ETHER_TYPE_IPV4);
+	UT_ASSERT(rte_is_same_ether_addr(&p.src, &r.src));
+	UT_ASSERT(rte_is_broadcast_ether_addr(&p.dst));
+	return 0;
+}
+
+static int
+test_arp(void)
+{
+	uint8_t buf[64];
+	struct ust_arp_repr r, p;
+
+	memset(&r, 0, sizeof(r));
+	r.op = RTE_ARP_OP_REQUEST;
+	r.sha.addr_bytes[0] = 0x02;
+	r.spa = SRC;
+	r.tpa = DST;
+	UT_EQ(ust_arp_emit(buf, 27, &r), 0);
+	UT_EQ(ust_arp_emit(buf, sizeof(buf), &r), 28);
+	UT_EQ(ust_arp_parse(buf, 28, &p), UST_WIRE_OK);
+	UT_EQ(p.op, RTE_ARP_OP_REQUEST);
+	UT_EQ(p.spa, SRC);
+	UT_EQ(p.tpa, DST);
+	UT_ASSERT(rte_is_same_ether_addr(&p.sha, &r.sha));
+	/* truncated */
+	UT_EQ(ust_arp_parse(buf, 27, &p), UST_WIRE_ETRUNC);
+	UT_EQ(ust_arp_parse(buf, 0, &p), UST_WIRE_ETRUNC);
+	/* not Ethernet */
+	buf[1] = 6;
+	UT_EQ(ust_arp_parse(buf, 28, &p), UST_WIRE_EUNSUPP);
+	buf[1] = 1;
+	/* not IPv4 */
+	buf[2] = 0x86;
+	buf[3] = 0xdd;
+	UT_EQ(ust_arp_parse(buf, 28, &p), UST_WIRE_EUNSUPP);
+	buf[2] = 0x08;
+	buf[3] = 0x00;
+	/* wrong address lengths */
+	buf[4] = 8;
+	UT_EQ(ust_arp_parse(buf, 28, &p), UST_WIRE_EUNSUPP);
+	buf[4] = 6;
+	buf[5] = 16;
+	UT_EQ(ust_arp_parse(buf, 28, &p), UST_WIRE_EUNSUPP);
+	buf[5] = 4;
+	/* RARP opcode */
+	buf[7] = 3;
+	UT_EQ(ust_arp_parse(buf, 28, &p), UST_WIRE_EUNSUPP);
+	buf[7] = 2;
+	UT_EQ(ust_arp_parse(buf, 28, &p), UST_WIRE_OK);
+	UT_EQ(p.op, RTE_ARP_OP_REPLY);
+	return 0;
+}
+
+static int
+test_ipv4_valid(void)
+{
+	uint8_t buf[256];
+	struct ust_ipv4_repr r;
+	size_t n = build_udp(buf, 0, 10);
+
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_OK);
+	UT_EQ(r.hdr_len, 20);
+	UT_EQ(r.total_len, n);
+	UT_EQ(r.proto, IPPROTO_UDP);
+	UT_EQ(r.ttl, 64);
+	UT_EQ(r.src, SRC);
+	UT_EQ(r.dst, DST);
+	UT_ASSERT(!ust_ipv4_is_fragment(&r));
+	/* Ethernet padding: a frame longer than the datagram is fine */
+	UT_EQ(ust_ipv4_parse(buf, n, n + 20, 0, &r), UST_WIRE_OK);
+	UT_EQ(r.total_len, n);
+	return 0;
+}
+
+static int
+test_ipv4_malformed(void)
+{
+	uint8_t buf[256];
+	struct ust_ipv4_repr r;
+	size_t n = build_udp(buf, 0, 10);
+
+	/* truncated below the fixed header */
+	UT_EQ(ust_ipv4_parse(buf, 19, 19, 0, &r), UST_WIRE_ETRUNC);
+	UT_EQ(ust_ipv4_parse(buf, 0, 0, 0, &r), UST_WIRE_ETRUNC);
+	/* version 6 */
+	buf[0] = 0x65;
+	ipv4_fix_csum(buf);
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_EVERSION);
+	/* IHL 4 (16 bytes) */
+	buf[0] = 0x44;
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_EIHL);
+	/* IHL 15 (60 bytes) beyond a 38-byte buffer */
+	buf[0] = 0x4f;
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_EIHL);
+	n = build_udp(buf, 0, 10);
+	/* total length below the header length */
+	buf[2] = 0;
+	buf[3] = 19;
+	ipv4_fix_csum(buf);
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_ELEN);
+	/* total length beyond the frame */
+	buf[3] = (uint8_t)(n + 1);
+	ipv4_fix_csum(buf);
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_ETRUNC);
+	/* bad checksum */
+	n = build_udp(buf, 0, 10);
+	buf[10] ^= 0x5a;
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_ECSUM);
+	/* ... which a NIC-verified packet skips */
+	UT_EQ(ust_ipv4_parse(buf, n, n, UST_WIRE_F_NO_CSUM, &r), UST_WIRE_OK);
+	return 0;
+}
+
+static int
+test_ipv4_options(void)
+{
+	uint8_t buf[256];
+	struct ust_ipv4_repr r;
+	size_t n;
+
+	/* 8 bytes of NOPs: skipped */
+	n = build_udp(buf, 8, 4);
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_OK);
+	UT_EQ(r.hdr_len, 28);
+	/* a timestamp-like option with a valid length, then EOL */
+	n = build_udp(buf, 8, 4);
+	buf[20] = 68;
+	buf[21] = 4;
+	buf[24] = 0; /* EOL: the rest is padding */
+	buf[25] = 0xee;
+	ipv4_fix_csum(buf);
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_OK);
+	/* option length 1 */
+	buf[21] = 1;
+	ipv4_fix_csum(buf);
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_EOPTION);
+	/* option length 0 */
+	buf[21] = 0;
+	ipv4_fix_csum(buf);
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_EOPTION);
+	/* option running past the header */
+	buf[21] = 9;
+	ipv4_fix_csum(buf);
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_EOPTION);
+	/* option type in the last byte, no room for its length */
+	n = build_udp(buf, 4, 4);
+	buf[23] = 68;
+	ipv4_fix_csum(buf);
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_EOPTION);
+	return 0;
+}
+
+static int
+test_ipv4_fragments(void)
+{
+	uint8_t buf[256];
+	struct ust_ipv4_repr r;
+	size_t n = build_udp(buf, 0, 16);
+
+	/* more fragments */
+	buf[6] = 0x20;
+	ipv4_fix_csum(buf);
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_OK);
+	UT_ASSERT(r.mf && ust_ipv4_is_fragment(&r));
+	/* offset 185 * 8 = 1480 */
+	buf[6] = 0x00;
+	buf[7] = 185;
+	ipv4_fix_csum(buf);
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_OK);
+	UT_EQ(r.frag_off, 1480);
+	UT_ASSERT(ust_ipv4_is_fragment(&r));
+	/* DF alone is not a fragment */
+	buf[6] = 0x40;
+	buf[7] = 0;
+	ipv4_fix_csum(buf);
+	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_OK);
+	UT_ASSERT(r.df && !ust_ipv4_is_fragment(&r));
+	return 0;
+}
+
+static int
+test_ipv4_emit(void)
+{
+	uint8_t buf[64];
+	struct ust_ipv4_repr r, p;
+
+	memset(&r, 0, sizeof(r));
+	r.src = SRC;
+	r.dst = DST;
+	r.proto = IPPROTO_ICMP;
+	r.ttl = 63;
+	r.total_len = 40;
+	r.id = 0x1234;
+	r.df = true;
+	UT_EQ(ust_ipv4_emit(buf, 19, &r, 0), 0);
+	UT_EQ(ust_ipv4_emit(buf, sizeof(buf), &r, 0), 20);
+	/* the checksum equals DPDK's */
+	{
+		struct rte_ipv4_hdr h;
+		uint16_t ours;
+
+		memcpy(&h, buf, 20);
+		ours = h.hdr_checksum;
+		h.hdr_checksum = 0;
+		UT_EQ(ours, rte_ipv4_cksum(&h));
+	}
+	UT_EQ(ust_ipv4_parse(buf, 40, 40, 0, &p), UST_WIRE_OK);
+	UT_EQ(p.id, 0x1234);
+	UT_ASSERT(p.df && !p.mf);
+	UT_EQ(p.ttl, 63);
+	/* offload: checksum left zero */
+	ust_ipv4_emit(buf, sizeof(buf), &r, UST_WIRE_F_CSUM_OFFLOAD);
+	UT_EQ(buf[10] | buf[11], 0);
+	return 0;
+}
+
+static int
+test_udp(void)
+{
+	uint8_t buf[256];
+	struct ust_udp_repr u;
+	size_t n = build_udp(buf, 0, 10);
+	uint8_t *uh = buf + 20;
+
+	UT_EQ(ust_udp_parse(uh, n - 20, SRC, DST, 0, &u), UST_WIRE_OK);
+	UT_EQ(u.src_port, 5000);
+	UT_EQ(u.dst_port, 7);
+	UT_EQ(u.len, 18);
+	UT_ASSERT(u.has_csum);
+	/* truncated header */
+	UT_EQ(ust_udp_parse(uh, 7, SRC, DST, 0, &u), UST_WIRE_ETRUNC);
+	/* the pseudo-header is part of the checksum */
+	UT_EQ(ust_udp_parse(uh, n - 20, SRC, SRC, 0, &u), UST_WIRE_ECSUM);
+	/* a flipped payload byte */
+	buf[n - 1] ^= 1;
+	UT_EQ(ust_udp_parse(uh, n - 20, SRC, DST, 0, &u), UST_WIRE_ECSUM);
+	UT_EQ(ust_udp_parse(uh, n - 20, SRC, DST, UST_WIRE_F_NO_CSUM, &u),
+	      UST_WIRE_OK);
+	/* checksum 0 means none in IPv4 */
+	uh[6] = 0;
+	uh[7] = 0;
+	UT_EQ(ust_udp_parse(uh, n - 20, SRC, DST, 0, &u), UST_WIRE_OK);
+	UT_ASSERT(!u.has_csum);
+	/* length field 0 and 7 are invalid */
+	uh[4] = 0;
+	uh[5] = 0;
+	UT_EQ(ust_udp_parse(uh, n - 20, SRC, DST, 0, &u), UST_WIRE_ELEN);
+	uh[5] = 7;
+	UT_EQ(ust_udp_parse(uh, n - 20, SRC, DST, 0, &u), UST_WIRE_ELEN);
+	/* length beyond the IP payload */
+	uh[5] = (uint8_t)(n - 20 + 1);
+	UT_EQ(ust_udp_parse(uh, n - 20, SRC, DST, 0, &u), UST_WIRE_ELEN);
+	/* shorter than the IP payload: accepted, the caller trims */
+	uh[5] = 12;
+	UT_EQ(ust_udp_parse(uh, n - 20, SRC, DST, 0, &u), UST_WIRE_OK);
+	UT_EQ(u.len, 12);
+	return 0;
+}
+
+static int
+test_udp_zero_payload(void)
+{
+	uint8_t buf[64];
+	struct ust_udp_repr u;
+	size_t n = build_udp(buf, 0, 0);
+
+	UT_EQ(n, 28);
+	UT_EQ(ust_udp_parse(buf + 20, 8, SRC, DST, 0, &u), UST_WIRE_OK);
+	UT_EQ(u.len, 8);
+	return 0;
+}
+
+static int
+test_udp_emit(void)
+{
+	uint8_t buf[256], ref[256];
+	struct ust_udp_repr u = { .src_port = 5000, .dst_port = 7, .len = 18 };
+	struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)ref;
+	size_t n = build_udp(ref, 0, 10);
+	uint16_t phdr;
+
+	/* full checksum equals DPDK's */
+	memcpy(buf, ref, n);
+	UT_EQ(ust_udp_emit(buf + 20, 7, &u, SRC, DST, buf + 28, 0), 0);
+	UT_EQ(ust_udp_emit(buf + 20, 8, &u, SRC, DST, buf + 28, 0), 8);
+	UT_EQ(memcmp(buf, ref, n), 0);
+	/* offload writes the pseudo-header sum DPDK computes */
+	ust_udp_emit(buf + 20, 8, &u, SRC, DST, NULL, UST_WIRE_F_CSUM_OFFLOAD);
+	memcpy(&phdr, buf + 26, 2);
+	UT_EQ(phdr, rte_ipv4_phdr_cksum(ih, 0));
+	/* no payload, no offload: checksum 0 ("none") */
+	ust_udp_emit(buf + 20, 8, &u, SRC, DST, NULL, 0);
+	UT_EQ(buf[26] | buf[27], 0);
+	/* a sum of zero is sent as 0xffff (RFC 768) */
+	{
+		uint8_t z[64];
+		struct ust_udp_repr zu;
+		uint16_t ck;
+		int i;
+		bool found = false;
+
+		memset(z, 0, sizeof(z));
+		for (i = 0; i < 65536 && !found; i++) {
+			zu.src_port = (uint16_t)i;
+			zu.dst_port = 7;
+			zu.len = 8;
+			ust_udp_emit(z, 8, &zu, SRC, DST, z + 8, 0);
+			memcpy(&ck, z + 6, 2);
+			UT_ASSERT(ck != 0);
+			found = ck == 0xffff;
+		}
+		UT_ASSERT(found, "no port gave a zero sum");
+		UT_EQ(ust_udp_parse(z, 8, SRC, DST, 0, &zu), UST_WIRE_OK);
+	}
+	return 0;
+}
+
+static int
+test_icmp(void)
+{
+	uint8_t buf[128], ip[64];
+	struct ust_icmp_repr r, p;
+	size_t n;
+
+	memset(&r, 0, sizeof(r));
+	r.type = UST_ICMP_ECHO_REQUEST;
+	r.ident = 0x4242;
+	r.seq = 7;
+	r.data = (const uint8_t *)"abcdefgh";
+	r.data_len = 8;
+	n = ust_icmp_emit(buf, sizeof(buf), &r);
+	UT_EQ(n, 16);
+	UT_EQ(ust_icmp_emit(buf, 15, &r), 0);
+	UT_EQ(rte_raw_cksum(buf, n), 0xffff);
+	UT_EQ(ust_icmp_parse(buf, n, 0, &p), UST_WIRE_OK);
+	UT_EQ(p.type, UST_ICMP_ECHO_REQUEST);
+	UT_EQ(p.ident, 0x4242);
+	UT_EQ(p.seq, 7);
+	UT_EQ(p.data_len, 8);
+	UT_EQ(memcmp(p.data, "abcdefgh", 8), 0);
+	/* truncated, bad checksum, echo with a code */
+	UT_EQ(ust_icmp_parse(buf, 7, 0, &p), UST_WIRE_ETRUNC);
+	buf[9] ^= 1;
+	UT_EQ(ust_icmp_parse(buf, n, 0, &p), UST_WIRE_ECSUM);
+	buf[9] ^= 1;
+	r.code = 1;
+	n = ust_icmp_emit(buf, sizeof(buf), &r);
+	UT_EQ(ust_icmp_parse(buf, n, 0, &p), UST_WIRE_EMALFORMED);
+
+	/* destination unreachable quoting a UDP datagram */
+	build_udp(ip, 0, 4);
+	memset(&r, 0, sizeof(r));
+	r.type = UST_ICMP_DEST_UNREACH;
+	r.code = UST_ICMP_CODE_PORT_UNREACH;
+	r.data = ip;
+	r.data_len = 28;
+	n = ust_icmp_emit(buf, sizeof(buf), &r);
+	UT_EQ(ust_icmp_parse(buf, n, 0, &p), UST_WIRE_OK);
+	UT_ASSERT(p.embedded_ok);
+	UT_EQ(p.embedded.proto, IPPROTO_UDP);
+	UT_EQ(p.embedded.dst, DST);
+	UT_EQ(p.embedded_l4[1], 5000 & 0xff);
+	/* quoting fewer than 8 bytes of L4: not usable */
+	r.data_len = 27;
+	n = ust_icmp_emit(buf, sizeof(buf), &r);
+	UT_EQ(ust_icmp_parse(buf, n, 0, &p), UST_WIRE_OK);
+	UT_ASSERT(!p.embedded_ok);
+	/* a garbage quote is not usable either */
+	memset(ip, 0xab, sizeof(ip));
+	r.data_len = 28;
+	n = ust_icmp_emit(buf, sizeof(buf), &r);
+	UT_EQ(ust_icmp_parse(buf, n, 0, &p), UST_WIRE_OK);
+	UT_ASSERT(!p.embedded_ok);
+	/* frag needed carries the MTU */
+	build_udp(ip, 0, 4);
+	r.code = UST_ICMP_CODE_FRAG_NEEDED;
+	r.mtu = 1400;
+	n = ust_icmp_emit(buf, sizeof(buf), &r);
+	UT_EQ(ust_icmp_parse(buf, n, 0, &p), UST_WIRE_OK);
+	UT_EQ(p.mtu, 1400);
+	return 0;
+}
+
+static int
+test_strerror(void)
+{
+	int e;
+
+	for (e = UST_WIRE_EMALFORMED; e <= UST_WIRE_OK; e++)
+		UT_ASSERT(strcmp(ust_wire_strerror(e), "unknown error") != 0);
+	UT_ASSERT(strcmp(ust_wire_strerror(-100), "unknown error") == 0);
+	return 0;
+}
+
+static const struct ut_case cases[] = {
+	{ "eth", test_eth },
+	{ "arp", test_arp },
+	{ "ipv4_valid", test_ipv4_valid },
+	{ "ipv4_malformed", test_ipv4_malformed },
+	{ "ipv4_options", test_ipv4_options },
+	{ "ipv4_fragments", test_ipv4_fragments },
+	{ "ipv4_emit", test_ipv4_emit },
+	{ "udp", test_udp },
+	{ "udp_zero_payload", test_udp_zero_payload },
+	{ "udp_emit", test_udp_emit },
+	{ "icmp", test_icmp },
+	{ "strerror", test_strerror },
+};
+
+int
+main(void)
+{
+	return UT_RUN(cases);
+}

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/* The in-memory netif and frame builders for stack tests: see ut_netif.h. */
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <rte_arp.h>
+#include <rte_icmp.h>
+#include <rte_ip.h>
+#include <rte_udp.h>
+
+#include "ut.h"
+#include "ut_netif.h"
+
+const struct rte_ether_addr ut_our_mac = {{ 0x02, 0, 0, 0, 0, 0x02 }};
+const struct rte_ether_addr ut_peer_mac = {{ 0x02, 0, 0, 0, 0, 0x01 }};
+
+static uint16_t
+ut_rx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct ut_netif *u = ctx;
+	uint16_t k = 0;
+
+	while (k < n && k < u->rx_n) {
+		pkts[k] = u->rx[k];
+		k++;
+	}
+	memmove(u->rx, u->rx + k, (u->rx_n - k) * sizeof(u->rx[0]));
+	u->rx_n -= k;
+	return k;
+}
+
+static uint16_t
+ut_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct ut_netif *u = ctx;
+	uint16_t k;
+
+	for (k = 0; k < n && k < u->tx_accept && u->tx_n < UT_TX_MAX; k++)
+		u->tx[u->tx_n++] = pkts[k];
+	return k;
+}
+
+static const struct ust_netif_ops ut_ops = { .rx_burst = ut_rx,
+					     .tx_burst = ut_tx };
+
+void
+ut_netif_init(struct ut_netif *n, uint32_t flags)
+{
+	memset(n, 0, sizeof(*n));
+	n->netif.ops = &ut_ops;
+	n->netif.ctx = n;
+	n->netif.mac = ut_our_mac;
+	n->netif.mtu = 1500;
+	n->netif.flags = flags;
+	n->netif.port_id = UINT16_MAX;
+	n->tx_accept = UINT32_MAX;
+}
+
+struct ust_stack *
+ut_stack_create(struct ut_netif *n, struct rte_mempool *mp,
+		void (*tweak)(struct ust_stack_conf *))
+{
+	struct ust_stack_conf c;
+	static unsigned int seq;
+	char name[32];
+
+	ust_stack_conf_defaults(&c);
+	snprintf(name, sizeof(name), "ut%u", seq++);
+	c.name = name;
+	c.netif = n->netif;
+	c.pool = mp;
+	c.addr = UT_OUR_IP;
+	c.prefix_len = 24;
+	c.gateway = UT_GW_IP;
+	if (tweak != NULL)
+		tweak(&c);
+	return ust_stack_create(&c);
+}
+
+static uint8_t *
+frame_start(struct rte_mbuf *m, uint16_t ethertype, size_t len,
+	    const struct rte_ether_addr *dst)
+{
+	uint8_t *p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)len);
+	struct ust_eth_repr e;
+
+	if (p == NULL) {
+		fprintf(stderr, "test frame of %zu bytes does not fit\n", len);
+		abort();
+	}
+	e.dst = *dst;
+	e.src = ut_peer_mac;
+	e.ethertype = ethertype;
+	ust_eth_emit(p, UST_ETH_HDR_LEN, &e);
+	return p + UST_ETH_HDR_LEN;
+}
+
+struct rte_mbuf *
+ut_udp_frame(struct rte_mempool *mp, rte_be32_t src, rte_be32_t dst,
+	     uint16_t sport, uint16_t dport, const void *payload,
+	     uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct rte_ipv4_hdr *ih;
+	struct rte_udp_hdr *uh;
+
+	if (m == NULL)
+		return NULL;
+	ih = (struct rte_ipv4_hdr *)frame_start(m, RTE_ETHER_TYPE_IPV4,
+		UST_ETH_HDR_LEN + 28 + len, &ut_our_mac);
+	memset(ih, 0, 28);
+	ih->version_ihl = 0x45;
+	ih->total_length = rte_cpu_to_be_16((uint16_t)(28 + len));
+	ih->time_to_live = 64;
+	ih->next_proto_id = IPPROTO_UDP;
+	ih->src_addr = src;
+	ih->dst_addr = dst;
+	ih->hdr_checksum = rte_ipv4_cksum(ih);
+	uh = (struct rte_udp_hdr *)(ih + 1);
+	uh->src_port = rte_cpu_to_be_16(sport);
+	uh->dst_port = rte_cpu_to_be_16(dport);
+	uh->dgram_len = rte_cpu_to_be_16((uint16_t)(8 + len));
+	if (len > 0)
+		memcpy(uh + 1, payload, len);
+	uh->dgram_cksum = rte_ipv4_udptcp_cksum(ih, uh);
+	return m;
+}
+
+struct rte_mbuf *
+ut_arp_frame(struct rte_mempool *mp, uint16_t op,
+	     const struct rte_ether_addr *sha, rte_be32_t spa, rte_be32_t tpa)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct rte_ether_addr bcast;
+	struct ust_arp_repr a;
+	uint8_t *p;
+
+	if (m == NULL)
+		return NULL;
+	memset(&bcast, 0xff, sizeof(bcast));
+	p = frame_start(m, RTE_ETHER_TYPE_ARP, UST_ETH_HDR_LEN + 28,
+			op == RTE_ARP_OP_REQUEST ? &bcast : &ut_our_mac);
+	memset(&a, 0, sizeof(a));
+	a.op = op;
+	a.sha = *sha;
+	a.spa = spa;
+	if (op == RTE_ARP_OP_REPLY)
+		a.tha = ut_our_mac;
+	a.tpa = tpa;
+	ust_arp_emit(p, 28, &a);
+	return m;
+}
+
+struct rte_mbuf *
+ut_icmp_echo_frame(struct rte_mempool *mp, rte_be32_t dst, uint16_t ident,
+		   uint16_t seq, uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct rte_ipv4_hdr *ih;
+	struct ust_icmp_repr ic;
+	uint8_t data[1500];
+	uint16_t i;
+
+	if (m == NULL)
+		return NULL;
+	ih = (struct rte_ipv4_hdr *)frame_start(m, RTE_ETHER_TYPE_IPV4,
+		UST_ETH_HDR_LEN + 28 + len, &ut_our_mac);
+	memset(ih, 0, 20);
+	ih->version_ihl = 0x45;
+	ih->total_length = rte_cpu_to_be_16((uint16_t)(28 + len));
+	ih->time_to_live = 64;
+	ih->next_proto_id = IPPROTO_ICMP;
+	ih->src_addr = UT_PEER_IP;
+	ih->dst_addr = dst;
+	ih->hdr_checksum = rte_ipv4_cksum(ih);
+	for (i = 0; i < len; i++)
+		data[i] = (uint8_t)i;
+	memset(&ic, 0, sizeof(ic));
+	ic.type = UST_ICMP_ECHO_REQUEST;
+	ic.ident = ident;
+	ic.seq = seq;
+	ic.data = data;
+	ic.data_len = len;
+	ust_icmp_emit(ih + 1, 8 + len, &ic);
+	return m;
+}
+
+void
+ut_fix_ipv4_csum(struct rte_mbuf *m)
+{
+	struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod_offset(m,
+		struct rte_ipv4_hdr *, UST_ETH_HDR_LEN);
+
+	ih->hdr_checksum = 0;
+	ih->hdr_checksum = rte_ipv4_cksum(ih);
+}
+
+struct rte_mbuf *
+ut_tx_pop(struct ut_netif *n)
+{
+	struct rte_mbuf *m;
+
+	if (n->tx_n == 0)
+		return NULL;
+	m = n->tx[0];
+	memmove(n->tx, n->tx + 1, (n->tx_n - 1) * sizeof(n->tx[0]));
+	n->tx_n--;
+	return m;
+}
+
+unsigned int
+ut_tx_drain(struct ut_netif *n)
+{
+	unsigned int i, k = n->tx_n;
+
+	for (i = 0; i < k; i++)
+		rte_pktmbuf_free(n->tx[i]);
+	n->tx_n = 0;
+	return k;
+}
+
+const uint8_t *
+ut_parse_ipv4_frame(struct rte_mbuf *m, struct ust_eth_repr *eth,
+		    struct ust_ipv4_repr *ip)
+{
+	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	if (ust_eth_parse(p, m->data_len, eth) != UST_WIRE_OK ||
+	    eth->ethertype != RTE_ETHER_TYPE_IPV4)
+		return NULL;
+	if (ust_ipv4_parse(p + 14, m->data_len - 14, m->pkt_len - 14, 0, ip) !=
+	    UST_WIRE_OK)
+		return NULL;
+	return p + 14 + ip->hdr_len;
+}
+
+int
+ut_check_conservation(struct ust_stack *stk)
+{
+	struct ust_stats st;
+	uint64_t drops;
+
+	ust_stack_stats_get(stk, &st);
+	drops = ust_stats_drops(&st, UST_DROP_PATH_RX);
+	if (st.mib[UST_MIB_ETH_INFRAMES] != st.rx_consumed + drops) {
+		fprintf(stderr, "  conservation: in %" PRIu64 " != consumed %"
+			PRIu64 " + rx drops %" PRIu64 "\n",
+			st.mib[UST_MIB_ETH_INFRAMES], st.rx_consumed, drops);
+		return -1;
+	}
+	return 0;
+}

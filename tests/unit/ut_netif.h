@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * A test double for struct ust_netif: TX frames are kept in memory for the
+ * test to inspect, and frame builders make the packets a test injects with
+ * ust_stack_input(). With it, stack tests are "packets in, expected packets
+ * out" with a fake clock, as smoltcp's and lwIP's are.
+ */
+
+#ifndef UST_UT_NETIF_H
+#define UST_UT_NETIF_H
+
+#include <rte_ether.h>
+#include <rte_mbuf.h>
+
+#include "ust_netif.h"
+#include "ust_stack.h"
+#include "ust_wire.h"
+
+#define UT_OUR_IP RTE_BE32(RTE_IPV4(198, 18, 0, 2))
+#define UT_PEER_IP RTE_BE32(RTE_IPV4(198, 18, 0, 1))
+#define UT_GW_IP RTE_BE32(RTE_IPV4(198, 18, 0, 254))
+#define UT_FAR_IP RTE_BE32(RTE_IPV4(198, 19, 5, 5))
+
+#define UT_TX_MAX 8192
+
+struct ut_netif {
+	struct ust_netif netif;
+	struct rte_mbuf *tx[UT_TX_MAX];
+	unsigned int tx_n;
+	unsigned int tx_accept; /* frames accepted per burst (UINT_MAX) */
+	struct rte_mbuf *rx[UT_TX_MAX];
+	unsigned int rx_n;
+};
+
+extern const struct rte_ether_addr ut_our_mac;
+extern const struct rte_ether_addr ut_peer_mac;
+
+void ut_netif_init(struct ut_netif *n, uint32_t flags);
+
+/* A stack on @n with the defaults, address UT_OUR_IP/24, gateway UT_GW_IP;
+ * @tweak may change the configuration first. */
+struct ust_stack *ut_stack_create(struct ut_netif *n, struct rte_mempool *mp,
+				  void (*tweak)(struct ust_stack_conf *));
+
+/* Frames from the peer (UT_PEER_IP, ut_peer_mac) to us. */
+struct rte_mbuf *ut_udp_frame(struct rte_mempool *mp, rte_be32_t src,
+			      rte_be32_t dst, uint16_t sport, uint16_t dport,
+			      const void *payload, uint16_t len);
+struct rte_mbuf *ut_arp_frame(struct rte_mempool *mp, uint16_t op,
+			      const struct rte_ether_addr *sha, rte_be32_t spa,
+			      rte_be32_t tpa);
+struct rte_mbuf *ut_icmp_echo_frame(struct rte_mempool *mp, rte_be32_t dst,
+				    uint16_t ident, uint16_t seq,
+				    uint16_t len);
+
+/* Recompute the IPv4 header checksum of a frame after editing it. */
+void ut_fix_ipv4_csum(struct rte_mbuf *m);
+
+/* Take the oldest TX frame (NULL if none). */
+struct rte_mbuf *ut_tx_pop(struct ut_netif *n);
+/* Free every TX frame; returns how many there were. */
+unsigned int ut_tx_drain(struct ut_netif *n);
+
+/* Parse a TX frame's Ethernet + IPv4 headers; returns the L4 pointer. */
+const uint8_t *ut_parse_ipv4_frame(struct rte_mbuf *m,
+				   struct ust_eth_repr *eth,
+				   struct ust_ipv4_repr *ip);
+
+/* Check mib[ETH_INFRAMES] == rx_consumed + RX drops; 0 when it holds. */
+int ut_check_conservation(struct ust_stack *stk);
+
+#endif /* UST_UT_NETIF_H */
