@@ -311,7 +311,7 @@ ust_config_load(struct ust_config *cfg, const char *path, char *err,
 	int nsec, i, rc = 0;
 	char **names = NULL;
 
-	f = rte_cfgfile_load(path, 0);
+	f = rte_cfgfile_load(path, CFG_FLAG_EMPTY_VALUES);
 	if (f == NULL) {
 		snprintf(err, errlen, "%s: cannot read or parse the file",
 			 path);

@@ -49,7 +49,7 @@ struct ust_mem_pool {
 	/* the shared counter and its high-water mark: written by the
 	 * lcores only when their reserves overflow */
 	int64_t allocated __rte_cache_aligned;
-	int64_t high_water;
+	int64_t high_water;        /* highest total a granted charge saw */
 
 	struct ust_mem_slot slot[RTE_MAX_LCORE + 1];
 };
@@ -150,19 +150,14 @@ mem_add(struct ust_mem_pool *p, struct ust_mem_slot *s, bool shared,
 	int64_t total;
 
 	if (shared) {
-		total = __atomic_add_fetch(&p->allocated, delta,
-					   __ATOMIC_RELAXED);
-		if (delta > 0)
-			mem_note_high_water(p, total);
-		return total;
+		return __atomic_add_fetch(&p->allocated, delta,
+					  __ATOMIC_RELAXED);
 	}
 	s->reserve += delta;
 	if (s->reserve >= rsv || s->reserve <= -rsv) {
 		total = __atomic_add_fetch(&p->allocated, s->reserve,
 					   __ATOMIC_RELAXED);
 		s->reserve = 0;
-		if (delta > 0)
-			mem_note_high_water(p, total);
 		return total;
 	}
 	return __atomic_load_n(&p->allocated, __ATOMIC_RELAXED) + s->reserve;
@@ -205,6 +200,7 @@ refused:
 	SLOT_INC(shared, s->charge_failures, 1);
 	return false;
 granted:
+	mem_note_high_water(p, total);
 	SLOT_INC(shared, s->charge_calls, 1);
 	SLOT_INC(shared, s->pages_charged, pages);
 	return true;

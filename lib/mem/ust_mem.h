@@ -95,7 +95,7 @@ struct ust_mem_pool;
 struct ust_mem_pool_stats {
 	uint64_t limit[3];        /**< min, pressure, max (pages) */
 	int64_t pages;            /**< pages charged now */
-	int64_t high_water;       /**< highest value the shared counter saw */
+	int64_t high_water;       /**< highest page count a granted charge saw */
 	uint64_t charge_calls;    /**< successful charges */
 	uint64_t pages_charged;
 	uint64_t uncharge_calls;

@@ -1,2 +1,204 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * Configuration files: the shipped config/ustack.ini loads and equals the
+ * built-in defaults; each kind of mistake is refused with a message that
+ * names the file, section, key and problem; flags' value parsers.
+ */
+
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <rte_ip.h>
+
+#include "ust_config.h"
 #include "ut.h"
-int main(void){return 0;}
+
+static char path[64];
+
+static int
+write_file(const char *text)
+{
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/ust_cfg_%d.ini", (int)getpid());
+	f = fopen(path, "w");
+	if (f == NULL)
+		return -1;
+	fputs(text, f);
+	fclose(f);
+	return 0;
+}
+
+static int
+load(const char *text, struct ust_config *c, char *err, size_t len)
+{
+	int rc;
+
+	ust_config_defaults(c);
+	if (write_file(text) != 0)
+		return -2;
+	rc = ust_config_load(c, path, err, len);
+	unlink(path);
+	return rc;
+}
+
+static int
+test_shipped_file(void)
+{
+	const char *src = getenv("UST_SOURCE_ROOT");
+	struct ust_config c, d;
+	char file[512], err[256];
+
+	UT_ASSERT(src != NULL, "UST_SOURCE_ROOT not set");
+	snprintf(file, sizeof(file), "%s/config/ustack.ini", src);
+	ust_config_defaults(&c);
+	ust_config_defaults(&d);
+	UT_EQ(ust_config_load(&c, file, err, sizeof(err)), 0);
+	/* the file documents the defaults: loading it changes nothing
+	 * except the address it sets */
+	UT_EQ(c.stack.addr, RTE_BE32(RTE_IPV4(198, 18, 0, 2)));
+	UT_EQ(c.stack.prefix_len, 24);
+	c.stack.addr = d.stack.addr;
+	c.stack.prefix_len = d.stack.prefix_len;
+	UT_EQ(c.port.rx_desc, d.port.rx_desc);
+	UT_EQ(c.pool.mbufs, d.pool.mbufs);
+	UT_EQ(c.pool.data_room, d.pool.data_room);
+	UT_EQ(c.stack.rx_burst, d.stack.rx_burst);
+	UT_EQ(c.stack.tx_stage, d.stack.tx_stage);
+	UT_EQ(c.stack.ephemeral_lo, d.stack.ephemeral_lo);
+	UT_EQ(c.stack.ephemeral_hi, d.stack.ephemeral_hi);
+	UT_EQ(c.stack.arp.entries, d.stack.arp.entries);
+	UT_EQ(c.stack.arp.reachable_ms, d.stack.arp.reachable_ms);
+	UT_EQ(c.stack.arp.queue_len, d.stack.arp.queue_len);
+	UT_EQ(c.stack.icmp.msgs_per_sec, d.stack.icmp.msgs_per_sec);
+	UT_EQ(c.stack.udp_mem.rmem_default, d.stack.udp_mem.rmem_default);
+	UT_EQ(c.stack.udp_mem.pcpu_reserve, d.stack.udp_mem.pcpu_reserve);
+	UT_EQ(c.stack.udp_mem.schedule, d.stack.udp_mem.schedule);
+	UT_EQ(c.stack.udp_mem.release, d.stack.udp_mem.release);
+	UT_EQ(c.stack.gateway, 0);
+	UT_EQ(c.n_static_arp, 0);
+	return 0;
+}
+
+static int
+test_values(void)
+{
+	struct ust_config c;
+	char err[256];
+
+	UT_EQ(load("[ip]\naddr = 198.19.1.1/16\ngateway = 198.19.0.1\n"
+		   "[udp]\nschedule = legacy\nrelease = unbatched\n"
+		   "mem = 10 20 30\n"
+		   "[stack]\nephemeral = 40000-40100\n"
+		   "[arp]\nstatic = 198.19.0.1=02:00:00:00:00:01, "
+		   "198.19.0.9=02:00:00:00:00:09\n"
+		   "[port]\nmtu = 9000\npromisc = 1\n", &c, err,
+		   sizeof(err)), 0);
+	UT_EQ(c.stack.addr, RTE_BE32(RTE_IPV4(198, 19, 1, 1)));
+	UT_EQ(c.stack.prefix_len, 16);
+	UT_EQ(c.stack.gateway, RTE_BE32(RTE_IPV4(198, 19, 0, 1)));
+	UT_EQ(c.stack.udp_mem.schedule, UST_MEM_SCHEDULE_LEGACY);
+	UT_EQ(c.stack.udp_mem.release, UST_MEM_RELEASE_UNBATCHED);
+	UT_EQ(c.stack.udp_mem.mem[1], 20);
+	UT_EQ(c.stack.ephemeral_lo, 40000);
+	UT_EQ(c.stack.ephemeral_hi, 40100);
+	UT_EQ(c.n_static_arp, 2);
+	UT_EQ(c.static_arp[1].mac.addr_bytes[5], 9);
+	UT_EQ(c.port.mtu, 9000);
+	UT_ASSERT(c.port.promisc);
+	return 0;
+}
+
+static int
+expect_error(const char *text, const char *needle)
+{
+	struct ust_config c;
+	char err[256] = "";
+
+	UT_EQ(load(text, &c, err, sizeof(err)), -1);
+	UT_ASSERT(strstr(err, needle) != NULL, "message \"%s\" lacks \"%s\"",
+		  err, needle);
+	UT_ASSERT(strchr(err, '\n') == NULL, "one line: \"%s\"", err);
+	return 0;
+}
+
+static int
+test_errors(void)
+{
+	UT_EQ(expect_error("[bogus]\nx = 1\n", "[bogus]: unknown section"), 0);
+	UT_EQ(expect_error("[udp]\nrmem_defualt = 1\n",
+			   "[udp] rmem_defualt: unknown key"), 0);
+	UT_EQ(expect_error("[udp]\nschedule = fast\n",
+			   "[udp] schedule: expected delta or legacy"), 0);
+	UT_EQ(expect_error("[stack]\nrx_burst = 65\n",
+			   "[stack] rx_burst: out of range"), 0);
+	UT_EQ(expect_error("[stack]\nrx_burst = -1\n",
+			   "[stack] rx_burst"), 0);
+	UT_EQ(expect_error("[stack]\nrx_burst = 12abc\n",
+			   "[stack] rx_burst"), 0);
+	UT_EQ(expect_error("[ip]\naddr = 198.18.0.300/24\n",
+			   "[ip] addr: expected A.B.C.D/N"), 0);
+	UT_EQ(expect_error("[ip]\naddr = 198.18.0.1\n", "[ip] addr"), 0);
+	UT_EQ(expect_error("[ip]\naddr = 198.18.0.1/33\n", "[ip] addr"), 0);
+	UT_EQ(expect_error("[ip]\ngateway = nope\n", "[ip] gateway"), 0);
+	UT_EQ(expect_error("[udp]\nmem = 3 2 1\n", "[udp] mem"), 0);
+	UT_EQ(expect_error("[stack]\nephemeral = 5000-4000\n",
+			   "[stack] ephemeral"), 0);
+	UT_EQ(expect_error("[arp]\nstatic = 1.2.3.4=zz:00:00:00:00:00\n",
+			   "[arp] static"), 0);
+	{
+		struct ust_config c;
+		char err[256];
+
+		ust_config_defaults(&c);
+		UT_EQ(ust_config_load(&c, "/nonexistent/ustack.ini", err,
+				      sizeof(err)), -1);
+		UT_ASSERT(strstr(err, "/nonexistent/ustack.ini") != NULL);
+	}
+	return 0;
+}
+
+static int
+test_parsers(void)
+{
+	uint32_t v;
+	rte_be32_t a;
+	uint8_t p;
+	struct rte_ether_addr m;
+
+	UT_EQ(ust_parse_u32("42", 0, 100, &v), 0);
+	UT_EQ(v, 42);
+	UT_EQ(ust_parse_u32("101", 0, 100, &v), -1);
+	UT_EQ(ust_parse_u32("", 0, 100, &v), -1);
+	UT_EQ(ust_parse_u32("4x", 0, 100, &v), -1);
+	UT_EQ(ust_parse_u32("-4", 0, 100, &v), -1);
+	UT_EQ(ust_parse_u32("99999999999999999999", 0, UINT32_MAX, &v), -1);
+	UT_EQ(ust_parse_ipv4("198.18.0.1", &a), 0);
+	UT_EQ(a, RTE_BE32(RTE_IPV4(198, 18, 0, 1)));
+	UT_EQ(ust_parse_ipv4("198.18.0", &a), -1);
+	UT_EQ(ust_parse_ipv4_prefix("198.18.0.1/24", &a, &p), 0);
+	UT_EQ(p, 24);
+	UT_EQ(ust_parse_ipv4_prefix("198.18.0.1/0", &a, &p), -1);
+	UT_EQ(ust_parse_ipv4_prefix("198.18.0.1/", &a, &p), -1);
+	UT_EQ(ust_parse_mac("02:00:00:00:00:0a", &m), 0);
+	UT_EQ(m.addr_bytes[5], 10);
+	UT_EQ(ust_parse_mac("02:00:00:00:00", &m), -1);
+	UT_EQ(ust_parse_mac("02:00:00:00:00:0a:", &m), -1);
+	return 0;
+}
+
+static const struct ut_case cases[] = {
+	{ "shipped_file", test_shipped_file },
+	{ "values", test_values },
+	{ "errors", test_errors },
+	{ "parsers", test_parsers },
+};
+
+int
+main(void)
+{
+	return UT_RUN(cases);
+}

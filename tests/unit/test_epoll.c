@@ -1,2 +1,220 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/* Event sets: level-triggered readiness, fairness, errors, lifetimes. */
+
+#include <errno.h>
+
+#include "ust_socket.h"
+#include "ust_stack.h"
 #include "ut.h"
-int main(void){return 0;}
+#include "ut_netif.h"
+
+static struct rte_mempool *pool;
+static struct ut_netif nif;
+
+static int
+sock_on(struct ust_stack *stk, uint16_t port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = rte_cpu_to_be_16(port) };
+	int sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
+
+	if (sd >= 0 && ust_bind(stk, sd, (struct sockaddr *)&sin,
+				sizeof(sin)) != 0)
+		return -1;
+	return sd;
+}
+
+static void
+send_to(struct ust_stack *stk, uint16_t port)
+{
+	struct rte_mbuf *m = ut_udp_frame(pool, UT_PEER_IP, UT_OUR_IP, 4000,
+					  port, "e", 1);
+
+	ust_stack_input(stk, &m, 1, 0);
+}
+
+static int
+teardown(struct ust_stack *stk)
+{
+	ust_stack_destroy(stk);
+	ut_tx_drain(&nif);
+	return ut_leak_check(pool);
+}
+
+static int
+test_level_triggered(void)
+{
+	struct ust_stack *stk = ut_stack_create(&nif, pool, NULL);
+	struct ust_epoll_event ev, out[8];
+	int ep = ust_epoll_create(stk), sd[3], i;
+	char buf[8];
+
+	UT_ASSERT(ep >= 0);
+	for (i = 0; i < 3; i++) {
+		sd[i] = sock_on(stk, (uint16_t)(100 + i));
+		ev.events = UST_EPOLLIN;
+		ev.data = 1000 + i;
+		UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_ADD, sd[i], &ev), 0);
+	}
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 0);
+	send_to(stk, 102);
+	send_to(stk, 102);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 1);
+	UT_EQ(out[0].data, 1002);
+	UT_EQ(out[0].events, UST_EPOLLIN);
+	/* level-triggered: still readable, still reported */
+	UT_EQ(ust_recv(stk, sd[2], buf, sizeof(buf), 0), 1);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 1);
+	UT_EQ(ust_recv(stk, sd[2], buf, sizeof(buf), 0), 1);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 0);
+	/* MOD to writable: ready at once */
+	ev.events = UST_EPOLLOUT;
+	ev.data = 77;
+	UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_MOD, sd[0], &ev), 0);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 1);
+	UT_EQ(out[0].events, UST_EPOLLOUT);
+	UT_EQ(out[0].data, 77);
+	UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_DEL, sd[0], NULL), 0);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 0);
+	/* a closed socket leaves its set */
+	send_to(stk, 101);
+	UT_EQ(ust_close(stk, sd[1]), 0);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 0);
+	return teardown(stk);
+}
+
+static int
+test_fairness(void)
+{
+	struct ust_stack *stk = ut_stack_create(&nif, pool, NULL);
+	struct ust_epoll_event ev, out[3];
+	int ep = ust_epoll_create(stk), i, k;
+	int seen[10] = { 0 };
+
+	for (i = 0; i < 10; i++) {
+		int sd = sock_on(stk, (uint16_t)(200 + i));
+
+		ev.events = UST_EPOLLIN;
+		ev.data = (uint64_t)i;
+		UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_ADD, sd, &ev), 0);
+		send_to(stk, (uint16_t)(200 + i));
+	}
+	/* ten ready, three per wait: four waits report all ten */
+	for (k = 0; k < 4; k++) {
+		int n = ust_epoll_wait(stk, ep, out, 3);
+
+		UT_EQ(n, 3);
+		for (i = 0; i < n; i++)
+			seen[out[i].data]++;
+	}
+	for (i = 0; i < 10; i++)
+		UT_ASSERT(seen[i] >= 1, "socket %d starved", i);
+	return teardown(stk);
+}
+
+static int
+test_ctl_errors(void)
+{
+	struct ust_stack *stk = ut_stack_create(&nif, pool, NULL);
+	struct ust_epoll_event ev = { .events = UST_EPOLLIN }, out[1];
+	int ep = ust_epoll_create(stk), ep2 = ust_epoll_create(stk);
+	int sd = sock_on(stk, 300);
+
+	UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_ADD, sd, &ev), 0);
+	UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_ADD, sd, &ev), -EEXIST);
+	UT_EQ(ust_epoll_ctl(stk, ep2, UST_EPOLL_CTL_ADD, sd, &ev), -EBUSY);
+	UT_EQ(ust_epoll_ctl(stk, ep2, UST_EPOLL_CTL_MOD, sd, &ev), -ENOENT);
+	UT_EQ(ust_epoll_ctl(stk, ep2, UST_EPOLL_CTL_DEL, sd, NULL), -ENOENT);
+	UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_ADD, ep2, &ev), -EINVAL);
+	UT_EQ(ust_epoll_ctl(stk, sd, UST_EPOLL_CTL_ADD, sd, &ev), -EINVAL);
+	UT_EQ(ust_epoll_ctl(stk, 999, UST_EPOLL_CTL_ADD, sd, &ev), -EBADF);
+	UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_ADD, 999, &ev), -EBADF);
+	UT_EQ(ust_epoll_ctl(stk, ep, 42, sd, &ev), -EINVAL);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 0), -EINVAL);
+	UT_EQ(ust_epoll_wait(stk, sd, out, 1), -EINVAL);
+	/* sockets calls on an event set */
+	UT_EQ(ust_recv(stk, ep, out, 1, 0), -ENOTSOCK);
+	/* closing a set with members releases them */
+	send_to(stk, 300);
+	UT_EQ(ust_close(stk, ep), 0);
+	UT_EQ(ust_epoll_ctl(stk, ep2, UST_EPOLL_CTL_ADD, sd, &ev), 0);
+	UT_EQ(ust_epoll_wait(stk, ep2, out, 1), 1);
+	return teardown(stk);
+}
+
+static int
+test_error_event(void)
+{
+	struct ust_stack *stk = ut_stack_create(&nif, pool, NULL);
+	struct ust_epoll_event ev = { .events = UST_EPOLLIN, .data = 5 }, out[2];
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = RTE_BE16(9) };
+	int ep = ust_epoll_create(stk);
+	int sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
+	struct rte_mbuf *err, *out_m;
+	struct ust_ipv4_repr ip;
+	struct ust_icmp_repr ic;
+	uint8_t *p;
+
+	to.sin_addr.s_addr = UT_PEER_IP;
+	UT_EQ(ust_stack_arp_add_static(stk, UT_PEER_IP, &ut_peer_mac), 0);
+	UT_EQ(ust_connect(stk, sd, (struct sockaddr *)&to, sizeof(to)), 0);
+	UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_ADD, sd, &ev), 0);
+	UT_EQ(ust_send(stk, sd, "q", 1, 0), 1);
+	ust_stack_flush(stk);
+	out_m = ut_tx_pop(&nif);
+	UT_ASSERT(out_m != NULL);
+	err = rte_pktmbuf_alloc(pool);
+	p = (uint8_t *)rte_pktmbuf_append(err, 14 + 20 + 8 + 29);
+	{
+		struct ust_eth_repr e = { .dst = ut_our_mac,
+					  .src = ut_peer_mac,
+					  .ethertype = RTE_ETHER_TYPE_IPV4 };
+
+		ust_eth_emit(p, 14, &e);
+	}
+	memset(&ip, 0, sizeof(ip));
+	ip.src = UT_PEER_IP;
+	ip.dst = UT_OUR_IP;
+	ip.proto = IPPROTO_ICMP;
+	ip.ttl = 64;
+	ip.total_len = 57;
+	ust_ipv4_emit(p + 14, 20, &ip, 0);
+	memset(&ic, 0, sizeof(ic));
+	ic.type = UST_ICMP_DEST_UNREACH;
+	ic.code = UST_ICMP_CODE_PORT_UNREACH;
+	ic.data = rte_pktmbuf_mtod_offset(out_m, uint8_t *, 14);
+	ic.data_len = 29;
+	ust_icmp_emit(p + 34, 37, &ic);
+	rte_pktmbuf_free(out_m);
+	ust_stack_input(stk, &err, 1, 0);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 2), 1);
+	UT_ASSERT(out[0].events & UST_EPOLLERR);
+	UT_EQ(out[0].data, 5);
+	UT_EQ(ust_recv(stk, sd, &ic, 1, 0), -ECONNREFUSED);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 2), 0);
+	return teardown(stk);
+}
+
+static const struct ut_case cases[] = {
+	{ "level_triggered", test_level_triggered },
+	{ "fairness", test_fairness },
+	{ "ctl_errors", test_ctl_errors },
+	{ "error_event", test_error_event },
+};
+
+int
+main(int argc, char **argv)
+{
+	(void)argc;
+	if (ut_eal_init(argv[0], "0") != 0)
+		return 1;
+	pool = ut_pool("ut_epoll", 2048);
+	if (pool == NULL)
+		return 1;
+	ut_netif_init(&nif, 0);
+	return UT_RUN(cases);
+}

@@ -21,7 +21,7 @@ ut_eal_init(const char *prog, const char *lcores)
 	char *argv[] = {
 		(char *)prog, (char *)"-l", (char *)lcores, (char *)"--no-huge",
 		(char *)"-m", (char *)"512", (char *)"--no-pci",
-		(char *)"--no-shconf", (char *)"--log-level=lib.eal:error",
+		(char *)"--no-shconf", (char *)"--no-telemetry", (char *)"--log-level=lib.eal:error",
 		(char *)"--file-prefix", prefix, NULL,
 	};
 

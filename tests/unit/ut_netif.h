@@ -13,6 +13,7 @@
 #define UST_UT_NETIF_H
 
 #include <rte_ether.h>
+#include <rte_ip.h>
 #include <rte_mbuf.h>
 
 #include "ust_netif.h"
