@@ -1,0 +1,462 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/* Shared application code: see app_common.h. */
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+#include <rte_mempool.h>
+
+#include "app_common.h"
+
+void
+app_usage_error(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: error: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+void
+app_split_args(int argc, char **argv, int *eal_argc, char ***eal_argv,
+	       int *app_argc, char ***app_argv)
+{
+	int i;
+
+	for (i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			break;
+	if (i == argc) {
+		*eal_argc = 1;
+		*eal_argv = argv;
+		*app_argc = argc;
+		*app_argv = argv;
+		return;
+	}
+	*eal_argc = i;
+	*eal_argv = argv;
+	/* the app's argv: argv[0], then what follows "--" */
+	argv[i] = argv[0];
+	*app_argc = argc - i;
+	*app_argv = &argv[i];
+}
+
+static volatile sig_atomic_t *signal_flag;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	if (signal_flag != NULL)
+		*signal_flag = 1;
+}
+
+void
+app_catch_signals(volatile sig_atomic_t *flag)
+{
+	struct sigaction sa;
+
+	signal_flag = flag;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+void
+app_env_up(struct app_env *env)
+{
+	struct ust_config *c = &env->cfg;
+	struct ust_stack_conf sc;
+	char name[RTE_MEMPOOL_NAMESIZE];
+	int sock, rc;
+	uint32_t i;
+
+	if (rte_eth_dev_count_avail() == 0)
+		app_usage_error(env->prog, "no ethdev port: give a device "
+				"before \"--\" (e.g. --vdev=net_tap0 or -a "
+				"PCI_ADDRESS)");
+	if (!rte_eth_dev_is_valid_port(c->port.port_id))
+		app_usage_error(env->prog, "--port-id %u: no such ethdev port "
+				"(%u available)", c->port.port_id,
+				rte_eth_dev_count_avail());
+	sock = rte_eth_dev_socket_id(c->port.port_id);
+	if (sock < 0)
+		sock = (int)rte_socket_id();
+	snprintf(name, sizeof(name), "ust_pool_p%u", c->port.port_id);
+	env->pool = rte_pktmbuf_pool_create(name, c->pool.mbufs,
+					    c->pool.cache, 0,
+					    c->pool.data_room, sock);
+	if (env->pool == NULL)
+		app_usage_error(env->prog, "cannot create a pool of %u mbufs: "
+				"%s (more hugepages, or a smaller [pool] "
+				"mbufs)", c->pool.mbufs,
+				rte_strerror(rte_errno));
+	c->port.pool = env->pool;
+	rc = ust_port_setup(&c->port, &env->port);
+	if (rc != 0)
+		app_usage_error(env->prog, "port %u: setup failed: %s",
+				c->port.port_id, rte_strerror(-rc));
+	sc = c->stack;
+	sc.name = "ust0";
+	sc.pool = env->pool;
+	sc.socket_id = sock;
+	if (ust_port_netif(c->port.port_id, 0, &env->port, &sc.netif) != 0)
+		app_usage_error(env->prog, "port %u: no queue 0",
+				c->port.port_id);
+	env->stk = ust_stack_create(&sc);
+	if (env->stk == NULL)
+		app_usage_error(env->prog, "cannot create the stack: %s",
+				rte_strerror(rte_errno));
+	for (i = 0; i < c->n_static_arp; i++)
+		if (ust_stack_arp_add_static(env->stk, c->static_arp[i].ip,
+					     &c->static_arp[i].mac) != 0)
+			app_usage_error(env->prog, "[arp] static: entry %u "
+					"refused", i + 1);
+	env->mbuf_in_use_start = rte_mempool_in_use_count(env->pool);
+}
+
+void
+app_env_down(struct app_env *env)
+{
+	ust_stack_destroy(env->stk);
+	env->stk = NULL;
+	ust_port_tx_cleanup(env->cfg.port.port_id, env->port.nb_queues);
+	env->mbuf_in_use_end = rte_mempool_in_use_count(env->pool);
+}
+
+void
+app_print_port(FILE *f, const struct app_env *env)
+{
+	const struct ust_port_info *p = &env->port;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+	rte_ether_format_addr(mac, sizeof(mac), &p->mac);
+	fprintf(f, "port %u: %s (profile %s) mac %s mtu %u link %s, "
+		"offloads rx-csum %s tx-csum %s multi-seg %s\n",
+		env->cfg.port.port_id, p->driver, p->profile, mac, p->mtu,
+		p->link_up ? "up" : "down",
+		(p->netif_flags & UST_NETIF_F_RX_L4_CKSUM) ? "on" : "off",
+		(p->netif_flags & UST_NETIF_F_TX_UDP_CKSUM) ? "on" : "off",
+		(p->netif_flags & UST_NETIF_F_TX_MULTI_SEGS) ? "on" : "off");
+}
+
+void
+app_print_stats(FILE *f, struct ust_stack *stk)
+{
+	struct ust_stats st;
+	const char *group = NULL;
+	unsigned int i;
+	bool any = false;
+
+	ust_stack_stats_get(stk, &st);
+	for (i = 0; i < UST_MIB_MAX; i++) {
+		if (st.mib[i] == 0)
+			continue;
+		if (group == NULL || strcmp(group, ust_mib_group(i)) != 0) {
+			group = ust_mib_group(i);
+			fprintf(f, "%s%s:", any ? "\n" : "", group);
+			any = true;
+		}
+		fprintf(f, " %s=%" PRIu64, ust_mib_name(i), st.mib[i]);
+	}
+	if (any)
+		fputc('\n', f);
+	fprintf(f, "drops:");
+	any = false;
+	for (i = 0; i < UST_DROP_MAX; i++)
+		if (st.drop[i] != 0) {
+			fprintf(f, " %s=%" PRIu64, ust_drop_name(i),
+				st.drop[i]);
+			any = true;
+		}
+	fprintf(f, "%s\n", any ? "" : " none");
+}
+
+/* ---- histogram ---- */
+
+void
+app_hist_init(struct app_hist *h)
+{
+	memset(h, 0, sizeof(*h));
+	h->min = UINT64_MAX;
+}
+
+static unsigned int
+hist_index(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < HIST_SUB)
+		return (unsigned int)v;
+	e = 63u - (unsigned int)__builtin_clzll(v); /* >= 5 */
+	if (e > 48)
+		return HIST_BUCKETS - 1;
+	return (e - 4) * HIST_SUB + (unsigned int)((v >> (e - 5)) &
+						    (HIST_SUB - 1));
+}
+
+static uint64_t
+hist_value(unsigned int i)
+{
+	unsigned int e, sub;
+	uint64_t lo;
+
+	if (i < HIST_SUB)
+		return i;
+	e = i / HIST_SUB + 4;
+	sub = i % HIST_SUB;
+	lo = ((uint64_t)(HIST_SUB + sub)) << (e - 5);
+	return lo + (1ull << (e - 5)) / 2;
+}
+
+void
+app_hist_add(struct app_hist *h, uint64_t v)
+{
+	unsigned int i = hist_index(v);
+
+	if (i >= HIST_BUCKETS)
+		i = HIST_BUCKETS - 1;
+	h->b[i]++;
+	h->count++;
+	h->sum += v;
+	if (v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+}
+
+void
+app_hist_merge(struct app_hist *d, const struct app_hist *s)
+{
+	unsigned int i;
+
+	for (i = 0; i < HIST_BUCKETS; i++)
+		d->b[i] += s->b[i];
+	d->count += s->count;
+	d->sum += s->sum;
+	if (s->min < d->min)
+		d->min = s->min;
+	if (s->max > d->max)
+		d->max = s->max;
+}
+
+uint64_t
+app_hist_quantile(const struct app_hist *h, double q)
+{
+	uint64_t want, acc = 0;
+	unsigned int i;
+
+	if (h->count == 0)
+		return 0;
+	want = (uint64_t)(q * (double)h->count);
+	if (want >= h->count)
+		want = h->count - 1;
+	for (i = 0; i < HIST_BUCKETS; i++) {
+		acc += h->b[i];
+		if (acc > want) {
+			uint64_t v = hist_value(i);
+
+			if (v < h->min)
+				v = h->min;
+			if (v > h->max)
+				v = h->max;
+			return v;
+		}
+	}
+	return h->max;
+}
+
+/* ---- JSON ---- */
+
+static void
+json_key(struct app_json *j, const char *key)
+{
+	if (!j->first[j->depth])
+		fputc(',', j->f);
+	j->first[j->depth] = false;
+	fputc('\n', j->f);
+	fprintf(j->f, "%*s", 2 * j->depth, "");
+	if (key != NULL)
+		fprintf(j->f, "\"%s\": ", key);
+}
+
+void
+json_begin(struct app_json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	fputc('{', f);
+	j->first[0] = true;
+}
+
+void
+json_end(struct app_json *j)
+{
+	fputs("\n}\n", j->f);
+}
+
+void
+json_obj(struct app_json *j, const char *key)
+{
+	json_key(j, key);
+	fputc('{', j->f);
+	j->depth++;
+	j->first[j->depth] = true;
+}
+
+void
+json_obj_end(struct app_json *j)
+{
+	j->depth--;
+	fputc('\n', j->f);
+	fprintf(j->f, "%*s}", 2 * j->depth, "");
+}
+
+void
+json_u64(struct app_json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+void
+json_i64(struct app_json *j, const char *key, int64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+void
+json_dbl(struct app_json *j, const char *key, double v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%.3f", v);
+}
+
+void
+json_str(struct app_json *j, const char *key, const char *v)
+{
+	const char *p;
+
+	json_key(j, key);
+	fputc('"', j->f);
+	for (p = v; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\')
+			fputc('\\', j->f);
+		if ((unsigned char)*p >= 0x20)
+			fputc(*p, j->f);
+	}
+	fputc('"', j->f);
+}
+
+void
+json_bool(struct app_json *j, const char *key, bool v)
+{
+	json_key(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void
+json_stack(struct app_json *j, struct ust_stack *stk)
+{
+	struct ust_stats st;
+	struct ust_mem_pool_stats ps;
+	const char *group = NULL;
+	unsigned int i;
+
+	ust_stack_stats_get(stk, &st);
+	json_obj(j, "counters");
+	for (i = 0; i < UST_MIB_MAX; i++) {
+		if (group == NULL || strcmp(group, ust_mib_group(i)) != 0) {
+			if (group != NULL)
+				json_obj_end(j);
+			group = ust_mib_group(i);
+			json_obj(j, group);
+		}
+		json_u64(j, ust_mib_name(i), st.mib[i]);
+	}
+	json_obj_end(j);
+	json_obj_end(j);
+	json_obj(j, "drops");
+	for (i = 0; i < UST_DROP_MAX; i++)
+		json_u64(j, ust_drop_name(i), st.drop[i]);
+	json_obj_end(j);
+	json_u64(j, "rx_consumed", st.rx_consumed);
+	ust_mem_pool_stats_get(ust_stack_udp_mem(stk), &ps);
+	json_obj(j, "udp_mem");
+	json_u64(j, "limit_min", ps.limit[0]);
+	json_u64(j, "limit_pressure", ps.limit[1]);
+	json_u64(j, "limit_max", ps.limit[2]);
+	json_i64(j, "pages", ps.pages);
+	json_i64(j, "high_water", ps.high_water);
+	json_u64(j, "charge_calls", ps.charge_calls);
+	json_u64(j, "pages_charged", ps.pages_charged);
+	json_u64(j, "uncharge_calls", ps.uncharge_calls);
+	json_u64(j, "pages_uncharged", ps.pages_uncharged);
+	json_u64(j, "charge_failures", ps.charge_failures);
+	json_u64(j, "min_grants", ps.min_grants);
+	json_u64(j, "pressure_events", ps.pressure_events);
+	json_str(j, "schedule", ps.schedule == UST_MEM_SCHEDULE_DELTA ?
+		 "delta" : "legacy");
+	json_str(j, "release", ps.release == UST_MEM_RELEASE_BATCHED ?
+		 "batched" : "unbatched");
+	json_obj_end(j);
+}
+
+void
+json_env(struct app_json *j, const struct app_env *env)
+{
+	struct rte_eth_stats es;
+
+	json_obj(j, "port");
+	json_u64(j, "id", env->cfg.port.port_id);
+	json_str(j, "driver", env->port.driver);
+	json_str(j, "profile", env->port.profile);
+	json_u64(j, "mtu", env->port.mtu);
+	json_bool(j, "rx_csum_offload",
+		  (env->port.netif_flags & UST_NETIF_F_RX_L4_CKSUM) != 0);
+	json_bool(j, "tx_csum_offload",
+		  (env->port.netif_flags & UST_NETIF_F_TX_UDP_CKSUM) != 0);
+	if (rte_eth_stats_get(env->cfg.port.port_id, &es) == 0) {
+		json_u64(j, "ipackets", es.ipackets);
+		json_u64(j, "opackets", es.opackets);
+		json_u64(j, "ibytes", es.ibytes);
+		json_u64(j, "obytes", es.obytes);
+		json_u64(j, "imissed", es.imissed);
+		json_u64(j, "ierrors", es.ierrors);
+		json_u64(j, "oerrors", es.oerrors);
+		json_u64(j, "rx_nombuf", es.rx_nombuf);
+	}
+	json_obj_end(j);
+	json_u64(j, "mbuf_in_use_start", env->mbuf_in_use_start);
+	json_u64(j, "mbuf_in_use_end", env->mbuf_in_use_end);
+}
+
+void
+json_hist(struct app_json *j, const char *key, const struct app_hist *h)
+{
+	json_obj(j, key);
+	json_u64(j, "count", h->count);
+	json_u64(j, "min", h->count ? h->min : 0);
+	json_u64(j, "mean", h->count ? h->sum / h->count : 0);
+	json_u64(j, "p50", app_hist_quantile(h, 0.50));
+	json_u64(j, "p90", app_hist_quantile(h, 0.90));
+	json_u64(j, "p99", app_hist_quantile(h, 0.99));
+	json_u64(j, "p999", app_hist_quantile(h, 0.999));
+	json_u64(j, "max", h->max);
+	json_obj_end(j);
+}

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * What ust-echo and ust-perf share: argument handling (EAL arguments before
+ * "--", the app's after; one-line errors with exit status 2), bring-up of
+ * one port and one stack from a struct ust_config, the latency histogram,
+ * a small JSON writer and counter printing.
+ */
+
+#ifndef UST_APP_COMMON_H
+#define UST_APP_COMMON_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "ust_config.h"
+#include "ust_port.h"
+#include "ust_stack.h"
+
+/* Print "PROG: error: MSG" on one line and exit with status 2. */
+void app_usage_error(const char *prog, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3), noreturn));
+
+/* Split argv at "--": EAL arguments before, app arguments after (with
+ * argv[0] first). Without "--", everything is the app's. */
+void app_split_args(int argc, char **argv, int *eal_argc, char ***eal_argv,
+		    int *app_argc, char ***app_argv);
+
+/* Set *flag when SIGINT or SIGTERM arrives. */
+void app_catch_signals(volatile sig_atomic_t *flag);
+
+/* A port, its pool and one stack, brought up from a configuration. */
+struct app_env {
+	const char *prog;
+	struct ust_config cfg;
+	struct rte_mempool *pool;
+	struct ust_port_info port;
+	struct ust_stack *stk;
+	unsigned int mbuf_in_use_start;
+	unsigned int mbuf_in_use_end;
+};
+
+/* After rte_eal_init(): pool, port, stack. Exits with status 2 on a
+ * configuration the port or the stack refuses, naming it. */
+void app_env_up(struct app_env *env);
+
+/* Destroy the stack, let the PMD free completed TX mbufs, and record the
+ * pool's in-use count; then close the port. */
+void app_env_down(struct app_env *env);
+
+/* One line describing the port and its offloads. */
+void app_print_port(FILE *f, const struct app_env *env);
+
+/* Non-zero counters, grouped as /proc/net/snmp, then drop reasons. */
+void app_print_stats(FILE *f, struct ust_stack *stk);
+
+/* ---- latency histogram (log-linear, ~3% resolution, ns) ---- */
+
+#define HIST_SUB 32
+#define HIST_BUCKETS (45 * HIST_SUB)
+
+struct app_hist {
+	uint64_t count;
+	uint64_t sum;
+	uint64_t min;
+	uint64_t max;
+	uint64_t b[HIST_BUCKETS];
+};
+
+void app_hist_init(struct app_hist *h);
+void app_hist_add(struct app_hist *h, uint64_t v);
+void app_hist_merge(struct app_hist *dst, const struct app_hist *src);
+/* value at quantile q (0..1), the bucket's midpoint */
+uint64_t app_hist_quantile(const struct app_hist *h, double q);
+
+/* ---- JSON writer ---- */
+
+struct app_json {
+	FILE *f;
+	int depth;
+	bool first[16];
+};
+
+void json_begin(struct app_json *j, FILE *f);
+void json_end(struct app_json *j);
+void json_obj(struct app_json *j, const char *key);
+void json_obj_end(struct app_json *j);
+void json_u64(struct app_json *j, const char *key, uint64_t v);
+void json_i64(struct app_json *j, const char *key, int64_t v);
+void json_dbl(struct app_json *j, const char *key, double v);
+void json_str(struct app_json *j, const char *key, const char *v);
+void json_bool(struct app_json *j, const char *key, bool v);
+
+/* The stack's counters, drop reasons, UDP pool, port stats and the mbuf
+ * pool's in-use counts, as members of the current object. */
+void json_env(struct app_json *j, const struct app_env *env);
+void json_stack(struct app_json *j, struct ust_stack *stk);
+void json_hist(struct app_json *j, const char *key, const struct app_hist *h);
+
+#endif /* UST_APP_COMMON_H */

@@ -1,0 +1,587 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * ust-echo: the echo and request-response application.
+ *
+ *   ust-echo [EAL options] -- --mode server --addr A.B.C.D/N [--port N]
+ *   ust-echo [EAL options] -- --mode client --addr A.B.C.D/N --peer A.B.C.D
+ *
+ * The server echoes every UDP datagram back to its sender, zero copy (the
+ * received mbuf is the reply), until SIGINT or SIGTERM, then prints its
+ * counters and exits 0. The client runs request-response over --flows
+ * sockets, one request outstanding per flow, and prints transactions/s and
+ * latency percentiles. Both run the stack on the main lcore.
+ */
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_eal.h>
+#include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_mbuf.h>
+
+#include "app_common.h"
+#include "ust_config.h"
+#include "ust_socket.h"
+#include "ust_stack.h"
+
+#define PROG "ust-echo"
+#define MAX_FLOWS 4096
+#define MAX_SIZE 1472
+
+struct opts {
+	bool server;
+	const char *config;
+	const char *addr;
+	const char *gateway;
+	const char *port_id;
+	const char *peer;
+	const char *json;
+	uint32_t port;
+	uint32_t size;
+	uint32_t flows;
+	double duration;
+	double warmup;
+	uint32_t timeout_ms;
+	uint32_t idle_sleep_us;
+	uint32_t stats_period;
+};
+
+static volatile sig_atomic_t quit;
+
+static void
+usage(void)
+{
+	printf(
+"Usage: " PROG " [EAL options] -- [options]\n"
+"\n"
+"Serve UDP echo, or drive an echo server with request-response traffic\n"
+"(one request outstanding per flow), on the first ethdev port.\n"
+"\n"
+"Options:\n"
+"  --mode server|client   role (default: server)\n"
+"  --proto udp            transport (default: udp)\n"
+"  --config FILE          load settings (format: config/ustack.ini);\n"
+"                         the flags below override it\n"
+"  --addr A.B.C.D/N       our address and prefix ([ip] addr); required\n"
+"                         unless the config file sets it\n"
+"  --gateway A.B.C.D      default gateway ([ip] gateway)\n"
+"  --port N               UDP port served, or the server's (default: 7)\n"
+"  --port-id N            ethdev port ([port] id, default: 0)\n"
+"  --peer A.B.C.D         client: the server's address (required)\n"
+"  --size BYTES           client: request size, 1-1472 (default: 64)\n"
+"  --flows N              client: concurrent flows, 1-4096 (default: 1)\n"
+"  --duration SECONDS     client: measured time (default: 5)\n"
+"  --warmup SECONDS       client: unmeasured time before (default: 0.5)\n"
+"  --timeout MS           client: an unanswered request is counted lost\n"
+"                         and resent after this long (default: 200)\n"
+"  --json FILE            write counters, drop reasons, the result and the\n"
+"                         mbuf pool's in-use count at start and end\n"
+"  --idle-sleep US        sleep after an idle poll (default: 0, busy poll)\n"
+"  --stats-period SECONDS print a stats line this often (default: 0, off)\n"
+"  --help                 print this text\n"
+"\n"
+"Exit status: 0 on success; 1 when a client completed no transaction;\n"
+"2 on a bad flag, configuration or device.\n");
+}
+
+static double
+parse_seconds(const char *flag, const char *v, double min, double max)
+{
+	char *end;
+	double d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno != 0 || end == v || *end != '\0' || d < min || d > max)
+		app_usage_error(PROG, "%s %s: expected seconds between %g and "
+				"%g", flag, v, min, max);
+	return d;
+}
+
+static uint32_t
+parse_num(const char *flag, const char *v, uint32_t min, uint32_t max)
+{
+	uint32_t n;
+
+	if (ust_parse_u32(v, min, max, &n) != 0)
+		app_usage_error(PROG, "%s %s: expected an integer from %u to "
+				"%u", flag, v, min, max);
+	return n;
+}
+
+static void
+parse_opts(int argc, char **argv, struct opts *o)
+{
+	enum { O_MODE = 256, O_PROTO, O_CONFIG, O_ADDR, O_GW, O_PORT,
+	       O_PORTID, O_PEER, O_SIZE, O_FLOWS, O_DURATION, O_WARMUP,
+	       O_TIMEOUT, O_JSON, O_IDLE, O_STATS, O_HELP };
+	static const struct option lo[] = {
+		{ "mode", required_argument, NULL, O_MODE },
+		{ "proto", required_argument, NULL, O_PROTO },
+		{ "config", required_argument, NULL, O_CONFIG },
+		{ "addr", required_argument, NULL, O_ADDR },
+		{ "gateway", required_argument, NULL, O_GW },
+		{ "port", required_argument, NULL, O_PORT },
+		{ "port-id", required_argument, NULL, O_PORTID },
+		{ "peer", required_argument, NULL, O_PEER },
+		{ "size", required_argument, NULL, O_SIZE },
+		{ "flows", required_argument, NULL, O_FLOWS },
+		{ "duration", required_argument, NULL, O_DURATION },
+		{ "warmup", required_argument, NULL, O_WARMUP },
+		{ "timeout", required_argument, NULL, O_TIMEOUT },
+		{ "json", required_argument, NULL, O_JSON },
+		{ "idle-sleep", required_argument, NULL, O_IDLE },
+		{ "stats-period", required_argument, NULL, O_STATS },
+		{ "help", no_argument, NULL, O_HELP },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->server = true;
+	o->port = 7;
+	o->size = 64;
+	o->flows = 1;
+	o->duration = 5;
+	o->warmup = 0.5;
+	o->timeout_ms = 200;
+	opterr = 0;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
+		switch (c) {
+		case O_MODE:
+			if (strcmp(optarg, "server") == 0)
+				o->server = true;
+			else if (strcmp(optarg, "client") == 0)
+				o->server = false;
+			else
+				app_usage_error(PROG, "--mode %s: expected "
+						"server or client", optarg);
+			break;
+		case O_PROTO:
+			if (strcmp(optarg, "udp") != 0)
+				app_usage_error(PROG, "--proto %s: this build "
+						"serves udp only", optarg);
+			break;
+		case O_CONFIG:
+			o->config = optarg;
+			break;
+		case O_ADDR:
+			o->addr = optarg;
+			break;
+		case O_GW:
+			o->gateway = optarg;
+			break;
+		case O_PORT:
+			o->port = parse_num("--port", optarg, 1, 65535);
+			break;
+		case O_PORTID:
+			o->port_id = optarg;
+			break;
+		case O_PEER:
+			o->peer = optarg;
+			break;
+		case O_SIZE:
+			o->size = parse_num("--size", optarg, 1, MAX_SIZE);
+			break;
+		case O_FLOWS:
+			o->flows = parse_num("--flows", optarg, 1, MAX_FLOWS);
+			break;
+		case O_DURATION:
+			o->duration = parse_seconds("--duration", optarg, 0.01,
+						    86400);
+			break;
+		case O_WARMUP:
+			o->warmup = parse_seconds("--warmup", optarg, 0, 3600);
+			break;
+		case O_TIMEOUT:
+			o->timeout_ms = parse_num("--timeout", optarg, 1,
+						  60000);
+			break;
+		case O_JSON:
+			o->json = optarg;
+			break;
+		case O_IDLE:
+			o->idle_sleep_us = parse_num("--idle-sleep", optarg, 0,
+						     1000000);
+			break;
+		case O_STATS:
+			o->stats_period = parse_num("--stats-period", optarg,
+						    0, 86400);
+			break;
+		case O_HELP:
+			usage();
+			exit(0);
+		case ':':
+			app_usage_error(PROG, "%s: missing value",
+					argv[optind - 1]);
+			break;
+		default:
+			app_usage_error(PROG, "unknown option '%s' (try "
+					"--help)", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		app_usage_error(PROG, "unexpected argument '%s'",
+				argv[optind]);
+}
+
+/* Defaults, then --config, then flags. */
+static void
+build_config(const struct opts *o, struct ust_config *cfg, rte_be32_t *peer)
+{
+	char err[256];
+
+	ust_config_defaults(cfg);
+	if (o->config != NULL &&
+	    ust_config_load(cfg, o->config, err, sizeof(err)) != 0)
+		app_usage_error(PROG, "%s", err);
+	if (o->addr != NULL &&
+	    ust_parse_ipv4_prefix(o->addr, &cfg->stack.addr,
+				  &cfg->stack.prefix_len) != 0)
+		app_usage_error(PROG, "--addr %s: expected A.B.C.D/N", o->addr);
+	if (cfg->stack.addr == 0)
+		app_usage_error(PROG, "missing --addr A.B.C.D/N");
+	if (o->gateway != NULL &&
+	    ust_parse_ipv4(o->gateway, &cfg->stack.gateway) != 0)
+		app_usage_error(PROG, "--gateway %s: expected A.B.C.D",
+				o->gateway);
+	if (o->port_id != NULL)
+		cfg->port.port_id = (uint16_t)parse_num("--port-id",
+			o->port_id, 0, RTE_MAX_ETHPORTS - 1);
+	*peer = 0;
+	if (!o->server) {
+		if (o->peer == NULL)
+			app_usage_error(PROG, "client mode needs --peer "
+					"A.B.C.D");
+		if (ust_parse_ipv4(o->peer, peer) != 0)
+			app_usage_error(PROG, "--peer %s: expected A.B.C.D",
+					o->peer);
+	}
+}
+
+static void
+idle(const struct opts *o, bool busy)
+{
+	if (!busy && o->idle_sleep_us != 0) {
+		struct timespec ts = {
+			.tv_sec = o->idle_sleep_us / 1000000,
+			.tv_nsec = (long)(o->idle_sleep_us % 1000000) * 1000,
+		};
+
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* ---- server ---- */
+
+struct server_result {
+	uint64_t echoed;
+	uint64_t refused; /* replies the stack would not take (EAGAIN) */
+};
+
+static int
+run_server(const struct opts *o, struct app_env *env,
+	   struct server_result *res)
+{
+	struct ust_stack *stk = env->stk;
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	uint64_t next_stats, period = (uint64_t)o->stats_period * 1000000000u;
+	int sd;
+
+	sin.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
+	sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
+	if (sd < 0 || ust_bind(stk, sd, (struct sockaddr *)&sin,
+			       sizeof(sin)) != 0)
+		app_usage_error(PROG, "cannot bind UDP port %u", o->port);
+	printf("%s: serving UDP echo on port %u\n", PROG, o->port);
+	fflush(stdout);
+	next_stats = ust_clock_ns() + period;
+	while (!quit) {
+		struct rte_mbuf *pk[32];
+		struct sockaddr_in from[32];
+		uint64_t now = ust_clock_ns();
+		uint16_t rx = ust_stack_poll(stk, now);
+		int n = ust_recv_burst(stk, sd, pk, 32, from);
+		int s = 0, i;
+
+		if (n > 0) {
+			s = ust_send_burst(stk, sd, pk, (unsigned int)n, from);
+			if (s < 0)
+				s = 0;
+			for (i = s; i < n; i++)
+				rte_pktmbuf_free(pk[i]);
+			res->echoed += (uint64_t)s;
+			res->refused += (uint64_t)(n - s);
+			ust_stack_flush(stk);
+		}
+		if (period != 0 && now >= next_stats) {
+			printf("%s: echoed %" PRIu64 " refused %" PRIu64 "\n",
+			       PROG, res->echoed, res->refused);
+			fflush(stdout);
+			next_stats = now + period;
+		}
+		idle(o, rx > 0 || n > 0);
+	}
+	ust_close(stk, sd);
+	return 0;
+}
+
+/* ---- client ---- */
+
+struct flow {
+	int sd;
+	bool outstanding;
+	uint64_t seq;
+	uint64_t sent_ns;
+};
+
+struct client_result {
+	uint64_t transactions;   /* completed in the measured window */
+	uint64_t all;            /* completed in all */
+	uint64_t timeouts;
+	uint64_t late;           /* replies to requests given up on */
+	uint64_t send_errors;
+	uint64_t refused;        /* ICMP port unreachable */
+	double seconds;
+	struct app_hist lat;
+};
+
+static int
+run_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
+	   struct client_result *res)
+{
+	struct ust_stack *stk = env->stk;
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	struct flow *fl;
+	uint8_t req[MAX_SIZE], rsp[MAX_SIZE + 1];
+	uint64_t start, measure_from, end, tmo = (uint64_t)o->timeout_ms * 1000000;
+	uint64_t period = (uint64_t)o->stats_period * 1000000000u, next_stats;
+	uint32_t f;
+	int ep;
+
+	fl = calloc(o->flows, sizeof(*fl));
+	if (fl == NULL)
+		app_usage_error(PROG, "out of memory for %u flows", o->flows);
+	to.sin_addr.s_addr = peer;
+	to.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
+	ep = ust_epoll_create(stk);
+	if (ep < 0)
+		app_usage_error(PROG, "cannot create an event set: %s",
+				strerror(-ep));
+	for (f = 0; f < o->flows; f++) {
+		struct ust_epoll_event ev = { .events = UST_EPOLLIN,
+					      .data = f };
+		int rc;
+
+		fl[f].sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
+		if (fl[f].sd < 0)
+			app_usage_error(PROG, "flow %u: socket: %s (raise "
+					"[stack] max_sockets)", f,
+					strerror(-fl[f].sd));
+		rc = ust_connect(stk, fl[f].sd, (struct sockaddr *)&to,
+				 sizeof(to));
+		if (rc != 0)
+			app_usage_error(PROG, "--peer %s: %s", o->peer,
+					strerror(-rc));
+		ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_ADD, fl[f].sd, &ev);
+	}
+	memset(req, 0xa5, sizeof(req));
+	app_hist_init(&res->lat);
+	start = ust_clock_ns();
+	measure_from = start + (uint64_t)(o->warmup * 1e9);
+	end = measure_from + (uint64_t)(o->duration * 1e9);
+	next_stats = start + period;
+	while (!quit) {
+		struct ust_epoll_event evs[64];
+		uint64_t now = ust_clock_ns();
+		int n, i;
+
+		if (now >= end)
+			break;
+		ust_stack_poll(stk, now);
+		n = ust_epoll_wait(stk, ep, evs, 64);
+		now = ust_clock_ns();
+		for (i = 0; i < n; i++) {
+			struct flow *x = &fl[evs[i].data];
+			ssize_t r;
+
+			while ((r = ust_recv(stk, x->sd, rsp, sizeof(rsp),
+					     0)) >= 0 || r == -ECONNREFUSED) {
+				uint64_t seq;
+
+				if (r == -ECONNREFUSED) {
+					res->refused++;
+					continue;
+				}
+				if (o->size >= 8) {
+					memcpy(&seq, rsp, 8);
+					if (!x->outstanding || seq != x->seq ||
+					    (uint32_t)r != o->size) {
+						res->late++;
+						continue;
+					}
+				} else if (!x->outstanding) {
+					res->late++;
+					continue;
+				}
+				x->outstanding = false;
+				res->all++;
+				if (x->sent_ns >= measure_from) {
+					res->transactions++;
+					app_hist_add(&res->lat,
+						     now - x->sent_ns);
+				}
+			}
+		}
+		for (f = 0; f < o->flows; f++) {
+			struct flow *x = &fl[f];
+			ssize_t r;
+
+			if (x->outstanding) {
+				if (now - x->sent_ns < tmo)
+					continue;
+				res->timeouts++;
+				x->outstanding = false;
+			}
+			x->seq++;
+			if (o->size >= 8)
+				memcpy(req, &x->seq, 8);
+			r = ust_send(stk, x->sd, req, o->size, 0);
+			if (r < 0) {
+				if (r != -EAGAIN)
+					res->send_errors++;
+				if (r == -ECONNREFUSED)
+					res->refused++;
+				continue;
+			}
+			x->outstanding = true;
+			x->sent_ns = now;
+		}
+		if (period != 0 && now >= next_stats) {
+			printf("%s: %" PRIu64 " transactions, %" PRIu64
+			       " timeouts\n", PROG, res->all, res->timeouts);
+			fflush(stdout);
+			next_stats = now + period;
+		}
+	}
+	res->seconds = (double)(ust_clock_ns() < end ? ust_clock_ns() : end);
+	res->seconds = res->seconds > (double)measure_from ?
+		(res->seconds - (double)measure_from) / 1e9 : 0;
+	for (f = 0; f < o->flows; f++)
+		ust_close(stk, fl[f].sd);
+	ust_close(stk, ep);
+	free(fl);
+	return 0;
+}
+
+static void
+print_client(const struct opts *o, const struct client_result *r)
+{
+	double tps = r->seconds > 0 ? (double)r->transactions / r->seconds : 0;
+
+	printf("%s: udp, %u flow%s, %u-byte requests, %.2f s measured\n",
+	       PROG, o->flows, o->flows == 1 ? "" : "s", o->size, r->seconds);
+	printf("transactions: %" PRIu64 " (%.1f transactions/s)\n",
+	       r->transactions, tps);
+	printf("latency (us): p50 %.1f  p99 %.1f  p99.9 %.1f  (min %.1f, "
+	       "max %.1f)\n",
+	       app_hist_quantile(&r->lat, 0.5) / 1e3,
+	       app_hist_quantile(&r->lat, 0.99) / 1e3,
+	       app_hist_quantile(&r->lat, 0.999) / 1e3,
+	       r->lat.count ? r->lat.min / 1e3 : 0, r->lat.max / 1e3);
+	printf("timeouts %" PRIu64 ", late replies %" PRIu64 ", port "
+	       "unreachable %" PRIu64 ", send errors %" PRIu64 "\n",
+	       r->timeouts, r->late, r->refused, r->send_errors);
+}
+
+int
+main(int argc, char **argv)
+{
+	int eal_argc, app_argc;
+	char **eal_argv, **app_argv;
+	struct opts o;
+	struct app_env env;
+	struct server_result sres;
+	struct client_result cres;
+	FILE *json = NULL;
+	struct app_json j;
+	rte_be32_t peer;
+	int rc = 0;
+
+	app_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
+	parse_opts(app_argc, app_argv, &o);
+	memset(&env, 0, sizeof(env));
+	env.prog = PROG;
+	build_config(&o, &env.cfg, &peer);
+	if (o.json != NULL) {
+		json = fopen(o.json, "w");
+		if (json == NULL)
+			app_usage_error(PROG, "--json %s: %s", o.json,
+					strerror(errno));
+	}
+	if (rte_eal_init(eal_argc, eal_argv) < 0)
+		app_usage_error(PROG, "EAL initialisation failed: %s",
+				rte_strerror(rte_errno));
+	app_env_up(&env);
+	app_print_port(stdout, &env);
+	app_catch_signals(&quit);
+	memset(&sres, 0, sizeof(sres));
+	memset(&cres, 0, sizeof(cres));
+	if (o.server)
+		run_server(&o, &env, &sres);
+	else
+		run_client(&o, &env, peer, &cres);
+	/* a last poll sends what is staged (e.g. final echoes) */
+	ust_stack_flush(env.stk);
+	app_print_stats(stdout, env.stk);
+	if (json != NULL) {
+		json_begin(&j, json);
+		json_str(&j, "app", PROG);
+		json_str(&j, "mode", o.server ? "server" : "client");
+		json_str(&j, "proto", "udp");
+		json_stack(&j, env.stk);
+		json_obj(&j, "result");
+		if (o.server) {
+			json_u64(&j, "echoed", sres.echoed);
+			json_u64(&j, "refused", sres.refused);
+		} else {
+			json_u64(&j, "flows", o.flows);
+			json_u64(&j, "size", o.size);
+			json_dbl(&j, "seconds", cres.seconds);
+			json_u64(&j, "transactions", cres.transactions);
+			json_dbl(&j, "transactions_per_s", cres.seconds > 0 ?
+				 (double)cres.transactions / cres.seconds : 0);
+			json_u64(&j, "timeouts", cres.timeouts);
+			json_u64(&j, "late", cres.late);
+			json_u64(&j, "port_unreachable", cres.refused);
+			json_u64(&j, "send_errors", cres.send_errors);
+			json_hist(&j, "latency_ns", &cres.lat);
+		}
+		json_obj_end(&j);
+	}
+	app_env_down(&env);
+	printf("mbufs in use: %u at start, %u at end\n",
+	       env.mbuf_in_use_start, env.mbuf_in_use_end);
+	if (json != NULL) {
+		json_env(&j, &env);
+		json_end(&j);
+		fclose(json);
+	}
+	if (!o.server) {
+		print_client(&o, &cres);
+		if (cres.transactions == 0)
+			rc = 1;
+	}
+	ust_port_close(env.cfg.port.port_id);
+	rte_eal_cleanup();
+	return rc;
+}
