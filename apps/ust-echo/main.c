@@ -52,6 +52,7 @@ struct opts {
 	uint32_t timeout_ms;
 	uint32_t idle_sleep_us;
 	uint32_t stats_period;
+	double linger;
 };
 
 static volatile sig_atomic_t quit;
@@ -86,6 +87,11 @@ usage(void)
 "                         mbuf pool's in-use count at start and end\n"
 "  --idle-sleep US        sleep after an idle poll (default: 0, busy poll)\n"
 "  --stats-period SECONDS print a stats line this often (default: 0, off)\n"
+"  --linger SECONDS       after the run, keep the port open but unpolled\n"
+"                         this long before closing it (default: 0); two\n"
+"                         processes on one net_memif use it so that neither\n"
+"                         polls while the other disconnects (DPDK 22.11's\n"
+"                         memif unmaps its rings under a polling peer)\n"
 "  --help                 print this text\n"
 "\n"
 "Exit status: 0 on success; 1 when a client completed no transaction;\n"
@@ -122,7 +128,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_MODE = 256, O_PROTO, O_CONFIG, O_ADDR, O_GW, O_PORT,
 	       O_PORTID, O_PEER, O_SIZE, O_FLOWS, O_DURATION, O_WARMUP,
-	       O_TIMEOUT, O_JSON, O_IDLE, O_STATS, O_HELP };
+	       O_TIMEOUT, O_JSON, O_IDLE, O_STATS, O_LINGER, O_HELP };
 	static const struct option lo[] = {
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "proto", required_argument, NULL, O_PROTO },
@@ -140,6 +146,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "json", required_argument, NULL, O_JSON },
 		{ "idle-sleep", required_argument, NULL, O_IDLE },
 		{ "stats-period", required_argument, NULL, O_STATS },
+		{ "linger", required_argument, NULL, O_LINGER },
 		{ "help", no_argument, NULL, O_HELP },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -216,6 +223,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case O_STATS:
 			o->stats_period = parse_num("--stats-period", optarg,
 						    0, 86400);
+			break;
+		case O_LINGER:
+			o->linger = parse_seconds("--linger", optarg, 0, 3600);
 			break;
 		case O_HELP:
 			usage();
@@ -580,6 +590,16 @@ main(int argc, char **argv)
 		print_client(&o, &cres);
 		if (cres.transactions == 0)
 			rc = 1;
+	}
+	fflush(stdout);
+	if (o.linger > 0) {
+		struct timespec ts = {
+			.tv_sec = (time_t)o.linger,
+			.tv_nsec = (long)((o.linger - (double)(time_t)o.linger) *
+					  1e9),
+		};
+
+		nanosleep(&ts, NULL);
 	}
 	ust_port_close(env.cfg.port.port_id);
 	rte_eal_cleanup();

@@ -1,0 +1,73 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the ustack authors
+#
+# Sourced by the README's two commands (ust-demo.sh, ust-test.sh): install
+# what is missing from Debian's packages, build, reserve hugepages (or fall
+# back to --no-huge). Needs root on a fresh Debian 12 machine.
+
+set -euo pipefail
+
+UST_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+UST_BUILD=${UST_BUILD:-$UST_SRC/build}
+export UST_SRC UST_BUILD
+
+# Debian 12 packages: build (DPDK 22.11, meson, ninja, numa), test peers
+# (iputils-ping, iperf2, scapy, socat, nftables), the fuzzers (clang with
+# libFuzzer), and tools the tests call (iproute2, util-linux's nsenter).
+UST_PACKAGES="build-essential pkg-config meson ninja-build libdpdk-dev dpdk
+dpdk-dev libnuma-dev python3 python3-scapy iputils-ping iperf socat
+sockperf nftables tcpdump iproute2 util-linux clang libclang-rt-14-dev"
+
+ust_need_root() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "$(basename "$0"): run as root (it installs packages, reserves" \
+		     "hugepages and creates network namespaces)" >&2
+		exit 2
+	fi
+}
+
+ust_install_deps() {
+	local missing=() p
+	for p in $UST_PACKAGES; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
+			grep -q "install ok installed" || missing+=("$p")
+	done
+	if [ ${#missing[@]} -gt 0 ]; then
+		echo "== installing: ${missing[*]}"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -qq
+		apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	fi
+}
+
+ust_build() {
+	echo "== building in $UST_BUILD"
+	if [ ! -f "$UST_BUILD/build.ninja" ]; then
+		meson setup "$UST_BUILD" "$UST_SRC" >/dev/null
+	fi
+	ninja -C "$UST_BUILD" >/dev/null
+}
+
+# Reserve 2 MB hugepages and mount hugetlbfs; export UST_EAL_MEM with the
+# EAL memory flags the tests and demos use (--no-huge when none can be had).
+ust_hugepages() {
+	local want=${1:-1024} nr free
+	local f=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
+	if [ -w "$f" ]; then
+		nr=$(cat "$f")
+		[ "$nr" -ge "$want" ] || echo "$want" > "$f" 2>/dev/null || true
+	fi
+	if ! grep -qs "hugetlbfs" /proc/mounts; then
+		mkdir -p /dev/hugepages
+		mount -t hugetlbfs nodev /dev/hugepages 2>/dev/null || true
+	fi
+	free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+	if grep -qs hugetlbfs /proc/mounts && [ "${free:-0}" -ge 512 ]; then
+		export UST_EAL_MEM="-m 256"
+		echo "== hugepages: $free free 2 MB pages"
+	else
+		export UST_EAL_MEM="--no-huge -m 512"
+		echo "== hugepages: none available, running with --no-huge"
+	fi
+}

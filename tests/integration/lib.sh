@@ -1,0 +1,149 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the ustack authors
+#
+# Shared by the integration tests: root check (exit 77 = skipped for meson),
+# EAL memory flags (hugepages when the runner reserved them, --no-huge
+# otherwise), a network namespace per test that is deleted on exit, and
+# ust-echo started on a TAP port inside it with the kernel on the other
+# side. Test traffic uses 198.18.0.0/15 (RFC 2544) inside the namespace.
+
+set -euo pipefail
+
+UST_BUILD=${UST_BUILD:-$(cd "$(dirname "$0")/../../build" && pwd)}
+UST_SRC=${UST_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+ECHO_BIN=$UST_BUILD/apps/ust-echo
+PERF_BIN=$UST_BUILD/apps/ust-perf
+PY=/usr/bin/python3
+TEST=$(basename "$0" .sh)
+WORK=$(mktemp -d "/tmp/ust-$TEST.XXXXXX")
+NS=ust-$$-${TEST:0:6}
+PIDS=()
+
+log() { printf '[%s] %s\n' "$TEST" "$*"; }
+fail() { printf '[%s] FAIL: %s\n' "$TEST" "$*" >&2; exit 1; }
+
+require_root() {
+	if [ "$(id -u)" != 0 ]; then
+		echo "SKIP: $TEST needs root (network namespaces and TAP devices)"
+		exit 77
+	fi
+}
+
+# EAL memory flags: reserved hugepages if there are enough free, else none
+eal_mem() {
+	local need_mb=${1:-256}
+	if [ -n "${UST_EAL_MEM:-}" ]; then
+		echo "$UST_EAL_MEM"
+		return
+	fi
+	local free size
+	free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
+	size=$(awk '/Hugepagesize/ {print $2}' /proc/meminfo)
+	if grep -qs hugetlbfs /proc/mounts &&
+	   [ $((free * size / 1024)) -ge $((need_mb * 2)) ]; then
+		echo "-m $need_mb"
+	else
+		echo "--no-huge -m $need_mb"
+	fi
+}
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]:-}"; do
+		[ -n "$p" ] && kill -TERM "$p" 2>/dev/null || true
+	done
+	sleep 0.3
+	for p in "${PIDS[@]:-}"; do
+		[ -n "$p" ] && kill -KILL "$p" 2>/dev/null || true
+	done
+	ip netns del "$NS" 2>/dev/null || true
+	if [ "${UST_KEEP_LOGS:-0}" = 1 ]; then
+		echo "logs kept in $WORK"
+	else
+		rm -rf "$WORK"
+	fi
+}
+
+ns_create() {
+	ip netns add "$NS"
+	ip netns exec "$NS" ip link set lo up
+	trap cleanup EXIT
+}
+
+nsx() { ip netns exec "$NS" "$@"; }
+
+# wait_iface IFACE: the TAP a DPDK process creates inside the namespace
+wait_iface() {
+	local i
+	for i in $(seq 1 200); do
+		nsx ip link show "$1" >/dev/null 2>&1 && return 0
+		sleep 0.05
+	done
+	fail "interface $1 did not appear"
+}
+
+# start_echo_tap NAME IFACE [ust-echo options...]: ust-echo on net_tap in
+# the namespace; the kernel side gets 198.18.0.1/24. Sets ECHO_PID.
+start_echo_tap() {
+	local name=$1 iface=$2
+	shift 2
+	# nsenter execs the program itself (ip netns exec forks), so that
+	# the PID we signal is ust-echo's
+	nsenter --net="/var/run/netns/$NS" "$ECHO_BIN" -l 0 --no-pci \
+		$(eal_mem 256) --file-prefix "$name-$$" \
+		--vdev "net_tap0,iface=$iface" -- "$@" \
+		> "$WORK/$name.log" 2>&1 &
+	ECHO_PID=$!
+	PIDS+=("$ECHO_PID")
+	wait_iface "$iface"
+	nsx ip addr add 198.18.0.1/24 dev "$iface"
+	nsx ip link set "$iface" up
+	# the server prints this line once its socket is bound
+	local i
+	for i in $(seq 1 200); do
+		grep -q "serving\|transactions" "$WORK/$name.log" 2>/dev/null && return 0
+		kill -0 "$ECHO_PID" 2>/dev/null || { cat "$WORK/$name.log"; fail "$name died at start"; }
+		sleep 0.05
+	done
+	cat "$WORK/$name.log"
+	fail "$name did not start"
+}
+
+# stop PID: SIGTERM and wait; the exit status must be 0
+stop() {
+	local pid=$1 rc=0
+	kill -TERM "$pid"
+	wait "$pid" || rc=$?
+	[ "$rc" = 0 ] || fail "process $pid exited with $rc"
+}
+
+# json_get FILE EXPR: a value from a JSON file (python expression on j)
+json_get() {
+	"$PY" -c "import json,sys; j=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# check_json_sane FILE: no leak, and every received frame consumed or
+# dropped with exactly one reason
+check_json_sane() {
+	local f=$1
+	"$PY" - "$f" <<'PYEOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+start, end = j["mbuf_in_use_start"], j["mbuf_in_use_end"]
+if start != end:
+    sys.exit(f"mbuf leak: {start} in use at start, {end} at end")
+rx_drops = ["PKT_TOO_SMALL", "OTHERHOST", "UNHANDLED_PROTO", "ARP_MALFORMED",
+            "ARP_UNSUPPORTED", "IP_INHDR", "IP_CSUM", "IP_INADDRERRORS",
+            "IP_INVALID_SOURCE", "IP_LOCAL_SOURCE", "IP_NOPROTO",
+            "IP_FRAG_UNSUPPORTED", "ICMP_CSUM", "ICMP_MALFORMED", "UDP_CSUM",
+            "UDP_BADLEN", "NO_SOCKET", "SOCKET_RCVBUFF", "PROTO_MEM"]
+inframes = j["counters"]["Eth"]["InFrames"]
+dropped = sum(j["drops"][k] for k in rx_drops)
+if inframes != j["rx_consumed"] + dropped:
+    sys.exit(f"conservation: {inframes} frames in, {j['rx_consumed']} "
+             f"consumed + {dropped} dropped")
+if j["udp_mem"]["pages"] != 0:
+    sys.exit(f"UDP pool holds {j['udp_mem']['pages']} pages at exit")
+PYEOF
+}
