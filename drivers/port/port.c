@@ -161,6 +161,20 @@ ust_port_setup(const struct ust_port_conf *c, struct ust_port_info *info)
 	if (c->promisc)
 		rte_eth_promiscuous_enable(c->port_id);
 	rte_eth_macaddr_get(c->port_id, &info->mac);
+	if (!rte_is_valid_assigned_ether_addr(&info->mac)) {
+		/* some virtual PMDs (net_ring) start with 00:00:00:00:00:00,
+		 * which no peer's ARP would accept: take a random locally
+		 * administered address, as the kernel does for such links */
+		struct rte_ether_addr mac;
+
+		rte_eth_random_addr(mac.addr_bytes);
+		/* a PMD that cannot change its address does not filter on
+		 * it either: the stack uses the random one regardless */
+		rc = rte_eth_dev_default_mac_addr_set(c->port_id, &mac);
+		info->mac = mac;
+		PORT_LOG(INFO, "port %u had no MAC address: using a random one"
+			 "%s", c->port_id, rc == 0 ? "" : " (PMD kept its own)");
+	}
 	if (rte_eth_dev_get_mtu(c->port_id, &mtu) != 0 || mtu == 0)
 		mtu = RTE_ETHER_MTU;
 	info->mtu = mtu;

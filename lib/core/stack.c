@@ -93,7 +93,8 @@ stack_conf_check(const struct ust_stack_conf *c)
 	if (c->arp.entries == 0 || c->arp.retrans_ms == 0 ||
 	    c->arp.max_probes == 0 || c->arp.queue_len == 0)
 		return -EINVAL;
-	if (c->netif.mtu < 68)
+	if (c->netif.mtu < 68 ||
+	    !rte_is_valid_assigned_ether_addr(&c->netif.mac))
 		return -EINVAL;
 	return 0;
 }

@@ -304,7 +304,7 @@ arp_sender_valid(const struct ust_arp_repr *a)
 	if (!rte_is_valid_assigned_ether_addr(&a->sha))
 		return false;
 	/* RFC 1122 3.3.2-ish sanity: no multicast or broadcast senders */
-	if (RTE_IS_IPV4_MCAST(rte_be_to_cpu_32(a->spa)) ||
+	if (ust_ipv4_is_multicast(a->spa) ||
 	    a->spa == RTE_BE32(UINT32_MAX))
 		return false;
 	return true;

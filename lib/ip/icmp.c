@@ -161,7 +161,7 @@ ust_icmp_send_error(struct ust_stack *stk, struct rte_mbuf *orig,
 	/* RFC 1122 3.2.2: not about broadcasts, multicasts, non-first
 	 * fragments, or ICMP errors */
 	if (ip->dst != stk->addr || ip->frag_off != 0 ||
-	    RTE_IS_IPV4_MCAST(rte_be_to_cpu_32(ip->src)))
+	    ust_ipv4_is_multicast(ip->src))
 		return;
 	if (ip->proto == IPPROTO_ICMP) {
 		uint8_t t;

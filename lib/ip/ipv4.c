@@ -40,7 +40,7 @@ ust_route(const struct ust_stack *stk, rte_be32_t dst, rte_be32_t *nexthop,
 		*nexthop = dst;
 		return 0;
 	}
-	if (RTE_IS_IPV4_MCAST(rte_be_to_cpu_32(dst))) {
+	if (ust_ipv4_is_multicast(dst)) {
 		*kind = UST_ROUTE_MULTICAST;
 		*nexthop = dst;
 		return 0;
@@ -65,7 +65,7 @@ ipv4_src_invalid(const struct ust_stack *stk, rte_be32_t src)
 	uint32_t h = rte_be_to_cpu_32(src);
 
 	/* martians: multicast, limited or subnet broadcast, 0.0.0.0, 127/8 */
-	return RTE_IS_IPV4_MCAST(h) || src == RTE_BE32(UINT32_MAX) ||
+	return ust_ipv4_is_multicast(src) || src == RTE_BE32(UINT32_MAX) ||
 	       src == stk->bcast || h == 0 || (h >> 24) == 127;
 }
 
@@ -120,7 +120,7 @@ ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
 	if (ip->dst != stk->addr) {
 		if (ip->dst == RTE_BE32(UINT32_MAX) || ip->dst == stk->bcast) {
 			stk->mib[UST_MIB_IPEXT_INBCASTPKTS]++;
-		} else if (RTE_IS_IPV4_MCAST(rte_be_to_cpu_32(ip->dst))) {
+		} else if (ust_ipv4_is_multicast(ip->dst)) {
 			/* no multicast group is joined */
 			ust_drop(stk, m, UST_DROP_OTHERHOST);
 			return 0;

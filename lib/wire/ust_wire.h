@@ -121,6 +121,16 @@ struct ust_ipv4_repr {
 #define UST_IPV4_HDR_LEN ((size_t)20)
 #define UST_IPV4_MAX_HDR_LEN ((size_t)60)
 
+/**
+ * True for 224.0.0.0/4. (DPDK 22.11's RTE_IS_IPV4_MCAST() builds its bounds
+ * with RTE_IPV4(), whose signed shift is undefined for 224 and up.)
+ */
+static inline bool
+ust_ipv4_is_multicast(rte_be32_t addr)
+{
+	return (rte_be_to_cpu_32(addr) >> 28) == 0xe;
+}
+
 /** True when the datagram is a fragment (MF set or non-zero offset). */
 static inline bool
 ust_ipv4_is_fragment(const struct ust_ipv4_repr *r)

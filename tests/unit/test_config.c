@@ -59,7 +59,7 @@ test_shipped_file(void)
 	UT_EQ(ust_config_load(&c, file, err, sizeof(err)), 0);
 	/* the file documents the defaults: loading it changes nothing
 	 * except the address it sets */
-	UT_EQ(c.stack.addr, RTE_BE32(RTE_IPV4(198, 18, 0, 2)));
+	UT_EQ(c.stack.addr, RTE_BE32(UT_IPV4(198, 18, 0, 2)));
 	UT_EQ(c.stack.prefix_len, 24);
 	c.stack.addr = d.stack.addr;
 	c.stack.prefix_len = d.stack.prefix_len;
@@ -97,9 +97,9 @@ test_values(void)
 		   "198.19.0.9=02:00:00:00:00:09\n"
 		   "[port]\nmtu = 9000\npromisc = 1\n", &c, err,
 		   sizeof(err)), 0);
-	UT_EQ(c.stack.addr, RTE_BE32(RTE_IPV4(198, 19, 1, 1)));
+	UT_EQ(c.stack.addr, RTE_BE32(UT_IPV4(198, 19, 1, 1)));
 	UT_EQ(c.stack.prefix_len, 16);
-	UT_EQ(c.stack.gateway, RTE_BE32(RTE_IPV4(198, 19, 0, 1)));
+	UT_EQ(c.stack.gateway, RTE_BE32(UT_IPV4(198, 19, 0, 1)));
 	UT_EQ(c.stack.udp_mem.schedule, UST_MEM_SCHEDULE_LEGACY);
 	UT_EQ(c.stack.udp_mem.release, UST_MEM_RELEASE_UNBATCHED);
 	UT_EQ(c.stack.udp_mem.mem[1], 20);
@@ -177,7 +177,7 @@ test_parsers(void)
 	UT_EQ(ust_parse_u32("-4", 0, 100, &v), -1);
 	UT_EQ(ust_parse_u32("99999999999999999999", 0, UINT32_MAX, &v), -1);
 	UT_EQ(ust_parse_ipv4("198.18.0.1", &a), 0);
-	UT_EQ(a, RTE_BE32(RTE_IPV4(198, 18, 0, 1)));
+	UT_EQ(a, RTE_BE32(UT_IPV4(198, 18, 0, 1)));
 	UT_EQ(ust_parse_ipv4("198.18.0", &a), -1);
 	UT_EQ(ust_parse_ipv4_prefix("198.18.0.1/24", &a, &p), 0);
 	UT_EQ(p, 24);

@@ -128,11 +128,11 @@ test_arp_reply(void)
 	UT_ASSERT(rte_is_same_ether_addr(&mac, &ut_peer_mac));
 	/* a request for someone else: no reply, nothing learned */
 	inject(stk, ut_arp_frame(pool, RTE_ARP_OP_REQUEST, &ut_peer_mac,
-				 RTE_BE32(RTE_IPV4(198, 18, 0, 9)),
-				 RTE_BE32(RTE_IPV4(198, 18, 0, 10))), 0);
+				 RTE_BE32(UT_IPV4(198, 18, 0, 9)),
+				 RTE_BE32(UT_IPV4(198, 18, 0, 10))), 0);
 	UT_EQ(nif.tx_n, 0);
 	UT_EQ(mib(stk, UST_MIB_ARP_INIGNORED), 1);
-	UT_ASSERT(ust_stack_arp_lookup(stk, RTE_BE32(RTE_IPV4(198, 18, 0, 9)),
+	UT_ASSERT(ust_stack_arp_lookup(stk, RTE_BE32(UT_IPV4(198, 18, 0, 9)),
 				       NULL) != 0);
 	/* someone claims our address */
 	inject(stk, ut_arp_frame(pool, RTE_ARP_OP_REQUEST, &ut_peer_mac,
@@ -220,7 +220,7 @@ static int
 test_arp_timeout(void)
 {
 	struct ust_stack *stk = ut_stack_create(&nif, pool, NULL);
-	struct sockaddr_in to = peer(RTE_BE32(RTE_IPV4(198, 18, 0, 77)), 9);
+	struct sockaddr_in to = peer(RTE_BE32(UT_IPV4(198, 18, 0, 77)), 9);
 	uint64_t t;
 	int sd;
 
@@ -357,7 +357,7 @@ test_icmp_echo(void)
 	UT_EQ(mib(stk, UST_MIB_ICMP_INECHOS), 1);
 	UT_EQ(mib(stk, UST_MIB_ICMP_OUTECHOREPS), 1);
 	/* a broadcast echo is ignored, as Linux does by default */
-	inject(stk, ut_icmp_echo_frame(pool, RTE_BE32(RTE_IPV4(198, 18, 0, 255)),
+	inject(stk, ut_icmp_echo_frame(pool, RTE_BE32(UT_IPV4(198, 18, 0, 255)),
 				       1, 1, 8), MS);
 	UT_EQ(nif.tx_n, 0);
 	UT_EQ(mib(stk, UST_MIB_ICMP_INECHOS), 2);
@@ -462,12 +462,12 @@ test_malformed(void)
 	UT_EQ(expect_drop(stk, m, UST_DROP_IP_INHDR), 0);
 
 	m = udp_to_us(7, 10);
-	iph(m)->dst_addr = RTE_BE32(RTE_IPV4(198, 18, 0, 99));
+	iph(m)->dst_addr = RTE_BE32(UT_IPV4(198, 18, 0, 99));
 	ut_fix_ipv4_csum(m);
 	UT_EQ(expect_drop(stk, m, UST_DROP_IP_INADDRERRORS), 0);
 
 	m = udp_to_us(7, 10);
-	iph(m)->src_addr = RTE_BE32(RTE_IPV4(224, 0, 0, 1));
+	iph(m)->src_addr = RTE_BE32(UT_IPV4(224, 0, 0, 1));
 	ut_fix_ipv4_csum(m);
 	UT_EQ(expect_drop(stk, m, UST_DROP_IP_INVALID_SOURCE), 0);
 
@@ -577,7 +577,7 @@ test_port_unreach_ratelimit(void)
 	ut_tx_drain(&nif);
 	{
 		struct rte_mbuf *m = ut_udp_frame(pool, UT_PEER_IP,
-			RTE_BE32(RTE_IPV4(198, 18, 0, 255)), 1, 4444, "x", 1);
+			RTE_BE32(UT_IPV4(198, 18, 0, 255)), 1, 4444, "x", 1);
 
 		UT_EQ(expect_drop(stk, m, UST_DROP_NO_SOCKET), 0);
 		UT_EQ(mib(stk, UST_MIB_UDP_IGNOREDMULTI), 1);
@@ -835,8 +835,8 @@ test_errors(void)
 {
 	struct ust_stack *stk = ut_stack_create(&nif, pool, tweak_nogw);
 	struct sockaddr_in a = peer(0, 7), far = peer(UT_FAR_IP, 7);
-	struct sockaddr_in bc = peer(RTE_BE32(RTE_IPV4(198, 18, 0, 255)), 7);
-	struct sockaddr_in other = peer(RTE_BE32(RTE_IPV4(198, 18, 0, 50)), 7);
+	struct sockaddr_in bc = peer(RTE_BE32(UT_IPV4(198, 18, 0, 255)), 7);
+	struct sockaddr_in other = peer(RTE_BE32(UT_IPV4(198, 18, 0, 50)), 7);
 	static char big[2000];
 	char buf[8];
 	int sd, sd2, sd3, sd4, one = 1;

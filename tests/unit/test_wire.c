@@ -19,8 +19,8 @@
 #include "ust_wire.h"
 #include "ut.h"
 
-#define SRC RTE_BE32(RTE_IPV4(198, 18, 0, 1))
-#define DST RTE_BE32(RTE_IPV4(198, 18, 0, 2))
+#define SRC RTE_BE32(UT_IPV4(198, 18, 0, 1))
+#define DST RTE_BE32(UT_IPV4(198, 18, 0, 2))
 
 /* A UDP datagram in @buf: IPv4 (20 + optlen bytes) + UDP + payload. */
 static size_t

@@ -19,11 +19,12 @@
 #include "ust_netif.h"
 #include "ust_stack.h"
 #include "ust_wire.h"
+#include "ut.h"
 
-#define UT_OUR_IP RTE_BE32(RTE_IPV4(198, 18, 0, 2))
-#define UT_PEER_IP RTE_BE32(RTE_IPV4(198, 18, 0, 1))
-#define UT_GW_IP RTE_BE32(RTE_IPV4(198, 18, 0, 254))
-#define UT_FAR_IP RTE_BE32(RTE_IPV4(198, 19, 5, 5))
+#define UT_OUR_IP RTE_BE32(UT_IPV4(198, 18, 0, 2))
+#define UT_PEER_IP RTE_BE32(UT_IPV4(198, 18, 0, 1))
+#define UT_GW_IP RTE_BE32(UT_IPV4(198, 18, 0, 254))
+#define UT_FAR_IP RTE_BE32(UT_IPV4(198, 19, 5, 5))
 
 #define UT_TX_MAX 8192
 

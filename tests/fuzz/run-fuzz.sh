@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the ustack authors
+#
+# Build the libFuzzer targets with clang (AddressSanitizer and UBSan) and
+# run each for a fixed number of inputs from a seed corpus, seeded so that
+# a run is reproducible. Meson runs this in the "fuzz" suite:
+#   run-fuzz.sh TARGET RUNS
+# To fuzz for real: build, then run $UST_BUILD/fuzz/TARGET CORPUS_DIR.
+set -euo pipefail
+target=$1
+runs=${2:-100000}
+src=${UST_SRC:-$(cd "$(dirname "$0")/../.." && pwd)}
+out=${UST_BUILD:-$src/build}/fuzz
+if ! command -v clang >/dev/null; then
+	echo "SKIP: clang is not installed (the README's test command installs it)"
+	exit 77
+fi
+mkdir -p "$out"
+cflags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
+	-fno-sanitize-recover=undefined -D_GNU_SOURCE -DALLOW_EXPERIMENTAL_API
+	$(pkg-config --cflags libdpdk)"
+inc="-I$src/lib/wire -I$src/lib/mem -I$src/lib/core -I$src/lib/ip
+	-I$src/lib/udp -I$src/lib/sock -I$src/lib/config -I$src/drivers/port
+	-I$src/tests/unit"
+case $target in
+fuzz_wire)
+	srcs="$src/tests/fuzz/fuzz_wire.c $src/lib/wire/*.c"
+	libs=""
+	;;
+fuzz_stack)
+	srcs="$src/tests/fuzz/fuzz_stack.c $src/lib/*/*.c $src/drivers/port/*.c
+		$src/tests/unit/ut_eal.c $src/tests/unit/ut_netif.c
+		$src/tests/unit/ut.c"
+	libs="$(pkg-config --libs libdpdk) -lnuma"
+	;;
+*)
+	echo "unknown target $target" >&2
+	exit 2
+	;;
+esac
+# shellcheck disable=SC2086
+clang $cflags $inc $srcs -o "$out/$target" $libs
+corpus="$out/corpus-$target"
+rm -rf "$corpus"
+mkdir -p "$corpus"
+/usr/bin/python3 "$src/tests/fuzz/seeds.py" "$target" "$corpus"
+export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
+export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+cd "$out"
+"./$target" -seed=1 -runs="$runs" -max_len=4096 "$corpus" 2>&1 | tail -n 5
