@@ -52,6 +52,17 @@ void app_env_up(struct app_env *env);
  * pool's in-use count; then close the port. */
 void app_env_down(struct app_env *env);
 
+/* Network-order mask of a prefix length. */
+static inline rte_be32_t
+app_mask_be(uint8_t prefix)
+{
+	return rte_cpu_to_be_32(prefix >= 32 ? UINT32_MAX :
+				prefix == 0 ? 0 : ~(UINT32_MAX >> prefix));
+}
+
+/* Sleep @seconds (fractions allowed). */
+void app_sleep(double seconds);
+
 /* One line describing the port and its offloads. */
 void app_print_port(FILE *f, const struct app_env *env);
 

@@ -592,15 +592,7 @@ main(int argc, char **argv)
 			rc = 1;
 	}
 	fflush(stdout);
-	if (o.linger > 0) {
-		struct timespec ts = {
-			.tv_sec = (time_t)o.linger,
-			.tv_nsec = (long)((o.linger - (double)(time_t)o.linger) *
-					  1e9),
-		};
-
-		nanosleep(&ts, NULL);
-	}
+	app_sleep(o.linger);
 	ust_port_close(env.cfg.port.port_id);
 	rte_eal_cleanup();
 	return rc;

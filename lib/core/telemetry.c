@@ -194,6 +194,7 @@ tel_sockets_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 					  rte_be_to_cpu_16(s->lport));
 		rte_tel_data_add_dict_u64(c, "rcvbuf", mi.rcvbuf);
 		rte_tel_data_add_dict_u64(c, "rmem_alloc", mi.rmem_alloc);
+		rte_tel_data_add_dict_u64(c, "rmem_alloc_hw", mi.rmem_alloc_hw);
 		rte_tel_data_add_dict_int(c, "forward_alloc", mi.forward_alloc);
 		rte_tel_data_add_dict_u64(c, "forward_deficit",
 					  mi.forward_deficit);
@@ -202,6 +203,7 @@ tel_sockets_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_tel_data_add_dict_u64(c, "queued", mi.queued);
 		rte_tel_data_add_dict_u64(c, "rcvbuf_drops", mi.rcvbuf_drops);
 		rte_tel_data_add_dict_u64(c, "mem_drops", mi.mem_drops);
+		rte_tel_data_add_dict_u64(c, "deficit_drops", mi.deficit_drops);
 		rte_tel_data_add_dict_u64(c, "enqueued", mi.enqueued);
 		rte_tel_data_add_dict_u64(c, "delivered", mi.delivered);
 		snprintf(key, sizeof(key), "%u", i);

@@ -69,11 +69,15 @@ struct ust_sock_meminfo {
 	uint32_t queued_truesize;   /**< their truesize */
 	uint64_t rcvbuf_drops;      /**< dropped: rcvbuf full */
 	uint64_t mem_drops;         /**< dropped: pool refused */
+	/** rcvbuf drops that would have fitted had the reader released its
+	 *  forward_deficit: datagrams lost to release batching itself */
+	uint64_t deficit_drops;
 	uint64_t enqueued;          /**< datagrams queued */
 	uint64_t delivered;         /**< datagrams read by the application */
 	uint64_t splices;           /**< producer queue taken over by reader */
 	uint64_t releases;          /**< batched releases performed */
 	int32_t forward_alloc_hw;   /**< high-water mark of forward_alloc */
+	uint32_t rmem_alloc_hw;     /**< high-water mark of rmem_alloc */
 };
 
 /** Create a socket: AF_INET with SOCK_DGRAM (UDP). Returns sd >= 0. */

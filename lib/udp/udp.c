@@ -182,6 +182,13 @@ udp_enqueue_batch(struct ust_stack *stk, struct ust_udp_sock *us,
 
 		/* 1. the buffer: only an empty socket takes what does not fit */
 		if (held + ts > rcvbuf && held != 0) {
+			/* would it have fit had the reader released what it
+			 * has read? (a diagnostic: read racily when split) */
+			uint32_t def = __atomic_load_n(&us->forward_deficit,
+						       __ATOMIC_RELAXED);
+
+			if (def != 0 && held - def + ts <= rcvbuf)
+				us->deficit_drops++;
 			us->rcvbuf_drops++;
 			stk->mib[UST_MIB_UDP_RCVBUFERRORS]++;
 			stk->mib[UST_MIB_UDP_INERRORS]++;
@@ -209,6 +216,8 @@ udp_enqueue_batch(struct ust_stack *stk, struct ust_udp_sock *us,
 	}
 	us->forward_alloc = (int32_t)fwd;
 	us->enqueued += queued;
+	if (rmem + added > us->rmem_alloc_hw)
+		us->rmem_alloc_hw = (uint32_t)(rmem + added);
 	if (split) {
 		__atomic_add_fetch(&us->rmem_alloc, (uint32_t)added,
 				   __ATOMIC_RELEASE);
@@ -934,8 +943,10 @@ ust_udp_meminfo(const struct ust_sock *s, struct ust_sock_meminfo *mi,
 	mi->rmem_alloc = __atomic_load_n(&us->rmem_alloc, __ATOMIC_ACQUIRE);
 	mi->forward_alloc = us->forward_alloc;
 	mi->forward_alloc_hw = us->forward_alloc_hw;
+	mi->rmem_alloc_hw = us->rmem_alloc_hw;
 	mi->rcvbuf_drops = us->rcvbuf_drops;
 	mi->mem_drops = us->mem_drops;
+	mi->deficit_drops = us->deficit_drops;
 	mi->enqueued = us->enqueued;
 	if (walk && split)
 		rte_spinlock_unlock(&us->lock);

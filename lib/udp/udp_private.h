@@ -38,11 +38,14 @@ struct ust_udp_sock {
 	rte_spinlock_t lock __rte_cache_aligned;
 	int32_t forward_alloc;
 	int32_t forward_alloc_hw;
+	uint32_t rmem_alloc_hw;  /* highest rmem_alloc after an enqueue */
 	uint32_t rcvbuf;
 	struct ust_pktq prod_q;
 	uint64_t enqueued;
 	uint64_t rcvbuf_drops;
 	uint64_t mem_drops;
+	uint64_t deficit_drops;  /* rcvbuf drops that the unreleased deficit
+				  * caused: lost to batching itself */
 
 	/* shared counter */
 	uint32_t rmem_alloc __rte_cache_aligned;

@@ -69,6 +69,7 @@ invariants(struct ust_stack *stk, const int *sds, int n, uint32_t max_ts)
 			  "sd %d: rmem %u > rcvbuf %u + %u", sds[i],
 			  mi.rmem_alloc, mi.rcvbuf, max_ts);
 		UT_ASSERT(mi.forward_threshold == mi.rcvbuf / 4);
+		UT_ASSERT(mi.rmem_alloc_hw >= mi.rmem_alloc);
 		sum += (int64_t)mi.forward_alloc + mi.rmem_alloc;
 	}
 	UT_ASSERT(ust_mem_pool_pages(ust_stack_udp_mem(stk)) * 4096 == sum,

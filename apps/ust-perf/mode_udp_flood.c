@@ -1,0 +1,293 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * --mode udp-flood: a UDP generator through the stack (the seeds' iperf
+ * -u -b 0 -l 64): --flows connected sockets, one source port each, sending
+ * datagrams of --size bytes round-robin with the zero-copy burst API, at
+ * full rate or at --rate datagrams per second (a token bucket on the
+ * clock). What the stack does not take (its TX staging full: the NIC is
+ * the bottleneck) is counted, not retried.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_mbuf.h>
+
+#include "perf.h"
+#include "ust_socket.h"
+
+enum {
+	F_PEER = PERF_OPT_MODE_BASE, F_DPORT, F_SIZE, F_RATE, F_FLOWS,
+	F_BURST,
+};
+
+static const struct option flood_opts[] = {
+	{ "peer", required_argument, NULL, F_PEER },
+	{ "dst-port", required_argument, NULL, F_DPORT },
+	{ "size", required_argument, NULL, F_SIZE },
+	{ "rate", required_argument, NULL, F_RATE },
+	{ "flows", required_argument, NULL, F_FLOWS },
+	{ "burst", required_argument, NULL, F_BURST },
+	{ NULL, 0, NULL, 0 },
+};
+
+struct flood {
+	const char *peer_str;
+	rte_be32_t peer;
+	uint16_t dport;
+	uint32_t size;
+	uint64_t rate;
+	uint32_t flows;
+	uint32_t burst;
+	int *sds;
+	uint32_t next;
+	uint64_t seq;
+	uint64_t offered;   /* datagrams built */
+	uint64_t sent;      /* taken by the stack */
+	uint64_t refused;   /* not taken (TX staging full) */
+	uint64_t nombuf;    /* not built for want of mbufs */
+	uint64_t tokens_ns;
+	uint64_t last_ns;
+	/* snapshots */
+	uint64_t sent0, refused0, sent_tick;
+	struct ust_stats st0, st_tick;
+};
+
+static struct flood flood_state = {
+	.dport = 9, .size = 64, .flows = 1, .burst = 32,
+};
+
+static void
+flood_parse(struct perf_ctx *c, int id, const char *arg)
+{
+	struct flood *f = &flood_state;
+
+	c->priv = f;
+	switch (id) {
+	case F_PEER:
+		f->peer_str = arg;
+		if (ust_parse_ipv4(arg, &f->peer) != 0)
+			app_usage_error(PERF_PROG, "--peer %s: expected "
+					"A.B.C.D", arg);
+		break;
+	case F_DPORT:
+		f->dport = (uint16_t)perf_num("--dst-port", arg, 1, 65535);
+		break;
+	case F_SIZE:
+		f->size = perf_num("--size", arg, 8, 1472);
+		break;
+	case F_RATE:
+		f->rate = perf_rate("--rate", arg);
+		break;
+	case F_FLOWS:
+		f->flows = perf_num("--flows", arg, 1, 4096);
+		break;
+	case F_BURST:
+		f->burst = perf_num("--burst", arg, 1, 64);
+		break;
+	}
+}
+
+static void
+flood_check(struct perf_ctx *c)
+{
+	c->priv = &flood_state;
+	if (flood_state.peer == 0)
+		app_usage_error(PERF_PROG, "--mode udp-flood needs --peer "
+				"A.B.C.D");
+}
+
+static void
+flood_begin(struct perf_ctx *c)
+{
+	struct flood *f = &flood_state;
+	struct ust_stack *stk = c->env.stk;
+	struct sockaddr_in to = { .sin_family = AF_INET };
+	uint32_t i;
+
+	f->sds = calloc(f->flows, sizeof(*f->sds));
+	if (f->sds == NULL)
+		app_usage_error(PERF_PROG, "out of memory");
+	to.sin_addr.s_addr = f->peer;
+	to.sin_port = rte_cpu_to_be_16(f->dport);
+	for (i = 0; i < f->flows; i++) {
+		int rc;
+
+		f->sds[i] = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
+		if (f->sds[i] < 0)
+			app_usage_error(PERF_PROG, "flow %u: %s (raise [stack] "
+					"max_sockets)", i, strerror(-f->sds[i]));
+		rc = ust_connect(stk, f->sds[i], (struct sockaddr *)&to,
+				 sizeof(to));
+		if (rc != 0)
+			app_usage_error(PERF_PROG, "--peer %s: %s", f->peer_str,
+					strerror(-rc));
+	}
+	printf("%s: udp-flood to %s:%u, %u flow%s, %u-byte datagrams, %s\n",
+	       PERF_PROG, f->peer_str, f->dport, f->flows,
+	       f->flows == 1 ? "" : "s", f->size,
+	       f->rate ? "rate-limited" : "full rate");
+}
+
+static bool
+flood_poll(struct perf_ctx *c, uint64_t now)
+{
+	struct flood *f = &flood_state;
+	struct ust_stack *stk = c->env.stk;
+	struct rte_mbuf *pk[64];
+	unsigned int n = f->burst, i;
+	int s;
+
+	ust_stack_poll(stk, now);
+	if (f->rate != 0) {
+		uint64_t cost = 1000000000ull / f->rate;
+
+		if (cost == 0)
+			cost = 1;
+		if (f->last_ns == 0)
+			f->last_ns = now;
+		f->tokens_ns += now - f->last_ns;
+		f->last_ns = now;
+		if (f->tokens_ns > (uint64_t)f->burst * cost)
+			f->tokens_ns = (uint64_t)f->burst * cost;
+		n = (unsigned int)(f->tokens_ns / cost);
+		if (n > f->burst)
+			n = f->burst;
+		f->tokens_ns -= n * cost;
+		if (n == 0)
+			return false;
+	}
+	if (rte_pktmbuf_alloc_bulk(c->env.pool, pk, n) != 0) {
+		f->nombuf += n;
+		return false;
+	}
+	for (i = 0; i < n; i++) {
+		uint8_t *p = (uint8_t *)rte_pktmbuf_append(pk[i],
+							   (uint16_t)f->size);
+
+		f->seq++;
+		memcpy(p, &f->seq, sizeof(f->seq));
+	}
+	f->offered += n;
+	s = ust_send_burst(stk, f->sds[f->next], pk, n, NULL);
+	if (s < 0)
+		s = 0;
+	if ((unsigned int)s < n) {
+		rte_pktmbuf_free_bulk(pk + s, n - (unsigned int)s);
+		f->refused += n - (unsigned int)s;
+	}
+	f->sent += (unsigned int)s;
+	if (++f->next == f->flows)
+		f->next = 0;
+	return s > 0;
+}
+
+static void
+flood_measure(struct perf_ctx *c, uint64_t now)
+{
+	struct flood *f = &flood_state;
+
+	(void)now;
+	f->sent0 = f->sent;
+	f->sent_tick = f->sent;
+	f->refused0 = f->refused;
+	ust_stack_stats_get(c->env.stk, &f->st0);
+	f->st_tick = f->st0;
+}
+
+static void
+flood_tick(struct perf_ctx *c, double dt)
+{
+	struct flood *f = &flood_state;
+	struct ust_stats st;
+	double pps;
+
+	ust_stack_stats_get(c->env.stk, &st);
+	pps = (double)(st.mib[UST_MIB_ETH_OUTFRAMES] -
+		       f->st_tick.mib[UST_MIB_ETH_OUTFRAMES]) / dt;
+	printf("tx %8.3f Mpps %8.3f Gbit/s | sent %8.3f M/s | refused %"
+	       PRIu64 "\n", pps / 1e6,
+	       (double)(st.mib[UST_MIB_ETH_OUTOCTETS] -
+			f->st_tick.mib[UST_MIB_ETH_OUTOCTETS]) * 8 / dt / 1e9,
+	       (double)(f->sent - f->sent_tick) / dt / 1e6,
+	       f->refused - f->refused0);
+	f->st_tick = st;
+	f->sent_tick = f->sent;
+}
+
+static void
+flood_end(struct perf_ctx *c)
+{
+	struct flood *f = &flood_state;
+	uint32_t i;
+
+	/* what is staged goes out before the sockets close */
+	for (i = 0; i < 1000 && ust_stack_tx_pending(c->env.stk) > 0; i++)
+		ust_stack_flush(c->env.stk);
+	for (i = 0; i < f->flows; i++)
+		ust_close(c->env.stk, f->sds[i]);
+}
+
+static void
+flood_report(struct perf_ctx *c, struct app_json *j)
+{
+	struct flood *f = &flood_state;
+	double secs = (double)(c->t_end - c->t_begin) / 1e9;
+	struct ust_stats st;
+	uint64_t frames, sent;
+
+	ust_stack_stats_get(c->env.stk, &st);
+	frames = st.mib[UST_MIB_ETH_OUTFRAMES] -
+		f->st0.mib[UST_MIB_ETH_OUTFRAMES];
+	sent = f->sent - f->sent0;
+	printf("%s: udp-flood, %.2f s measured: %" PRIu64 " datagrams sent "
+	       "(%.3f M/s), %" PRIu64 " frames out (%.3f Mpps), refused %"
+	       PRIu64 ", no mbuf %" PRIu64 "\n", PERF_PROG, secs, sent,
+	       (double)sent / secs / 1e6, frames,
+	       (double)frames / secs / 1e6, f->refused - f->refused0,
+	       f->nombuf);
+	if (j == NULL)
+		return;
+	json_obj(j, "options");
+	json_str(j, "peer", f->peer_str);
+	json_u64(j, "dst_port", f->dport);
+	json_u64(j, "size", f->size);
+	json_u64(j, "rate", f->rate);
+	json_u64(j, "flows", f->flows);
+	json_u64(j, "burst", f->burst);
+	json_obj_end(j);
+	json_obj(j, "result");
+	json_u64(j, "sent", sent);
+	json_dbl(j, "sent_per_s", (double)sent / secs);
+	json_u64(j, "frames_out", frames);
+	json_dbl(j, "frames_out_per_s", (double)frames / secs);
+	json_u64(j, "refused", f->refused - f->refused0);
+	json_u64(j, "nombuf", f->nombuf);
+	json_obj_end(j);
+}
+
+const struct perf_mode perf_udp_flood = {
+	.name = "udp-flood",
+	.summary = "send UDP datagrams as fast as asked (the seeds' iperf -u)",
+	.usage =
+"  --peer A.B.C.D         destination (required)\n"
+"  --dst-port N           destination port (default: 9)\n"
+"  --size BYTES           datagram payload, 8-1472 (default: 64)\n"
+"  --rate PPS             datagrams per second, e.g. 500k, 2M (default: 0,\n"
+"                         full rate)\n"
+"  --flows N              sockets, one source port each (default: 1)\n"
+"  --burst N              datagrams per send call, 1-64 (default: 32)\n",
+	.opts = flood_opts,
+	.parse = flood_parse,
+	.check = flood_check,
+	.begin = flood_begin,
+	.poll = flood_poll,
+	.measure = flood_measure,
+	.tick = flood_tick,
+	.end = flood_end,
+	.report = flood_report,
+};
