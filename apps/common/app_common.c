@@ -455,6 +455,10 @@ json_env(struct app_json *j, const struct app_env *env)
 		json_u64(j, "rx_nombuf", es.rx_nombuf);
 	}
 	json_obj_end(j);
+	/* the truesize of one of the pool's mbufs (see ust_truesize()) */
+	json_u64(j, "mbuf_truesize", sizeof(struct rte_mbuf) +
+		 rte_pktmbuf_priv_size(env->pool) +
+		 rte_pktmbuf_data_room_size(env->pool));
 	json_u64(j, "mbuf_in_use_start", env->mbuf_in_use_start);
 	json_u64(j, "mbuf_in_use_end", env->mbuf_in_use_end);
 }
