@@ -6,7 +6,8 @@
 # (client on lcore 1, server on lcore 0), dpdk-testpmd io forwarding over
 # the same kind of memif pair as the ceiling, and two kernel sockets
 # (sockperf ping-pong over a veth pair between two namespaces, and over
-# loopback). BENCH_REPS runs of each, interleaved; medians.
+# loopback in one namespace; blocking and busy-polling sockets).
+# BENCH_REPS runs of each, interleaved; medians.
 #   sudo devtools/bench/rr.sh
 . "$(dirname "$0")/lib.sh"
 bench_setup
@@ -73,14 +74,19 @@ kernel_rr() { # where size [busy] -> "tps p50 p99"
 		wait || true
 		ip netns del $ns1; ip netns del $ns2
 	else
-		taskset -c 0 sockperf server -i 127.0.0.1 -p 7778 $nb \
-			> /dev/null 2>&1 &
+		# loopback, inside a namespace, on an address of the test range
+		ip netns add $ns1
+		ip -n $ns1 link set lo up
+		ip -n $ns1 addr add 198.18.4.1/32 dev lo
+		ip netns exec $ns1 taskset -c 0 sockperf server -i 198.18.4.1 \
+			-p 7778 $nb > /dev/null 2>&1 &
 		sleep 1
-		taskset -c 1 sockperf ping-pong -i 127.0.0.1 -p 7778 -t "$DUR" \
-			--msg-size "$size" --full-rtt --mps=max $nb > "$log" 2>&1 ||
-			true
+		ip netns exec $ns1 taskset -c 1 sockperf ping-pong -i 198.18.4.1 \
+			-p 7778 -t "$DUR" --msg-size "$size" --full-rtt --mps=max \
+			$nb > "$log" 2>&1 || true
 		kill %1 2>/dev/null || true
 		wait || true
+		ip netns del $ns1
 	fi
 	/usr/bin/python3 - "$log" "$DUR" <<'PYEOF'
 import re, sys
