@@ -161,7 +161,7 @@ udp_enqueue_batch(struct ust_stack *stk, struct ust_udp_sock *us,
 	bool split = udp_split(us);
 	bool was_empty;
 	uint64_t rmem, added = 0;
-	uint32_t rcvbuf;
+	uint32_t rcvbuf, deficit = UINT32_MAX;
 	int64_t fwd;
 	uint16_t i, queued = 0;
 
@@ -183,11 +183,13 @@ udp_enqueue_batch(struct ust_stack *stk, struct ust_udp_sock *us,
 		/* 1. the buffer: only an empty socket takes what does not fit */
 		if (held + ts > rcvbuf && held != 0) {
 			/* would it have fit had the reader released what it
-			 * has read? (a diagnostic: read racily when split) */
-			uint32_t def = __atomic_load_n(&us->forward_deficit,
-						       __ATOMIC_RELAXED);
-
-			if (def != 0 && held - def + ts <= rcvbuf)
+			 * has read? A diagnostic: the reader's line is read
+			 * once per batch (racily when split), not per drop,
+			 * so that it does not bounce under a flood */
+			if (deficit == UINT32_MAX)
+				deficit = __atomic_load_n(&us->forward_deficit,
+							  __ATOMIC_RELAXED);
+			if (deficit != 0 && held - deficit + ts <= rcvbuf)
 				us->deficit_drops++;
 			us->rcvbuf_drops++;
 			stk->mib[UST_MIB_UDP_RCVBUFERRORS]++;

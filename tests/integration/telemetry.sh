@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# dpdk-telemetry.py reads ustack's counters, drop reasons, UDP pool and
+# per-socket accounting from a running ust-echo.
+. "$(dirname "$0")/lib.sh"
+require_root
+ns_create
+prefix="tel-$$"
+start_echo_tap tel ustt0 --addr 198.18.0.2/24 --port 7
+nsx "$PY" "$(dirname "$0")/udp_echo_check.py" 198.18.0.2 7 50 3 1 1000 >/dev/null ||
+	fail "echo"
+# the telemetry socket lives under the EAL file prefix of start_echo_tap
+printf '%s\n' /ustack/stacks /ustack/snmp,ust0 /ustack/drops,ust0 \
+	/ustack/udp_mem,ust0 /ustack/sockets,ust0 /ustack/snmp,nosuch |
+	"$PY" /usr/bin/dpdk-telemetry.py -f "tel-$$" > "$WORK/tel.out" 2>&1 ||
+	fail "dpdk-telemetry.py: $(cat "$WORK/tel.out")"
+"$PY" - "$WORK/tel.out" <<'PYEOF' || fail "telemetry replies"
+import json, sys
+replies, order = {}, []
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if line.startswith("{"):
+        r = json.loads(line)
+        order.append(r)
+        for k, v in r.items():
+            replies.setdefault(k, v)
+# the last query names no instance: a null reply, not a crash
+assert list(order[-1].values()) == [None], order[-1]
+stacks = replies["/ustack/stacks"]
+assert "ust0" in stacks, stacks
+snmp = replies["/ustack/snmp"]
+assert snmp["Udp"]["InDatagrams"] >= 50, snmp["Udp"]
+assert snmp["Udp"]["OutDatagrams"] >= 50, snmp["Udp"]
+assert snmp["Arp"]["OutReplies"] >= 1, snmp["Arp"]
+drops = replies["/ustack/drops"]
+assert drops["rx_consumed"] >= 50 and "NO_SOCKET" in drops, drops
+mem = replies["/ustack/udp_mem"]
+assert mem["schedule"] == "delta" and mem["release"] == "batched", mem
+assert mem["charge_calls"] >= 1 and mem["limit_max"] > 0, mem
+socks = replies["/ustack/sockets"]
+s = [v for v in socks.values() if v["local_port"] == 7]
+assert len(s) == 1 and s[0]["rcvbuf"] == 212992 and s[0]["enqueued"] >= 50, socks
+print("telemetry:", json.dumps({"InDatagrams": snmp["Udp"]["InDatagrams"],
+      "pool_pages": mem["pages"], "socket": s[0]}))
+PYEOF
+stop "$ECHO_PID"
+log "telemetry serves counters, drops, pool and sockets"
