@@ -270,9 +270,9 @@ ust_tx_stage(struct ust_stack *stk, struct rte_mbuf *m)
 }
 
 void
-ust_tx_drop(struct ust_stack *stk, struct rte_mbuf *m, enum ust_drop_reason r)
+ust_tx_release(struct ust_stack *stk, struct rte_mbuf *m)
 {
-	const struct ust_mbuf_meta *meta = ust_meta(stk->meta_off, m);
+	struct ust_mbuf_meta *meta = ust_meta(stk->meta_off, m);
 
 	if (meta->owner_sd != UST_OWNER_NONE) {
 		struct ust_tx_owner o = {
@@ -282,7 +282,14 @@ ust_tx_drop(struct ust_stack *stk, struct rte_mbuf *m, enum ust_drop_reason r)
 		};
 
 		ust_sock_tx_done(stk, &o);
+		meta->owner_sd = UST_OWNER_NONE;
 	}
+}
+
+void
+ust_tx_drop(struct ust_stack *stk, struct rte_mbuf *m, enum ust_drop_reason r)
+{
+	ust_tx_release(stk, m);
 	ust_drop(stk, m, r);
 }
 

@@ -293,6 +293,10 @@ bool ust_tx_room(struct ust_stack *stk, uint16_t n);
 /* Stage a complete frame; drops (TX_STAGE_FULL) when there is no room. */
 void ust_tx_stage(struct ust_stack *stk, struct rte_mbuf *m);
 
+/* A TX frame leaves the TX path without reaching the driver (loopback):
+ * give its owner's wmem back now. */
+void ust_tx_release(struct ust_stack *stk, struct rte_mbuf *m);
+
 /* Drop a TX frame that has metadata (its owner's wmem is given back). */
 void ust_tx_drop(struct ust_stack *stk, struct rte_mbuf *m,
 		 enum ust_drop_reason r);

@@ -51,6 +51,23 @@ tel_find(const char *name)
 	return NULL;
 }
 
+/* Copy the counters of instance @name; false when there is none. */
+static bool
+tel_stats_of(const char *name, struct ust_stats *st,
+	     struct ust_mem_pool_stats *ps)
+{
+	struct ust_stack *stk;
+
+	rte_spinlock_lock(&tel_lock);
+	stk = tel_find(name);
+	if (stk != NULL) {
+		ust_stack_stats_get(stk, st);
+		ust_mem_pool_stats_get(stk->udp_mem, ps);
+	}
+	rte_spinlock_unlock(&tel_lock);
+	return stk != NULL;
+}
+
 static int
 tel_stacks_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
@@ -70,21 +87,15 @@ tel_stacks_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_snmp_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct ust_stack *stk;
 	struct ust_stats st;
+	struct ust_mem_pool_stats ps;
 	const char *group = NULL;
 	struct rte_tel_data *g = NULL;
 	unsigned int i;
 
 	RTE_SET_USED(cmd);
-	rte_spinlock_lock(&tel_lock);
-	stk = tel_find(params);
-	if (stk == NULL) {
-		rte_spinlock_unlock(&tel_lock);
+	if (!tel_stats_of(params, &st, &ps))
 		return -1;
-	}
-	ust_stack_stats_get(stk, &st);
-	rte_spinlock_unlock(&tel_lock);
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < UST_MIB_MAX; i++) {
 		if (group == NULL || strcmp(group, ust_mib_group(i)) != 0) {
@@ -106,19 +117,13 @@ tel_snmp_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_drops_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct ust_stack *stk;
 	struct ust_stats st;
+	struct ust_mem_pool_stats ps;
 	unsigned int i;
 
 	RTE_SET_USED(cmd);
-	rte_spinlock_lock(&tel_lock);
-	stk = tel_find(params);
-	if (stk == NULL) {
-		rte_spinlock_unlock(&tel_lock);
+	if (!tel_stats_of(params, &st, &ps))
 		return -1;
-	}
-	ust_stack_stats_get(stk, &st);
-	rte_spinlock_unlock(&tel_lock);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "rx_consumed", st.rx_consumed);
 	for (i = 0; i < UST_DROP_MAX; i++)
@@ -129,18 +134,12 @@ tel_drops_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 static int
 tel_udp_mem_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	struct ust_stack *stk;
+	struct ust_stats st;
 	struct ust_mem_pool_stats ps;
 
 	RTE_SET_USED(cmd);
-	rte_spinlock_lock(&tel_lock);
-	stk = tel_find(params);
-	if (stk == NULL) {
-		rte_spinlock_unlock(&tel_lock);
+	if (!tel_stats_of(params, &st, &ps))
 		return -1;
-	}
-	ust_mem_pool_stats_get(stk->udp_mem, &ps);
-	rte_spinlock_unlock(&tel_lock);
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "limit_min", ps.limit[0]);
 	rte_tel_data_add_dict_u64(d, "limit_pressure", ps.limit[1]);

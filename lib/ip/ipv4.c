@@ -263,19 +263,7 @@ ust_ipv4_output(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
 		ust_eth_emit(p, UST_ETH_HDR_LEN, &eth);
 		ipv4_loop_fix_csum(m);
 		/* the owner's wmem is released now: it never reaches TX */
-		{
-			struct ust_mbuf_meta *meta = ust_meta(stk->meta_off, m);
-
-			if (meta->owner_sd != UST_OWNER_NONE) {
-				struct ust_tx_owner o = {
-					.sd = meta->owner_sd,
-					.gen = meta->owner_gen,
-					.truesize = meta->truesize,
-				};
-
-				ust_sock_tx_done(stk, &o);
-			}
-		}
+		ust_tx_release(stk, m);
 		ust_pktq_push(stk->meta_off, &stk->loopq, m);
 		break;
 	}

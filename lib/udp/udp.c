@@ -522,12 +522,30 @@ ust_udp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
 	return 0;
 }
 
+/* A destination must be routable (and a broadcast allowed by
+ * SO_BROADCAST); an unbound socket gets an ephemeral port, as Linux binds
+ * on connect and on the first send. */
+static int
+udp_route_and_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst)
+{
+	enum ust_route_kind kind;
+	rte_be32_t nh;
+
+	if (ust_route(stk, dst, &nh, &kind) != 0) {
+		stk->mib[UST_MIB_IP_OUTNOROUTES]++;
+		return -ENETUNREACH;
+	}
+	if (kind == UST_ROUTE_BROADCAST && !(s->flags & UST_SKF_BROADCAST))
+		return -EACCES;
+	if (!(s->flags & UST_SKF_BOUND))
+		return ust_udp_bind(stk, s, 0, 0);
+	return 0;
+}
+
 int
 ust_udp_connect(struct ust_stack *stk, struct ust_sock *s,
 		const struct sockaddr_in *sin)
 {
-	rte_be32_t nh;
-	enum ust_route_kind kind;
 	int rc;
 
 	if (sin->sin_family == AF_UNSPEC) {
@@ -540,15 +558,9 @@ ust_udp_connect(struct ust_stack *stk, struct ust_sock *s,
 		return -EAFNOSUPPORT;
 	if (sin->sin_addr.s_addr == 0 || sin->sin_port == 0)
 		return -EINVAL;
-	if (ust_route(stk, sin->sin_addr.s_addr, &nh, &kind) != 0)
-		return -ENETUNREACH;
-	if (kind == UST_ROUTE_BROADCAST && !(s->flags & UST_SKF_BROADCAST))
-		return -EACCES;
-	if (!(s->flags & UST_SKF_BOUND)) {
-		rc = ust_udp_bind(stk, s, 0, 0);
-		if (rc != 0)
-			return rc;
-	}
+	rc = udp_route_and_bind(stk, s, sin->sin_addr.s_addr);
+	if (rc != 0)
+		return rc;
 	s->raddr = sin->sin_addr.s_addr;
 	s->rport = sin->sin_port;
 	s->flags |= UST_SKF_CONNECTED;
@@ -703,8 +715,6 @@ static int
 udp_send_check(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst,
 	       rte_be16_t dport, size_t len)
 {
-	rte_be32_t nh;
-	enum ust_route_kind kind;
 	int rc;
 
 	if (s->so_error != 0)
@@ -714,17 +724,9 @@ udp_send_check(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst,
 	if (len > 65507 || len + UST_IPV4_HDR_LEN + UST_UDP_HDR_LEN >
 	    stk->netif.mtu)
 		return -EMSGSIZE;
-	if (ust_route(stk, dst, &nh, &kind) != 0) {
-		stk->mib[UST_MIB_IP_OUTNOROUTES]++;
-		return -ENETUNREACH;
-	}
-	if (kind == UST_ROUTE_BROADCAST && !(s->flags & UST_SKF_BROADCAST))
-		return -EACCES;
-	if (!(s->flags & UST_SKF_BOUND)) {
-		rc = ust_udp_bind(stk, s, 0, 0);
-		if (rc != 0)
-			return rc;
-	}
+	rc = udp_route_and_bind(stk, s, dst);
+	if (rc != 0)
+		return rc;
 	if (s->wmem_queued >= s->sndbuf || !ust_tx_room(stk, 1)) {
 		stk->mib[UST_MIB_UDP_SNDBUFERRORS]++;
 		return -EAGAIN;
