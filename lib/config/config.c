@@ -319,10 +319,17 @@ ust_config_load(struct ust_config *cfg, const char *path, char *err,
 	}
 	nsec = rte_cfgfile_num_sections(f, NULL, 0);
 	if (nsec > 0) {
+		bool oom = false;
+
 		names = calloc(nsec, sizeof(*names));
-		for (i = 0; names != NULL && i < nsec; i++)
+		for (i = 0; names != NULL && i < nsec; i++) {
 			names[i] = calloc(1, CFG_NAME_LEN);
-		if (names == NULL) {
+			oom |= names[i] == NULL;
+		}
+		if (names == NULL || oom) {
+			for (i = 0; names != NULL && i < nsec; i++)
+				free(names[i]);
+			free(names);
 			rte_cfgfile_close(f);
 			snprintf(err, errlen, "%s: out of memory", path);
 			return -1;

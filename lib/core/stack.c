@@ -234,6 +234,8 @@ ust_stack_flush(struct ust_stack *stk)
 		}
 		stk->tx_n = 0;
 	}
+	if (unlikely(stk->tx_waiters != NULL) && ust_tx_send_room(stk))
+		ust_sock_tx_waiters_wake(stk);
 	return sent;
 }
 
@@ -299,6 +301,65 @@ ust_stack_tx_pending(const struct ust_stack *stk)
 	return stk->tx_n;
 }
 
+/* ---- mbuf helpers ---- */
+
+bool
+ust_mbuf_pull(struct rte_mbuf *m, uint32_t len)
+{
+	if (len > m->pkt_len)
+		len = m->pkt_len;
+	if (m->data_len >= len)
+		return true;
+	/* the first segment must be ours to write, with room at its end */
+	if (RTE_MBUF_CLONED(m) || rte_mbuf_refcnt_read(m) != 1 ||
+	    rte_pktmbuf_tailroom(m) < len - m->data_len)
+		return false;
+	while (m->data_len < len) {
+		struct rte_mbuf *n = m->next;
+		uint16_t k = (uint16_t)RTE_MIN(len - m->data_len,
+					       (uint32_t)n->data_len);
+
+		if (RTE_MBUF_CLONED(n) || rte_mbuf_refcnt_read(n) != 1)
+			return false;
+		memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, m->data_len),
+		       rte_pktmbuf_mtod(n, uint8_t *), k);
+		m->data_len += k;
+		n->data_off += k;
+		n->data_len -= k;
+		if (n->data_len == 0) {
+			m->next = n->next;
+			m->nb_segs--;
+			n->next = NULL;
+			n->nb_segs = 1;
+			rte_pktmbuf_free_seg(n);
+		}
+	}
+	return true;
+}
+
+void
+ust_mbuf_trim_to(struct rte_mbuf *m, uint32_t len)
+{
+	struct rte_mbuf *seg = m;
+	uint32_t remain = len;
+	uint16_t segs = 1;
+
+	if (len >= m->pkt_len)
+		return;
+	while (remain > seg->data_len) {
+		remain -= seg->data_len;
+		seg = seg->next;
+		segs++;
+	}
+	seg->data_len = (uint16_t)remain;
+	if (seg->next != NULL) {
+		rte_pktmbuf_free(seg->next);
+		seg->next = NULL;
+	}
+	m->pkt_len = len;
+	m->nb_segs = segs;
+}
+
 /* ---- RX ---- */
 
 static inline bool
@@ -332,6 +393,14 @@ stack_input_chunk(struct ust_stack *stk, struct rte_mbuf **pkts, uint16_t n)
 		stk->mib[UST_MIB_ETH_INOCTETS] += m->pkt_len;
 		if (unlikely(m->data_len < UST_ETH_HDR_LEN)) {
 			ust_drop(stk, m, UST_DROP_PKT_TOO_SMALL);
+			continue;
+		}
+		/* a chained frame gets all its headers (Ethernet, the longest
+		 * IPv4 header, the L4 header) into its first segment */
+		if (unlikely(m->nb_segs > 1) &&
+		    !ust_mbuf_pull(m, UST_ETH_HDR_LEN + UST_IPV4_MAX_HDR_LEN +
+				   UST_UDP_HDR_LEN)) {
+			ust_drop(stk, m, UST_DROP_PKT_HDR_SPLIT);
 			continue;
 		}
 		eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);

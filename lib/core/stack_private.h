@@ -221,6 +221,7 @@ struct ust_stack {
 	unsigned int lcore;
 	uint8_t ttl;
 	bool in_loop;                /* input is from loopq: src may be us */
+	struct ust_sock *tx_waiters; /* sockets waiting for staging room */
 	struct rte_mbuf **tx_pkts;   /* staging, tx_cap entries */
 	struct ust_tx_owner *tx_own; /* ... and their owners, in parallel */
 	struct ust_pktq loopq;       /* frames to ourselves, input next poll */
@@ -285,7 +286,30 @@ ust_consumed(struct ust_stack *stk)
 	stk->rx_consumed++;
 }
 
+/* ---- mbuf helpers, lib/core/stack.c ---- */
+
+/*
+ * Make the first @len bytes of @m (or all of it, if shorter) contiguous in
+ * its first segment, as Linux's pskb_may_pull(); false when they cannot be.
+ */
+bool ust_mbuf_pull(struct rte_mbuf *m, uint32_t len);
+
+/* Cut @m to @len bytes, across segments (rte_pktmbuf_trim() only trims
+ * within the last one). */
+void ust_mbuf_trim_to(struct rte_mbuf *m, uint32_t len);
+
 /* ---- TX staging, lib/core/stack.c ---- */
+
+/* Frames a send needs in the staging area: its datagram and an ARP probe
+ * that may be staged before it. */
+#define UST_TX_SEND_ROOM 2
+
+/* Whether a send would find staging room now (no flush). */
+static inline bool
+ust_tx_send_room(const struct ust_stack *stk)
+{
+	return stk->tx_n + UST_TX_SEND_ROOM <= stk->tx_cap;
+}
 
 /* Room for @n more frames in the staging area (flushing if needed). */
 bool ust_tx_room(struct ust_stack *stk, uint16_t n);
@@ -376,6 +400,9 @@ void ust_udp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic);
 
 int ust_sock_table_init(struct ust_stack *stk);
 void ust_sock_table_fini(struct ust_stack *stk);
+
+/* Staging has room again: wake the sockets that waited for it. */
+void ust_sock_tx_waiters_wake(struct ust_stack *stk);
 
 /* The driver took (or the stack dropped) a frame of this owner. */
 void ust_sock_tx_done(struct ust_stack *stk, const struct ust_tx_owner *o);

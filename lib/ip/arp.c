@@ -361,11 +361,12 @@ ust_arp_input(struct ust_stack *stk, struct rte_mbuf *m)
 		return;
 	}
 	for_us = a.tpa == stk->addr;
-	/* RFC 826 merge: update an existing entry for the sender ... */
-	e = arp_find(stk, a.spa, &idx);
+	/* RFC 826 merge: update an existing entry for the sender ... (an
+	 * RFC 5227 probe, from 0.0.0.0, teaches nothing) */
+	e = a.spa == 0 ? NULL : arp_find(stk, a.spa, &idx);
 	if (e != NULL)
 		arp_confirm(stk, e, &a.sha, for_us);
-	else if (for_us) {
+	else if (for_us && a.spa != 0) {
 		/* ... and create one when the packet was meant for us */
 		e = arp_create(stk, a.spa, &idx);
 		if (e != NULL)
@@ -420,6 +421,7 @@ ust_arp_timers(struct ust_stack *stk)
 			if (now < e->next_probe)
 				break;
 			if (e->probes >= c->max_probes) {
+				stk->mib[UST_MIB_ARP_RESFAILED]++;
 				arp_delete(stk, i);
 				break;
 			}

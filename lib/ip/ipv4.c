@@ -79,7 +79,9 @@ ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
 
 	stk->mib[UST_MIB_IP_INRECEIVES]++;
 	stk->mib[UST_MIB_IPEXT_INOCTETS] += m->pkt_len;
-	if (csum == RTE_MBUF_F_RX_IP_CKSUM_GOOD)
+	/* GOOD: verified by the NIC; NONE: "not filled in, data intact" */
+	if (csum == RTE_MBUF_F_RX_IP_CKSUM_GOOD ||
+	    csum == RTE_MBUF_F_RX_IP_CKSUM_NONE)
 		flags = UST_WIRE_F_NO_CSUM;
 	rc = ust_ipv4_parse(rte_pktmbuf_mtod(m, void *), m->data_len,
 			    m->pkt_len, flags, ip);
@@ -114,8 +116,7 @@ ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
 		return 0;
 	}
 	/* Ethernet padding after a short datagram */
-	if (m->pkt_len > ip->total_len)
-		rte_pktmbuf_trim(m, m->pkt_len - ip->total_len);
+	ust_mbuf_trim_to(m, ip->total_len);
 
 	if (ip->dst != stk->addr) {
 		if (ip->dst == RTE_BE32(UINT32_MAX) || ip->dst == stk->bcast) {
@@ -262,6 +263,10 @@ ust_ipv4_output(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
 		eth.dst = stk->netif.mac;
 		ust_eth_emit(p, UST_ETH_HDR_LEN, &eth);
 		ipv4_loop_fix_csum(m);
+		if (stk->loopq.len >= stk->tx_cap) {
+			ust_tx_drop(stk, m, UST_DROP_TX_STAGE_FULL);
+			break;
+		}
 		/* the owner's wmem is released now: it never reaches TX */
 		ust_tx_release(stk, m);
 		ust_pktq_push(stk->meta_off, &stk->loopq, m);

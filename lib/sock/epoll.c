@@ -50,6 +50,16 @@ ep_unlink(struct ust_epoll *ep, struct ust_sock *s)
 	s->ep_listed = false;
 }
 
+/* A socket that wants EPOLLOUT and is refused only because the stack's TX
+ * staging area is full must hear when it drains: no sndbuf crossing of
+ * its own will tell it. */
+static void
+ep_tx_wait_if_staging_full(struct ust_sock *s)
+{
+	if ((s->ep_events & UST_EPOLLOUT) && !ust_tx_send_room(s->stk))
+		ust_sock_tx_wait(s);
+}
+
 void
 ust_sock_wakeup(struct ust_sock *s)
 {
@@ -152,6 +162,8 @@ ust_epoll_ctl(struct ust_stack *stk, int epd, int op, int sd,
 		ep->members++;
 		if (ust_sock_events(s) & (s->ep_events | UST_EPOLLERR))
 			ep_link(ep, s);
+		else
+			ep_tx_wait_if_staging_full(s);
 		return 0;
 	case UST_EPOLL_CTL_MOD:
 		if (ev == NULL)
@@ -163,6 +175,8 @@ ust_epoll_ctl(struct ust_stack *stk, int epd, int op, int sd,
 		if (!s->ep_listed &&
 		    (ust_sock_events(s) & (s->ep_events | UST_EPOLLERR)))
 			ep_link(ep, s);
+		else if (!s->ep_listed)
+			ep_tx_wait_if_staging_full(s);
 		return 0;
 	case UST_EPOLL_CTL_DEL:
 		if (s->ep != ep)
@@ -194,6 +208,7 @@ ust_epoll_wait(struct ust_stack *stk, int epd, struct ust_epoll_event *events,
 
 		next = s->ep_next;
 		if (mask == 0) {
+			ep_tx_wait_if_staging_full(s);
 			ep_unlink(ep, s);
 			continue;
 		}

@@ -50,6 +50,10 @@ struct ust_sock {
 	uint64_t ep_data;
 	struct ust_sock *ep_next;
 	struct ust_sock *ep_prev;
+	/* waiting for room in the stack's TX staging area (EPOLLOUT) */
+	bool tx_waiting;
+	struct ust_sock *tx_next;
+	struct ust_sock *tx_prev;
 };
 
 /* An event set: the sockets that may be ready, in a list. */
@@ -67,6 +71,11 @@ struct ust_sock *ust_sd_lookup(struct ust_stack *stk, int sd);
 
 /* readiness of a socket now (UST_EPOLL*), by kind */
 uint32_t ust_sock_events(const struct ust_sock *s);
+
+/* the socket waits for TX staging room; woken by the next flush that
+ * makes room (socket.c) */
+void ust_sock_tx_wait(struct ust_sock *s);
+void ust_sock_tx_unwait(struct ust_sock *s);
 
 /* event sets, epoll.c */
 void ust_sock_wakeup(struct ust_sock *s);

@@ -46,6 +46,7 @@ sock_destroy(struct ust_stack *stk, struct ust_sock *s)
 {
 	if (s->ep != NULL)
 		ust_epoll_detach(s);
+	ust_sock_tx_unwait(s);
 	ust_sd_release(stk, s);
 	switch (s->kind) {
 	case UST_SK_UDP:
@@ -133,6 +134,49 @@ ust_sock_tx_done(struct ust_stack *stk, const struct ust_tx_owner *o)
 	s->wmem_queued -= o->truesize;
 	if (was_full && s->wmem_queued < s->sndbuf && s->ep != NULL)
 		ust_sock_wakeup(s);
+}
+
+void
+ust_sock_tx_wait(struct ust_sock *s)
+{
+	struct ust_stack *stk = s->stk;
+
+	if (s->tx_waiting)
+		return;
+	s->tx_prev = NULL;
+	s->tx_next = stk->tx_waiters;
+	if (stk->tx_waiters != NULL)
+		stk->tx_waiters->tx_prev = s;
+	stk->tx_waiters = s;
+	s->tx_waiting = true;
+}
+
+void
+ust_sock_tx_unwait(struct ust_sock *s)
+{
+	if (!s->tx_waiting)
+		return;
+	if (s->tx_prev != NULL)
+		s->tx_prev->tx_next = s->tx_next;
+	else
+		s->stk->tx_waiters = s->tx_next;
+	if (s->tx_next != NULL)
+		s->tx_next->tx_prev = s->tx_prev;
+	s->tx_next = NULL;
+	s->tx_prev = NULL;
+	s->tx_waiting = false;
+}
+
+void
+ust_sock_tx_waiters_wake(struct ust_stack *stk)
+{
+	while (stk->tx_waiters != NULL) {
+		struct ust_sock *s = stk->tx_waiters;
+
+		ust_sock_tx_unwait(s);
+		if (s->ep != NULL)
+			ust_sock_wakeup(s);
+	}
 }
 
 uint32_t

@@ -47,7 +47,8 @@ struct ust_stack;
 #define UST_SOL_USTACK 0x5553
 
 /**
- * int, set before traffic: the socket is read from another lcore than the
+ * int, set before bind (-EINVAL after): the socket is read from another
+ * lcore than the
  * stack's (split deployment). The producer then takes the socket's queue
  * lock once per RX burst and updates rmem_alloc atomically; the reader
  * splices the producer's queue once per batch. Not usable with epoll.
@@ -66,7 +67,10 @@ struct ust_sock_meminfo {
 	uint32_t sndbuf;            /**< SO_SNDBUF in effect */
 	uint32_t wmem_queued;       /**< bytes staged in the stack for TX */
 	uint32_t queued;            /**< datagrams queued (both queues) */
-	uint32_t queued_truesize;   /**< their truesize */
+	/** their truesize, summed over the queues; for a split socket asked
+	 *  about off its reader's lcore, rmem_alloc - forward_deficit (the
+	 *  reader's queue is not walked from another lcore) */
+	uint32_t queued_truesize;
 	uint64_t rcvbuf_drops;      /**< dropped: rcvbuf full */
 	uint64_t mem_drops;         /**< dropped: pool refused */
 	/** rcvbuf drops that would have fitted had the reader released its

@@ -125,6 +125,7 @@ udp_rmem_release(struct ust_udp_sock *us, uint32_t size, bool empty,
 		 uint32_t partial)
 {
 	enum ust_mem_release mode = ust_mem_pool_conf(us->mem)->release;
+	bool split = udp_split(us);
 	uint32_t pages;
 	int64_t fwd;
 
@@ -137,7 +138,7 @@ udp_rmem_release(struct ust_udp_sock *us, uint32_t size, bool empty,
 	if (size == 0 && partial != 0)
 		return;
 	us->releases++;
-	if (udp_split(us)) {
+	if (split) {
 		__atomic_sub_fetch(&us->rmem_alloc, size, __ATOMIC_RELEASE);
 		rte_spinlock_lock(&us->lock);
 	} else {
@@ -146,7 +147,7 @@ udp_rmem_release(struct ust_udp_sock *us, uint32_t size, bool empty,
 	fwd = (int64_t)us->forward_alloc + size;
 	pages = ust_mem_release_pages((uint32_t)fwd, partial);
 	us->forward_alloc = (int32_t)(fwd - ((int64_t)pages << UST_MEM_PAGE_SHIFT));
-	if (udp_split(us))
+	if (split)
 		rte_spinlock_unlock(&us->lock);
 	ust_mem_pool_uncharge(us->mem, pages);
 }
@@ -271,26 +272,25 @@ udp_validate(struct ust_stack *stk, struct rte_mbuf *m,
 {
 	uint64_t l4f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
 	uint32_t l4len = (uint32_t)ip->total_len - ip->hdr_len;
+	/* the UDP header is in the first segment (ust_mbuf_pull()); the
+	 * payload may span segments */
 	bool contig = ip->hdr_len + l4len <= m->data_len;
-	uint8_t hbuf[UST_UDP_HDR_LEN];
-	const uint8_t *h;
+	/* GOOD: the NIC verified it; NONE: the checksum field is not filled
+	 * in (a virtio/vhost peer offloading it) but the data is intact */
+	bool verified = l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD ||
+			l4f == RTE_MBUF_F_RX_L4_CKSUM_NONE;
 	struct ust_udp_repr u;
 	struct ust_mbuf_meta *meta;
-	int flags = 0;
 	int rc;
 
-	if (l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD || !contig)
-		flags = UST_WIRE_F_NO_CSUM;
-	h = contig ? rte_pktmbuf_mtod_offset(m, const uint8_t *, ip->hdr_len) :
-		rte_pktmbuf_read(m, ip->hdr_len,
-				 l4len < sizeof(hbuf) ? l4len : sizeof(hbuf),
-				 hbuf);
-	rc = h == NULL ? UST_WIRE_ETRUNC :
-		ust_udp_parse(h, l4len, ip->src, ip->dst, flags, &u);
+	rc = ust_udp_parse(rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						   ip->hdr_len),
+			   l4len, ip->src, ip->dst,
+			   verified || !contig ? UST_WIRE_F_NO_CSUM : 0, &u);
 	if (rc == UST_WIRE_OK && u.has_csum) {
 		if (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD)
 			rc = UST_WIRE_ECSUM;
-		else if (!contig && l4f != RTE_MBUF_F_RX_L4_CKSUM_GOOD &&
+		else if (!contig && !verified &&
 			 !udp_csum_chain_ok(m, ip, u.len))
 			rc = UST_WIRE_ECSUM;
 	}
@@ -370,10 +370,10 @@ ust_udp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
 			ust_drop(stk, m, UST_DROP_NO_SOCKET);
 			continue;
 		}
+		/* the headers are in the first segment (the stack pulled
+		 * them there): they stay in the headroom */
 		rte_pktmbuf_adj(m, ip->hdr_len + UST_UDP_HDR_LEN);
-		if (m->pkt_len > (uint32_t)ulen[i] - UST_UDP_HDR_LEN)
-			rte_pktmbuf_trim(m, m->pkt_len -
-					 (ulen[i] - UST_UDP_HDR_LEN));
+		ust_mbuf_trim_to(m, (uint32_t)ulen[i] - UST_UDP_HDR_LEN);
 		for (g = 0; g < ng && gs[g] != us; g++)
 			;
 		if (g == ng) {
@@ -467,6 +467,7 @@ ust_udp_create(struct ust_stack *stk)
 	ust_pktq_init(&us->reader_q);
 	us->rcvbuf = mc->rmem_default;
 	us->forward_threshold = us->rcvbuf >> 2;
+	us->reader_lcore = LCORE_ID_ANY;
 	us->meta_off = stk->meta_off;
 	us->mem = stk->udp_mem;
 	return &us->base;
@@ -605,7 +606,7 @@ udp_dequeue(struct ust_udp_sock *us, bool peek)
 	if (rq->len == 0) {
 		if (__atomic_load_n(&us->prod_q.len, __ATOMIC_RELAXED) == 0)
 			return NULL;
-		if (udp_split(us)) {
+		if (udp_split(us)) { /* fixed once bound: read once here */
 			rte_spinlock_lock(&us->lock);
 			ust_pktq_splice(us->meta_off, rq, &us->prod_q);
 			rte_spinlock_unlock(&us->lock);
@@ -629,10 +630,18 @@ udp_take_error(struct ust_sock *s)
 }
 
 static inline bool
-udp_reader_ok(const struct ust_udp_sock *us)
+udp_reader_ok(struct ust_udp_sock *us)
 {
-	/* a socket read off the stack's lcore must be marked split */
-	return udp_split(us) || rte_lcore_id() == us->base.stk->lcore;
+	unsigned int lc = rte_lcore_id();
+
+	/* a socket read off the stack's lcore must be marked split; the
+	 * split reader's lcore is noted for UST_SO_MEMINFO's queue walk */
+	if (udp_split(us)) {
+		if (us->reader_lcore != lc)
+			us->reader_lcore = lc;
+		return true;
+	}
+	return lc == us->base.stk->lcore;
 }
 
 ssize_t
@@ -647,9 +656,12 @@ ust_udp_recvfrom(struct ust_stack *stk, struct ust_sock *s, void *buf,
 	RTE_SET_USED(stk);
 	if (unlikely(!udp_reader_ok(us)))
 		return -EPERM;
+	/* a pending error is reported before queued data, as Linux does */
+	if (unlikely(s->so_error != 0))
+		return udp_take_error(s);
 	m = udp_dequeue(us, (flags & MSG_PEEK) != 0);
 	if (m == NULL)
-		return s->so_error != 0 ? udp_take_error(s) : -EAGAIN;
+		return -EAGAIN;
 	meta = ust_meta(us->meta_off, m);
 	plen = m->pkt_len;
 	copy = plen < len ? plen : (uint32_t)len;
@@ -686,6 +698,8 @@ ust_udp_recv_burst(struct ust_stack *stk, struct ust_sock *s,
 	RTE_SET_USED(stk);
 	if (unlikely(!udp_reader_ok(us)))
 		return -EPERM;
+	if (unlikely(s->so_error != 0))
+		return udp_take_error(s);
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = udp_dequeue(us, false);
 		const struct ust_mbuf_meta *meta;
@@ -703,8 +717,6 @@ ust_udp_recv_burst(struct ust_stack *stk, struct ust_sock *s,
 		udp_rmem_release(us, meta->truesize, us->reader_q.len == 0, 1);
 	}
 	us->delivered += i;
-	if (i == 0 && s->so_error != 0)
-		return udp_take_error(s);
 	return (int)i;
 }
 
@@ -727,11 +739,21 @@ udp_send_check(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst,
 	rc = udp_route_and_bind(stk, s, dst);
 	if (rc != 0)
 		return rc;
-	if (s->wmem_queued >= s->sndbuf || !ust_tx_room(stk, 1)) {
-		stk->mib[UST_MIB_UDP_SNDBUFERRORS]++;
-		return -EAGAIN;
+	if (s->wmem_queued >= s->sndbuf)
+		goto nospace;
+	/* room for the datagram and for an ARP probe staged before it, so
+	 * that a send that returns success is not dropped at staging */
+	if (!ust_tx_room(stk, UST_TX_SEND_ROOM)) {
+		ust_sock_tx_wait(s);
+		goto nospace;
 	}
+	/* datagrams to ourselves wait in the loopback queue, bounded alike */
+	if (dst == stk->addr && stk->loopq.len >= stk->tx_cap)
+		goto nospace;
 	return 0;
+nospace:
+	stk->mib[UST_MIB_UDP_SNDBUFERRORS]++;
+	return -EAGAIN;
 }
 
 /* Prepend the UDP header to @m (data = payload) and send it. */
@@ -876,8 +898,7 @@ ust_udp_setsockopt(struct ust_sock *s, int level, int name, const void *val,
 		switch (name) {
 		case SO_RCVBUF:
 		case SO_RCVBUFFORCE:
-			if (v < 0)
-				v = 0;
+			/* as Linux: a negative value is a huge unsigned one */
 			us->rcvbuf = ust_mem_rcvbuf_from_user((uint32_t)v,
 				mc->rmem_max, name == SO_RCVBUFFORCE);
 			__atomic_store_n(&us->forward_threshold,
@@ -885,10 +906,12 @@ ust_udp_setsockopt(struct ust_sock *s, int level, int name, const void *val,
 			return 0;
 		case SO_SNDBUF:
 		case SO_SNDBUFFORCE:
-			if (v < 0)
-				v = 0;
 			s->sndbuf = ust_mem_sndbuf_from_user((uint32_t)v,
 				mc->wmem_max, name == SO_SNDBUFFORCE);
+			/* more room may make it writable (Linux's
+			 * sk_write_space) */
+			if (s->ep != NULL && s->wmem_queued < s->sndbuf)
+				ust_sock_wakeup(s);
 			return 0;
 		case SO_BROADCAST:
 			if (v)
@@ -907,7 +930,9 @@ ust_udp_setsockopt(struct ust_sock *s, int level, int name, const void *val,
 		}
 	}
 	if (level == UST_SOL_USTACK && name == UST_SO_SPLIT) {
-		if (s->ep != NULL)
+		/* fixed before datagrams can arrive: the producer and the
+		 * reader must agree on locking for the socket's lifetime */
+		if (s->ep != NULL || (s->flags & UST_SKF_BOUND))
 			return -EINVAL;
 		if (v)
 			s->flags |= UST_SKF_SPLIT;
@@ -924,24 +949,26 @@ ust_udp_meminfo(const struct ust_sock *s, struct ust_sock_meminfo *mi,
 {
 	struct ust_udp_sock *us = (struct ust_udp_sock *)(uintptr_t)s;
 	bool split = udp_split(us);
+	/* the reader's queue is the reader's: walked only from its lcore, or
+	 * before a split reader ever read (the walk holds the queue lock, so
+	 * no splice can fill it meanwhile) */
+	unsigned int rl = __atomic_load_n(&us->reader_lcore, __ATOMIC_RELAXED);
+	bool walk_reader = walk && (!split || rl == LCORE_ID_ANY ||
+				    rl == rte_lcore_id());
 	struct rte_mbuf *m;
 
 	memset(mi, 0, sizeof(*mi));
 	if (walk && split)
 		rte_spinlock_lock(&us->lock);
 	if (walk) {
-		const struct ust_pktq *qs[2] = { &us->reader_q, &us->prod_q };
-		unsigned int i;
-
-		for (i = 0; i < 2; i++)
-			for (m = qs[i]->head; m != NULL;
-			     m = ust_meta(us->meta_off, m)->nextpkt) {
-				mi->queued++;
-				mi->queued_truesize +=
-					ust_meta(us->meta_off, m)->truesize;
-			}
+		for (m = us->prod_q.head; m != NULL;
+		     m = ust_meta(us->meta_off, m)->nextpkt) {
+			mi->queued++;
+			mi->queued_truesize +=
+				ust_meta(us->meta_off, m)->truesize;
+		}
 	} else {
-		mi->queued = us->reader_q.len + us->prod_q.len;
+		mi->queued = us->prod_q.len;
 	}
 	mi->rcvbuf = us->rcvbuf;
 	mi->rmem_alloc = __atomic_load_n(&us->rmem_alloc, __ATOMIC_ACQUIRE);
@@ -952,9 +979,22 @@ ust_udp_meminfo(const struct ust_sock *s, struct ust_sock_meminfo *mi,
 	mi->mem_drops = us->mem_drops;
 	mi->deficit_drops = us->deficit_drops;
 	mi->enqueued = us->enqueued;
+	if (walk_reader) {
+		for (m = us->reader_q.head; m != NULL;
+		     m = ust_meta(us->meta_off, m)->nextpkt) {
+			mi->queued++;
+			mi->queued_truesize +=
+				ust_meta(us->meta_off, m)->truesize;
+		}
+	}
 	if (walk && split)
 		rte_spinlock_unlock(&us->lock);
 	mi->forward_deficit = us->forward_deficit;
+	if (!walk_reader) {
+		/* counted, not walked: the invariant gives the truesize */
+		mi->queued += us->reader_q.len;
+		mi->queued_truesize = mi->rmem_alloc - mi->forward_deficit;
+	}
 	mi->forward_threshold = us->forward_threshold;
 	mi->sndbuf = s->sndbuf;
 	mi->wmem_queued = s->wmem_queued;
@@ -994,6 +1034,8 @@ ust_udp_getsockopt(struct ust_sock *s, int level, int name, void *val,
 			return put_int(val, len,
 				       !!(s->flags & UST_SKF_REUSEADDR));
 		case SO_ERROR:
+			if (*len < (socklen_t)sizeof(int))
+				return -EINVAL;
 			return put_int(val, len, -udp_take_error(s));
 		case SO_TYPE:
 			return put_int(val, len, SOCK_DGRAM);
@@ -1024,8 +1066,7 @@ ust_udp_events(const struct ust_sock *s)
 
 	if (us->reader_q.len != 0 || us->prod_q.len != 0)
 		ev |= UST_EPOLLIN;
-	if (s->wmem_queued < s->sndbuf &&
-	    s->stk->tx_n < s->stk->tx_cap)
+	if (s->wmem_queued < s->sndbuf && ust_tx_send_room(s->stk))
 		ev |= UST_EPOLLOUT;
 	if (s->so_error != 0)
 		ev |= UST_EPOLLERR | UST_EPOLLIN;

@@ -59,6 +59,7 @@ struct ust_udp_sock {
 	uint64_t delivered;
 	uint64_t splices;
 	uint64_t releases;
+	unsigned int reader_lcore; /* split: the lcore that last read */
 };
 
 struct ust_sock *ust_udp_create(struct ust_stack *stk);

@@ -435,14 +435,21 @@ static int
 test_split_flag_api(void)
 {
 	struct ust_stack *stk = ut_stack_create(&nif, pool, exact);
-	int sd = sock_on(stk, 7), one = 1, v = 0;
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = RTE_BE16(7) };
+	int sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0), one = 1, v = 0;
+	int bound = sock_on(stk, 8);
 	socklen_t l = sizeof(v);
 	int ep = ust_epoll_create(stk);
 	struct ust_epoll_event ev = { .events = UST_EPOLLIN, .data = 1 };
 	char buf[16];
 
+	/* fixed before the socket is bound: datagrams may arrive after */
+	UT_EQ(ust_setsockopt(stk, bound, UST_SOL_USTACK, UST_SO_SPLIT, &one,
+			     sizeof(one)), -EINVAL);
 	UT_EQ(ust_setsockopt(stk, sd, UST_SOL_USTACK, UST_SO_SPLIT, &one,
 			     sizeof(one)), 0);
+	UT_EQ(ust_bind(stk, sd, (struct sockaddr *)&sin, sizeof(sin)), 0);
 	UT_EQ(ust_getsockopt(stk, sd, UST_SOL_USTACK, UST_SO_SPLIT, &v, &l), 0);
 	UT_EQ(v, 1);
 	/* a split socket is read elsewhere: no event set */
