@@ -17,7 +17,8 @@ export UST_SRC UST_BUILD
 # libFuzzer), and tools the tests call (iproute2, util-linux's nsenter).
 UST_PACKAGES="build-essential pkg-config meson ninja-build libdpdk-dev dpdk
 dpdk-dev libnuma-dev python3 python3-scapy iputils-ping iperf socat
-sockperf nftables tcpdump iproute2 util-linux clang libclang-rt-14-dev"
+sockperf nftables tcpdump iproute2 util-linux ethtool clang
+libclang-rt-14-dev"
 
 ust_need_root() {
 	if [ "$(id -u)" != 0 ]; then
@@ -31,7 +32,7 @@ ust_install_deps() {
 	local missing=() p
 	for p in $UST_PACKAGES; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null |
-			grep -q "install ok installed" || missing+=("$p")
+			grep -qs "install ok installed" || missing+=("$p")
 	done
 	if [ ${#missing[@]} -gt 0 ]; then
 		echo "== installing: ${missing[*]}"

@@ -33,7 +33,7 @@ nsenter --net="/var/run/netns/$NS" "$UST_BUILD/apps/ust-echo" -l 0 --no-pci \
 	--mode server --addr 198.18.0.2/24 --port 7 > "$LOG" 2>&1 &
 PID=$!
 for i in $(seq 1 100); do
-	grep -q serving "$LOG" && break
+	grep -qs serving "$LOG" && break
 	kill -0 "$PID" 2>/dev/null || { cat "$LOG"; exit 1; }
 	sleep 0.1
 done

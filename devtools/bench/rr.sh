@@ -27,7 +27,7 @@ ust_rr() { # flows size -> prints "tps p50 p99" (us)
 		--size "$size" --duration "$DUR" --warmup 1 --linger 2 \
 		--json "$OUT/$tag.json" > "$OUT/$tag.client" 2>&1 &
 	local cli=$!
-	while kill -0 $cli 2>/dev/null && ! grep -q "^transactions" "$OUT/$tag.client"; do
+	while kill -0 $cli 2>/dev/null && ! grep -qs "^transactions" "$OUT/$tag.client"; do
 		sleep 0.1
 	done
 	kill -INT $srv; wait $srv || true; wait $cli || true

@@ -102,7 +102,7 @@ start_echo_tap() {
 	# the server prints this line once its socket is bound
 	local i
 	for i in $(seq 1 200); do
-		grep -q "serving\|transactions" "$WORK/$name.log" 2>/dev/null && return 0
+		grep -qs "serving\|transactions" "$WORK/$name.log" 2>/dev/null && return 0
 		kill -0 "$ECHO_PID" 2>/dev/null || { cat "$WORK/$name.log"; fail "$name died at start"; }
 		sleep 0.05
 	done

@@ -14,7 +14,7 @@ sock="$WORK/memif.sock"
 SINK=$!
 PIDS+=("$SINK")
 for i in $(seq 1 100); do
-	grep -q "udp-sink on port" "$WORK/sink.log" && break
+	grep -qs "udp-sink on port" "$WORK/sink.log" && break
 	sleep 0.05
 done
 # the flood lingers, unpolled, until the sink has stopped (see ust-echo
@@ -27,7 +27,7 @@ done
 FLOOD=$!
 PIDS+=("$FLOOD")
 for i in $(seq 1 200); do
-	grep -q "udp-flood, " "$WORK/flood.log" && break
+	grep -qs "udp-flood, " "$WORK/flood.log" && break
 	kill -0 "$FLOOD" 2>/dev/null || break
 	sleep 0.05
 done

@@ -14,7 +14,7 @@ sock="$WORK/memif.sock"
 SRV=$!
 PIDS+=("$SRV")
 for i in $(seq 1 100); do
-	grep -q serving "$WORK/server.log" && break
+	grep -qs serving "$WORK/server.log" && break
 	sleep 0.05
 done
 # The client lingers after its run, port open but unpolled, until the
@@ -28,7 +28,7 @@ done
 CLI=$!
 PIDS+=("$CLI")
 for i in $(seq 1 400); do
-	grep -q "^transactions:" "$WORK/client.log" && break
+	grep -qs "^transactions:" "$WORK/client.log" && break
 	kill -0 "$CLI" 2>/dev/null || break
 	sleep 0.05
 done
