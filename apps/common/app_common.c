@@ -188,6 +188,20 @@ app_print_stats(FILE *f, struct ust_stack *stk)
 	}
 	if (any)
 		fputc('\n', f);
+	{
+		struct ust_mem_pool_stats ps;
+
+		ust_mem_pool_stats_get(ust_stack_udp_mem(stk), &ps);
+		fprintf(f, "udp pool: %" PRId64 " pages (high water %" PRId64
+			", limits %" PRIu64 "/%" PRIu64 "/%" PRIu64 "), %"
+			PRIu64 " pages charged in %" PRIu64 " calls, %" PRIu64
+			" refused; schedule %s, release %s\n", ps.pages,
+			ps.high_water, ps.limit[0], ps.limit[1], ps.limit[2],
+			ps.pages_charged, ps.charge_calls, ps.charge_failures,
+			ps.schedule == UST_MEM_SCHEDULE_DELTA ? "delta" :
+			"legacy", ps.release == UST_MEM_RELEASE_BATCHED ?
+			"batched" : "unbatched");
+	}
 	fprintf(f, "drops:");
 	any = false;
 	for (i = 0; i < UST_DROP_MAX; i++)

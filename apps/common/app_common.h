@@ -66,7 +66,8 @@ void app_sleep(double seconds);
 /* One line describing the port and its offloads. */
 void app_print_port(FILE *f, const struct app_env *env);
 
-/* Non-zero counters, grouped as /proc/net/snmp, then drop reasons. */
+/* Non-zero counters, grouped as /proc/net/snmp, the UDP memory pool, then
+ * drop reasons. */
 void app_print_stats(FILE *f, struct ust_stack *stk);
 
 /* ---- latency histogram (log-linear, ~3% resolution, ns) ---- */
