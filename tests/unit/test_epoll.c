@@ -14,19 +14,6 @@
 static struct rte_mempool *pool;
 static struct ut_netif nif;
 
-static int
-sock_on(struct ust_stack *stk, uint16_t port)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_port = rte_cpu_to_be_16(port) };
-	int sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
-
-	if (sd >= 0 && ust_bind(stk, sd, (struct sockaddr *)&sin,
-				sizeof(sin)) != 0)
-		return -1;
-	return sd;
-}
-
 static void
 send_to(struct ust_stack *stk, uint16_t port)
 {
@@ -54,7 +41,7 @@ test_level_triggered(void)
 
 	UT_ASSERT(ep >= 0);
 	for (i = 0; i < 3; i++) {
-		sd[i] = sock_on(stk, (uint16_t)(100 + i));
+		sd[i] = ut_udp_bound(stk, (uint16_t)(100 + i));
 		ev.events = UST_EPOLLIN;
 		ev.data = 1000 + i;
 		UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_ADD, sd[i], &ev), 0);
@@ -95,7 +82,7 @@ test_fairness(void)
 	int seen[10] = { 0 };
 
 	for (i = 0; i < 10; i++) {
-		int sd = sock_on(stk, (uint16_t)(200 + i));
+		int sd = ut_udp_bound(stk, (uint16_t)(200 + i));
 
 		ev.events = UST_EPOLLIN;
 		ev.data = (uint64_t)i;
@@ -121,7 +108,7 @@ test_ctl_errors(void)
 	struct ust_stack *stk = ut_stack_create(&nif, pool, NULL);
 	struct ust_epoll_event ev = { .events = UST_EPOLLIN }, out[1];
 	int ep = ust_epoll_create(stk), ep2 = ust_epoll_create(stk);
-	int sd = sock_on(stk, 300);
+	int sd = ut_udp_bound(stk, 300);
 
 	UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_ADD, sd, &ev), 0);
 	UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_ADD, sd, &ev), -EEXIST);
@@ -155,9 +142,7 @@ test_error_event(void)
 	int ep = ust_epoll_create(stk);
 	int sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
 	struct rte_mbuf *err, *out_m;
-	struct ust_ipv4_repr ip;
 	struct ust_icmp_repr ic;
-	uint8_t *p;
 
 	to.sin_addr.s_addr = UT_PEER_IP;
 	UT_EQ(ust_stack_arp_add_static(stk, UT_PEER_IP, &ut_peer_mac), 0);
@@ -167,28 +152,8 @@ test_error_event(void)
 	ust_stack_flush(stk);
 	out_m = ut_tx_pop(&nif);
 	UT_ASSERT(out_m != NULL);
-	err = rte_pktmbuf_alloc(pool);
-	p = (uint8_t *)rte_pktmbuf_append(err, 14 + 20 + 8 + 29);
-	{
-		struct ust_eth_repr e = { .dst = ut_our_mac,
-					  .src = ut_peer_mac,
-					  .ethertype = RTE_ETHER_TYPE_IPV4 };
-
-		ust_eth_emit(p, 14, &e);
-	}
-	memset(&ip, 0, sizeof(ip));
-	ip.src = UT_PEER_IP;
-	ip.dst = UT_OUR_IP;
-	ip.proto = IPPROTO_ICMP;
-	ip.ttl = 64;
-	ip.total_len = 57;
-	ust_ipv4_emit(p + 14, 20, &ip, 0);
-	memset(&ic, 0, sizeof(ic));
-	ic.type = UST_ICMP_DEST_UNREACH;
-	ic.code = UST_ICMP_CODE_PORT_UNREACH;
-	ic.data = rte_pktmbuf_mtod_offset(out_m, uint8_t *, 14);
-	ic.data_len = 29;
-	ust_icmp_emit(p + 34, 37, &ic);
+	err = ut_icmp_port_unreach_frame(pool,
+		rte_pktmbuf_mtod_offset(out_m, uint8_t *, 14), 29);
 	rte_pktmbuf_free(out_m);
 	ust_stack_input(stk, &err, 1, 0);
 	UT_EQ(ust_epoll_wait(stk, ep, out, 2), 1);

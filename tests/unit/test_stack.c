@@ -63,19 +63,6 @@ teardown(struct ust_stack *stk)
 	return rc;
 }
 
-static int
-udp_sock(struct ust_stack *stk, uint16_t port)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_port = rte_cpu_to_be_16(port) };
-	int sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
-
-	if (sd < 0 || ust_bind(stk, sd, (struct sockaddr *)&sin,
-			       sizeof(sin)) != 0)
-		return -1;
-	return sd;
-}
-
 static struct sockaddr_in
 peer(rte_be32_t ip, uint16_t port)
 {
@@ -414,7 +401,7 @@ test_malformed(void)
 	int sd;
 
 	UT_ASSERT(stk != NULL);
-	sd = udp_sock(stk, 7);
+	sd = ut_udp_bound(stk, 7);
 	UT_ASSERT(sd >= 0);
 	learn_peer(stk, 0);
 
@@ -598,7 +585,7 @@ test_udp_roundtrip(void)
 
 	UT_ASSERT(stk != NULL);
 	learn_peer(stk, 0);
-	sd = udp_sock(stk, 7);
+	sd = ut_udp_bound(stk, 7);
 	UT_ASSERT(sd >= 0);
 	inject(stk, udp_to_us(7, 16), MS);
 	UT_EQ(ust_recvfrom(stk, sd, buf, sizeof(buf), 0, (struct sockaddr *)&from,
@@ -670,8 +657,8 @@ test_loopback(void)
 	int a, b;
 
 	UT_ASSERT(stk != NULL);
-	a = udp_sock(stk, 7);
-	b = udp_sock(stk, 8);
+	a = ut_udp_bound(stk, 7);
+	b = ut_udp_bound(stk, 8);
 	UT_EQ(ust_sendto(stk, b, "loop", 4, 0, (struct sockaddr *)&self,
 			 sizeof(self)), 4);
 	ust_stack_poll(stk, MS);
@@ -776,9 +763,6 @@ test_connected_refused(void)
 	struct ust_stack *stk = ut_stack_create(&nif, pool, NULL);
 	struct sockaddr_in to = peer(UT_PEER_IP, 9);
 	struct rte_mbuf *out, *err;
-	struct ust_ipv4_repr ip;
-	struct ust_eth_repr e;
-	struct ust_icmp_repr ic;
 	char buf[8];
 	int sd, v;
 	socklen_t l = sizeof(v);
@@ -792,28 +776,8 @@ test_connected_refused(void)
 	out = ut_tx_pop(&nif);
 	UT_ASSERT(out != NULL);
 	/* the peer answers port unreachable, quoting our datagram */
-	err = rte_pktmbuf_alloc(pool);
-	{
-		uint8_t *p = (uint8_t *)rte_pktmbuf_append(err, 14 + 20 + 8 + 29);
-		struct ust_eth_repr er = { .dst = ut_our_mac,
-					   .src = ut_peer_mac,
-					   .ethertype = RTE_ETHER_TYPE_IPV4 };
-
-		ust_eth_emit(p, 14, &er);
-		memset(&ip, 0, sizeof(ip));
-		ip.src = UT_PEER_IP;
-		ip.dst = UT_OUR_IP;
-		ip.proto = IPPROTO_ICMP;
-		ip.ttl = 64;
-		ip.total_len = 20 + 8 + 29;
-		ust_ipv4_emit(p + 14, 20, &ip, 0);
-		memset(&ic, 0, sizeof(ic));
-		ic.type = UST_ICMP_DEST_UNREACH;
-		ic.code = UST_ICMP_CODE_PORT_UNREACH;
-		ic.data = rte_pktmbuf_mtod_offset(out, uint8_t *, 14);
-		ic.data_len = 29;
-		ust_icmp_emit(p + 34, 8 + 29, &ic);
-	}
+	err = ut_icmp_port_unreach_frame(pool,
+		rte_pktmbuf_mtod_offset(out, uint8_t *, 14), 29);
 	rte_pktmbuf_free(out);
 	inject(stk, err, MS);
 	UT_EQ(mib(stk, UST_MIB_ICMP_INDESTUNREACHS), 1);
@@ -821,7 +785,6 @@ test_connected_refused(void)
 	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -EAGAIN);
 	UT_EQ(ust_getsockopt(stk, sd, SOL_SOCKET, SO_ERROR, &v, &l), 0);
 	UT_EQ(v, 0);
-	RTE_SET_USED(e);
 	return teardown(stk);
 }
 
@@ -903,7 +866,7 @@ test_zero_copy(void)
 
 	UT_ASSERT(stk != NULL);
 	learn_peer(stk, 0);
-	sd = udp_sock(stk, 7);
+	sd = ut_udp_bound(stk, 7);
 	for (i = 0; i < 5; i++)
 		inject(stk, udp_to_us(7, (uint16_t)(i + 1)), MS);
 	n = ust_recv_burst(stk, sd, pk, 8, from);
@@ -932,7 +895,7 @@ test_close_drops(void)
 	int sd, i;
 
 	UT_ASSERT(stk != NULL);
-	sd = udp_sock(stk, 7);
+	sd = ut_udp_bound(stk, 7);
 	for (i = 0; i < 3; i++)
 		inject(stk, udp_to_us(7, 100), MS);
 	UT_EQ(ust_close(stk, sd), 0);
@@ -986,7 +949,7 @@ test_chained_rx(void)
 
 	UT_ASSERT(stk != NULL);
 	learn_peer(stk, 0);
-	sd = udp_sock(stk, 7);
+	sd = ut_udp_bound(stk, 7);
 	for (i = 0; i < sizeof(pl); i++)
 		pl[i] = (uint8_t)(i * 13);
 	m = chain_of(ut_udp_frame(pool, UT_PEER_IP, UT_OUR_IP, 5555, 7, pl,
@@ -1057,7 +1020,7 @@ test_csum_none_flag(void)
 	int sd;
 
 	UT_ASSERT(stk != NULL);
-	sd = udp_sock(stk, 7);
+	sd = ut_udp_bound(stk, 7);
 	/* a virtio peer offloading its checksum: the field holds only the
 	 * pseudo-header sum and the PMD says L4_CKSUM_NONE */
 	m = udp_to_us(7, 16);
@@ -1125,8 +1088,8 @@ test_loopback_bounded(void)
 	ssize_t rc;
 
 	UT_ASSERT(stk != NULL);
-	a = udp_sock(stk, 7);
-	b = udp_sock(stk, 8);
+	a = ut_udp_bound(stk, 7);
+	b = ut_udp_bound(stk, 8);
 	UT_EQ(ust_setsockopt(stk, b, SOL_SOCKET, SO_SNDBUFFORCE, &big,
 			     sizeof(big)), 0);
 	/* without a poll in between, the loopback queue fills and sends
@@ -1149,7 +1112,7 @@ test_error_reporting(void)
 	char buf[8];
 
 	UT_ASSERT(stk != NULL);
-	sd = udp_sock(stk, 7);
+	sd = ut_udp_bound(stk, 7);
 	/* an RFC 5227 probe for our address: answered, 0.0.0.0 not learned */
 	inject(stk, ut_arp_frame(pool, RTE_ARP_OP_REQUEST, &ut_peer_mac, 0,
 				 UT_OUR_IP), MS);

@@ -78,19 +78,6 @@ invariants(struct ust_stack *stk, const int *sds, int n, uint32_t max_ts)
 	return 0;
 }
 
-static int
-sock_on(struct ust_stack *stk, uint16_t port)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_port = rte_cpu_to_be_16(port) };
-	int sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
-
-	if (sd >= 0 && ust_bind(stk, sd, (struct sockaddr *)&sin,
-				sizeof(sin)) != 0)
-		return -1;
-	return sd;
-}
-
 static void
 send_to(struct ust_stack *stk, struct rte_mempool *mp, uint16_t port,
 	uint16_t len)
@@ -135,7 +122,7 @@ test_truesize(void)
 {
 	struct ust_stack *stk = ut_stack_create(&nif, pool, exact);
 	struct ust_sock_meminfo mi;
-	int sd = sock_on(stk, 7);
+	int sd = ut_udp_bound(stk, 7);
 
 	send_to(stk, pool, 7, 64);
 	UT_EQ(meminfo(stk, sd, &mi), 0);
@@ -159,7 +146,7 @@ schedule_run(enum ust_mem_schedule mode, uint64_t *pages, int32_t *hw)
 	struct ust_stack *stk = ut_stack_create(&nif, pool, exact);
 	struct ust_mem_pool_stats ps;
 	struct ust_sock_meminfo mi;
-	int sd = sock_on(stk, 7), i;
+	int sd = ut_udp_bound(stk, 7), i;
 
 	ust_mem_pool_set_schedule(ust_stack_udp_mem(stk), mode);
 	for (i = 0; i < 8; i++) {
@@ -197,7 +184,7 @@ test_rcvbuf_rule(void)
 {
 	struct ust_stack *stk = ut_stack_create(&nif, pool, exact);
 	struct ust_sock_meminfo mi;
-	int sd = sock_on(stk, 7);
+	int sd = ut_udp_bound(stk, 7);
 
 	/* rcvbuf 4608: two default datagrams fit exactly, the third not */
 	UT_EQ(set_rcvbuf(stk, sd, 2304), 0);
@@ -219,7 +206,7 @@ test_rcvbuf_below_one_packet(void)
 {
 	struct ust_stack *stk = ut_stack_create(&nif, pool, exact);
 	struct ust_sock_meminfo mi;
-	int sd = sock_on(stk, 7);
+	int sd = ut_udp_bound(stk, 7);
 	char buf[16];
 
 	/* rcvbuf 4608 < a jumbo truesize: an empty socket takes one */
@@ -247,7 +234,7 @@ threshold_case(int rcvbuf_req, int reads, uint32_t *rmem, uint32_t *deficit)
 {
 	struct ust_stack *stk = ut_stack_create(&nif, pool, exact);
 	struct ust_sock_meminfo mi;
-	int sd = sock_on(stk, 7), i;
+	int sd = ut_udp_bound(stk, 7), i;
 	char buf[16];
 
 	UT_EQ(set_rcvbuf(stk, sd, rcvbuf_req), 0);
@@ -294,7 +281,7 @@ test_empty_releases_at_once(void)
 {
 	struct ust_stack *stk = ut_stack_create(&nif, pool, exact);
 	struct ust_sock_meminfo mi;
-	int sd = sock_on(stk, 7);
+	int sd = ut_udp_bound(stk, 7);
 	char buf[16];
 
 	send_to(stk, pool, 7, 10);
@@ -318,7 +305,7 @@ test_unbatched(void)
 {
 	struct ust_stack *stk = ut_stack_create(&nif, pool, exact);
 	struct ust_sock_meminfo mi;
-	int sd = sock_on(stk, 7), i;
+	int sd = ut_udp_bound(stk, 7), i;
 	char buf[16];
 
 	ust_mem_pool_set_release(ust_stack_udp_mem(stk),
@@ -341,7 +328,7 @@ test_rcvbuf_change_while_queued(void)
 {
 	struct ust_stack *stk = ut_stack_create(&nif, pool, exact);
 	struct ust_sock_meminfo mi;
-	int sd = sock_on(stk, 7), i;
+	int sd = ut_udp_bound(stk, 7), i;
 	char buf[16];
 
 	for (i = 0; i < 4; i++)
@@ -377,9 +364,9 @@ test_pool_limit_and_rmem_min(void)
 	struct ust_sock_meminfo mi;
 	int sds[3];
 
-	sds[0] = sock_on(stk, 7);
-	sds[1] = sock_on(stk, 8);
-	sds[2] = sock_on(stk, 9);
+	sds[0] = ut_udp_bound(stk, 7);
+	sds[1] = ut_udp_bound(stk, 8);
+	sds[2] = ut_udp_bound(stk, 9);
 	ust_mem_pool_set_limits(ust_stack_udp_mem(stk), lim);
 	/* 1 page: within min */
 	send_to(stk, pool, 7, 10);
@@ -413,8 +400,8 @@ test_close_returns_everything(void)
 	int sds[2], i;
 	char buf[16];
 
-	sds[0] = sock_on(stk, 7);
-	sds[1] = sock_on(stk, 8);
+	sds[0] = ut_udp_bound(stk, 7);
+	sds[1] = ut_udp_bound(stk, 8);
 	for (i = 0; i < 7; i++) {
 		send_to(stk, pool, 7, 10);
 		send_to(stk, jumbo, 8, 10);
@@ -438,7 +425,7 @@ test_split_flag_api(void)
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = RTE_BE16(7) };
 	int sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0), one = 1, v = 0;
-	int bound = sock_on(stk, 8);
+	int bound = ut_udp_bound(stk, 8);
 	socklen_t l = sizeof(v);
 	int ep = ust_epoll_create(stk);
 	struct ust_epoll_event ev = { .events = UST_EPOLLIN, .data = 1 };

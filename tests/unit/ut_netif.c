@@ -13,6 +13,7 @@
 #include <rte_udp.h>
 
 #include "ut.h"
+#include "ust_socket.h"
 #include "ut_netif.h"
 
 const struct rte_ether_addr ut_our_mac = {{ 0x02, 0, 0, 0, 0, 0x02 }};
@@ -187,6 +188,48 @@ ut_icmp_echo_frame(struct rte_mempool *mp, rte_be32_t dst, uint16_t ident,
 	ic.data_len = len;
 	ust_icmp_emit(ih + 1, 8 + len, &ic);
 	return m;
+}
+
+struct rte_mbuf *
+ut_icmp_port_unreach_frame(struct rte_mempool *mp, const uint8_t *quote,
+			   uint16_t quote_len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct ust_ipv4_repr ip;
+	struct ust_icmp_repr ic;
+	uint8_t *p;
+
+	if (m == NULL)
+		return NULL;
+	p = frame_start(m, RTE_ETHER_TYPE_IPV4,
+			UST_ETH_HDR_LEN + 28 + quote_len, &ut_our_mac);
+	memset(&ip, 0, sizeof(ip));
+	ip.src = UT_PEER_IP;
+	ip.dst = UT_OUR_IP;
+	ip.proto = IPPROTO_ICMP;
+	ip.ttl = 64;
+	ip.total_len = (uint16_t)(28 + quote_len);
+	ust_ipv4_emit(p, 20, &ip, 0);
+	memset(&ic, 0, sizeof(ic));
+	ic.type = UST_ICMP_DEST_UNREACH;
+	ic.code = UST_ICMP_CODE_PORT_UNREACH;
+	ic.data = quote;
+	ic.data_len = quote_len;
+	ust_icmp_emit(p + 20, 8u + quote_len, &ic);
+	return m;
+}
+
+int
+ut_udp_bound(struct ust_stack *stk, uint16_t port)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = rte_cpu_to_be_16(port) };
+	int sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
+
+	if (sd < 0 || ust_bind(stk, sd, (struct sockaddr *)&sin,
+			       sizeof(sin)) != 0)
+		return -1;
+	return sd;
 }
 
 void

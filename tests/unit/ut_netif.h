@@ -58,6 +58,15 @@ struct rte_mbuf *ut_icmp_echo_frame(struct rte_mempool *mp, rte_be32_t dst,
 				    uint16_t ident, uint16_t seq,
 				    uint16_t len);
 
+/* An ICMP port unreachable from the peer quoting @quote_len bytes of the
+ * IPv4 datagram at @quote (what the peer would send about our datagram). */
+struct rte_mbuf *ut_icmp_port_unreach_frame(struct rte_mempool *mp,
+					    const uint8_t *quote,
+					    uint16_t quote_len);
+
+/* A UDP socket bound to @port on any address; -1 on failure. */
+int ut_udp_bound(struct ust_stack *stk, uint16_t port);
+
 /* Recompute the IPv4 header checksum of a frame after editing it. */
 void ut_fix_ipv4_csum(struct rte_mbuf *m);
 
