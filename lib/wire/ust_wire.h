@@ -270,6 +270,96 @@ size_t ust_udp_emit(void *buf, size_t len, const struct ust_udp_repr *r,
 		    rte_be32_t src, rte_be32_t dst, const void *payload,
 		    int flags);
 
+/* ------------------------------------------------------------------ */
+/* TCP                                                                 */
+/* ------------------------------------------------------------------ */
+
+#define UST_TCP_HDR_LEN ((size_t)20)
+#define UST_TCP_MAX_HDR_LEN ((size_t)60)
+#define UST_TCP_MAX_OPT_LEN ((size_t)40)
+
+/* flags, as in the header's byte 13 (same values as RTE_TCP_*_FLAG) */
+#define UST_TCP_FIN 0x01
+#define UST_TCP_SYN 0x02
+#define UST_TCP_RST 0x04
+#define UST_TCP_PSH 0x08
+#define UST_TCP_ACK 0x10
+#define UST_TCP_URG 0x20
+#define UST_TCP_ECE 0x40
+#define UST_TCP_CWR 0x80
+
+/* options present in a ust_tcp_opts */
+#define UST_TCPOPT_MSS 0x01
+#define UST_TCPOPT_WS 0x02
+#define UST_TCPOPT_SACK_PERM 0x04
+#define UST_TCPOPT_TS 0x08
+#define UST_TCPOPT_SACK 0x10
+
+#define UST_TCP_MAX_SACK 4
+/** RFC 7323 2.3: a shift above 14 is used as 14 */
+#define UST_TCP_MAX_WSCALE 14
+
+/** TCP options, parsed (RFC 9293 MSS, RFC 7323 WS and TS, RFC 2018 SACK). */
+struct ust_tcp_opts {
+	uint8_t has;            /**< UST_TCPOPT_* present */
+	uint8_t wscale;         /**< shift, at most UST_TCP_MAX_WSCALE */
+	uint16_t mss;           /**< as sent; 0 is "no usable value" */
+	uint32_t tsval;
+	uint32_t tsecr;
+	uint8_t nsack;          /**< SACK blocks (up to UST_TCP_MAX_SACK) */
+	struct {
+		uint32_t start;
+		uint32_t end;
+	} sack[UST_TCP_MAX_SACK];
+};
+
+/** TCP header, parsed. Sequence numbers and ports in host order. */
+struct ust_tcp_repr {
+	uint16_t src_port;
+	uint16_t dst_port;
+	uint32_t seq;
+	uint32_t ack;
+	uint8_t hdr_len;        /**< data offset in bytes, 20..60 */
+	uint8_t flags;          /**< UST_TCP_* */
+	uint16_t window;        /**< unscaled, as on the wire */
+	uint16_t urp;
+	struct ust_tcp_opts opts;
+};
+
+/**
+ * Parse a TCP segment of exactly @p len bytes (the IP payload).
+ *
+ * Checks: 20 bytes (ETRUNC), data offset >= 20 (ELEN) and within @p len
+ * (ETRUNC: a data offset beyond the segment), the checksum over the
+ * pseudo-header and all @p len bytes unless UST_WIRE_F_NO_CSUM (ECSUM; only
+ * the header then needs to be readable), and the option list (EOPTION: a
+ * length below 2, an option running past the header, a known option of the
+ * wrong size, SACK blocks not a multiple of 8). Unknown options are
+ * skipped. A window scale above 14 is read as 14 (RFC 7323 2.3).
+ */
+int ust_tcp_parse(const void *buf, size_t len, rte_be32_t src,
+		  rte_be32_t dst, int flags, struct ust_tcp_repr *r);
+
+/** Bytes the options of @p o take on the wire (a multiple of 4, <= 40). */
+size_t ust_tcp_opts_len(const struct ust_tcp_opts *o, bool syn);
+
+/**
+ * Emit a TCP header with the options of r->opts (r->hdr_len is computed),
+ * and its checksum over @p plen bytes of @p payload (contiguous), or the
+ * pseudo-header sum with UST_WIRE_F_CSUM_OFFLOAD. Options are laid out as
+ * Linux lays them out: MSS, SACK-permitted with timestamps, window scale on
+ * a SYN; timestamps and SACK blocks (as many as fit) otherwise. Returns the
+ * header length, or 0 when @p len is too small.
+ */
+size_t ust_tcp_emit(void *buf, size_t len, struct ust_tcp_repr *r,
+		    rte_be32_t src, rte_be32_t dst, const void *payload,
+		    size_t plen, int flags);
+
+/** Fill the checksum of an emitted segment from a partial sum of its
+ *  payload (one's complement, not complemented), for payloads in mbufs. */
+void ust_tcp_set_csum(void *hdr, size_t hdr_len, rte_be32_t src,
+		      rte_be32_t dst, uint32_t payload_sum, size_t plen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -14,6 +14,7 @@
 #include <rte_arp.h>
 #include <rte_icmp.h>
 #include <rte_ip.h>
+#include <rte_tcp.h>
 #include <rte_udp.h>
 
 #include "ust_wire.h"
@@ -470,6 +471,197 @@ test_strerror(void)
 	return 0;
 }
 
+
+/* An IPv4 header in front of a TCP segment, to check checksums with DPDK. */
+static void
+ipv4_for(uint8_t *buf, size_t l4len)
+{
+	struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)buf;
+
+	memset(ih, 0, 20);
+	ih->version_ihl = 0x45;
+	ih->total_length = rte_cpu_to_be_16((uint16_t)(20 + l4len));
+	ih->time_to_live = 64;
+	ih->next_proto_id = IPPROTO_TCP;
+	ih->src_addr = SRC;
+	ih->dst_addr = DST;
+}
+
+static int
+test_tcp_syn_roundtrip(void)
+{
+	uint8_t buf[128];
+	struct ust_tcp_repr r, p;
+	size_t h;
+
+	memset(&r, 0, sizeof(r));
+	r.src_port = 40000;
+	r.dst_port = 80;
+	r.seq = 0xfffffff0;
+	r.flags = UST_TCP_SYN;
+	r.window = 65535;
+	r.opts.has = UST_TCPOPT_MSS | UST_TCPOPT_WS | UST_TCPOPT_SACK_PERM |
+		     UST_TCPOPT_TS;
+	r.opts.mss = 1460;
+	r.opts.wscale = 7;
+	r.opts.tsval = 123456;
+	UT_EQ(ust_tcp_opts_len(&r.opts, true), 20);
+	UT_EQ(ust_tcp_emit(buf + 20, 39, &r, SRC, DST, NULL, 0, 0), 0);
+	h = ust_tcp_emit(buf + 20, 60, &r, SRC, DST, NULL, 0, 0);
+	UT_EQ(h, 40);
+	UT_EQ(r.hdr_len, 40);
+	/* DPDK agrees on the checksum */
+	ipv4_for(buf, h);
+	UT_EQ(rte_ipv4_udptcp_cksum_verify((struct rte_ipv4_hdr *)buf,
+					   buf + 20), 0);
+	UT_EQ(ust_tcp_parse(buf + 20, h, SRC, DST, 0, &p), UST_WIRE_OK);
+	UT_EQ(p.src_port, 40000);
+	UT_EQ(p.seq, 0xfffffff0);
+	UT_EQ(p.flags, UST_TCP_SYN);
+	UT_EQ(p.hdr_len, 40);
+	UT_EQ(p.opts.has, r.opts.has);
+	UT_EQ(p.opts.mss, 1460);
+	UT_EQ(p.opts.wscale, 7);
+	UT_EQ(p.opts.tsval, 123456);
+	/* without timestamps, SACK-permitted takes its own word */
+	r.opts.has = UST_TCPOPT_MSS | UST_TCPOPT_SACK_PERM;
+	h = ust_tcp_emit(buf + 20, 60, &r, SRC, DST, NULL, 0, 0);
+	UT_EQ(h, 28);
+	UT_EQ(ust_tcp_parse(buf + 20, h, SRC, DST, 0, &p), UST_WIRE_OK);
+	UT_EQ(p.opts.has, UST_TCPOPT_MSS | UST_TCPOPT_SACK_PERM);
+	return 0;
+}
+
+static int
+test_tcp_data_sack(void)
+{
+	uint8_t buf[256];
+	struct ust_tcp_repr r, p;
+	const char *data = "hello, tcp";
+	size_t h;
+	unsigned int k;
+
+	memset(&r, 0, sizeof(r));
+	r.src_port = 80;
+	r.dst_port = 40000;
+	r.seq = 1000;
+	r.ack = 2000;
+	r.flags = UST_TCP_ACK | UST_TCP_PSH;
+	r.window = 512;
+	r.opts.has = UST_TCPOPT_TS | UST_TCPOPT_SACK;
+	r.opts.tsval = 7;
+	r.opts.tsecr = 9;
+	r.opts.nsack = 4;
+	for (k = 0; k < 4; k++) {
+		r.opts.sack[k].start = 3000 + 100 * k;
+		r.opts.sack[k].end = 3050 + 100 * k;
+	}
+	/* with timestamps only 3 SACK blocks fit in 40 bytes */
+	UT_EQ(ust_tcp_opts_len(&r.opts, false), 40);
+	memcpy(buf + 20 + 60, data, 10);
+	h = ust_tcp_emit(buf + 20, 60, &r, SRC, DST, buf + 80, 10, 0);
+	UT_EQ(h, 60);
+	memmove(buf + 20 + h, buf + 80, 10);
+	ipv4_for(buf, h + 10);
+	UT_EQ(rte_ipv4_udptcp_cksum_verify((struct rte_ipv4_hdr *)buf,
+					   buf + 20), 0);
+	UT_EQ(ust_tcp_parse(buf + 20, h + 10, SRC, DST, 0, &p), UST_WIRE_OK);
+	UT_EQ(p.opts.nsack, 3);
+	UT_EQ(p.opts.sack[2].start, 3200);
+	UT_EQ(p.opts.tsecr, 9);
+	UT_EQ(p.ack, 2000);
+	UT_EQ(p.window, 512);
+	/* a corrupted payload byte */
+	buf[20 + h + 3] ^= 1;
+	UT_EQ(ust_tcp_parse(buf + 20, h + 10, SRC, DST, 0, &p), UST_WIRE_ECSUM);
+	UT_EQ(ust_tcp_parse(buf + 20, h + 10, SRC, DST, UST_WIRE_F_NO_CSUM,
+			    &p), UST_WIRE_OK);
+	/* without timestamps, four */
+	r.opts.has = UST_TCPOPT_SACK;
+	UT_EQ(ust_tcp_opts_len(&r.opts, false), 36);
+	/* offload: the pseudo-header sum */
+	r.opts.has = 0;
+	h = ust_tcp_emit(buf + 20, 60, &r, SRC, DST, NULL, 10,
+			 UST_WIRE_F_CSUM_OFFLOAD);
+	ipv4_for(buf, h + 10);
+	{
+		uint16_t ck;
+
+		memcpy(&ck, buf + 20 + 16, 2);
+		UT_EQ(ck, rte_ipv4_phdr_cksum((struct rte_ipv4_hdr *)buf, 0));
+	}
+	return 0;
+}
+
+/* A header of @hlen bytes whose options are @opt (checksum not checked). */
+static int
+tcp_opts_parse(const uint8_t *opt, size_t olen, struct ust_tcp_repr *r)
+{
+	uint8_t buf[60];
+
+	memset(buf, 0, sizeof(buf));
+	buf[12] = (uint8_t)(((20 + olen) / 4) << 4);
+	memcpy(buf + 20, opt, olen);
+	return ust_tcp_parse(buf, 20 + olen, SRC, DST, UST_WIRE_F_NO_CSUM, r);
+}
+
+static int
+test_tcp_malformed(void)
+{
+	uint8_t buf[64];
+	struct ust_tcp_repr r;
+
+	memset(buf, 0, sizeof(buf));
+	buf[12] = 5 << 4;
+	UT_EQ(ust_tcp_parse(buf, 19, SRC, DST, UST_WIRE_F_NO_CSUM, &r),
+	      UST_WIRE_ETRUNC);
+	UT_EQ(ust_tcp_parse(buf, 20, SRC, DST, UST_WIRE_F_NO_CSUM, &r),
+	      UST_WIRE_OK);
+	/* data offset below 5 words */
+	buf[12] = 4 << 4;
+	UT_EQ(ust_tcp_parse(buf, 20, SRC, DST, UST_WIRE_F_NO_CSUM, &r),
+	      UST_WIRE_ELEN);
+	/* data offset beyond the segment */
+	buf[12] = 15 << 4;
+	UT_EQ(ust_tcp_parse(buf, 40, SRC, DST, UST_WIRE_F_NO_CSUM, &r),
+	      UST_WIRE_ETRUNC);
+	{
+		/* an option running past the header */
+		static const uint8_t past[] = { 8, 10, 0, 0 };
+		/* option length 1, and 0 */
+		static const uint8_t len1[] = { 30, 1, 0, 0 };
+		static const uint8_t len0[] = { 30, 0, 0, 0 };
+		/* MSS of the wrong size */
+		static const uint8_t mss3[] = { 2, 3, 5, 0 };
+		/* a kind in the last byte, no room for its length */
+		static const uint8_t tail[] = { 1, 1, 1, 8 };
+		/* SACK of 9 bytes */
+		static const uint8_t sack9[] = { 5, 9, 0, 0, 0, 1, 0, 0, 0,
+						 2, 0, 0 };
+		/* window scale 15: read as 14 */
+		static const uint8_t ws15[] = { 1, 3, 3, 15 };
+		/* MSS 0: parsed, for the stack to ignore */
+		static const uint8_t mss0[] = { 2, 4, 0, 0 };
+		/* an unknown option is skipped; EOL ends the list */
+		static const uint8_t unk[] = { 99, 4, 1, 2, 0, 8, 10, 0 };
+
+		UT_EQ(tcp_opts_parse(past, 4, &r), UST_WIRE_EOPTION);
+		UT_EQ(tcp_opts_parse(len1, 4, &r), UST_WIRE_EOPTION);
+		UT_EQ(tcp_opts_parse(len0, 4, &r), UST_WIRE_EOPTION);
+		UT_EQ(tcp_opts_parse(mss3, 4, &r), UST_WIRE_EOPTION);
+		UT_EQ(tcp_opts_parse(tail, 4, &r), UST_WIRE_EOPTION);
+		UT_EQ(tcp_opts_parse(sack9, 12, &r), UST_WIRE_EOPTION);
+		UT_EQ(tcp_opts_parse(ws15, 4, &r), UST_WIRE_OK);
+		UT_EQ(r.opts.wscale, 14);
+		UT_EQ(tcp_opts_parse(mss0, 4, &r), UST_WIRE_OK);
+		UT_ASSERT(r.opts.has & UST_TCPOPT_MSS);
+		UT_EQ(r.opts.mss, 0);
+		UT_EQ(tcp_opts_parse(unk, 8, &r), UST_WIRE_OK);
+		UT_EQ(r.opts.has, 0);
+	}
+	return 0;
+}
+
 static const struct ut_case cases[] = {
 	{ "eth", test_eth },
 	{ "arp", test_arp },
@@ -483,6 +675,9 @@ static const struct ut_case cases[] = {
 	{ "udp_emit", test_udp_emit },
 	{ "icmp", test_icmp },
 	{ "strerror", test_strerror },
+	{ "tcp_syn_roundtrip", test_tcp_syn_roundtrip },
+	{ "tcp_data_sack", test_tcp_data_sack },
+	{ "tcp_malformed", test_tcp_malformed },
 };
 
 int
