@@ -46,8 +46,13 @@ static const struct rte_mbuf_dynfield ust_meta_desc = {
 uint64_t
 ust_clock_ns(void)
 {
+	uint64_t hz = rte_get_tsc_hz();
+
+	/* before rte_eal_init() the TSC rate is unknown: no time yet */
+	if (unlikely(hz == 0))
+		return 0;
 	return (uint64_t)((unsigned __int128)rte_get_tsc_cycles() *
-			  1000000000u / rte_get_tsc_hz());
+			  1000000000u / hz);
 }
 
 void
@@ -72,6 +77,34 @@ ust_stack_conf_defaults(struct ust_stack_conf *c)
 	c->icmp.msgs_per_sec = 1000;
 	c->icmp.burst = 50;
 	ust_mem_conf_defaults(&c->udp_mem);
+	ust_mem_conf_defaults(&c->tcp_mem);
+	c->tcp.max_conns = 65536;
+	c->tcp.rmem_default = 131072;
+	c->tcp.rmem_max = 6291456;
+	c->tcp.wmem_default = 131072;
+	c->tcp.wmem_max = 4194304;
+	c->tcp.rto_min_ms = 200;
+	c->tcp.rto_max_ms = 120000;
+	c->tcp.rto_init_ms = 1000;
+	c->tcp.delack_ms = 1;
+	c->tcp.quickack = 16;
+	c->tcp.syn_retries = 6;
+	c->tcp.synack_retries = 5;
+	c->tcp.retries2 = 15;
+	c->tcp.max_syn_backlog = 4096;
+	c->tcp.syncookies = 1;
+	c->tcp.time_wait_ms = 60000;
+	c->tcp.fin_timeout_ms = 60000;
+	c->tcp.keepalive_time_ms = 7200000;
+	c->tcp.keepalive_intvl_ms = 75000;
+	c->tcp.keepalive_probes = 9;
+	c->tcp.init_cwnd = 10;
+	c->tcp.challenge_ack_limit = 1000;
+	c->tcp.sack = 1;
+	c->tcp.timestamps = 1;
+	c->tcp.window_scaling = 1;
+	snprintf(c->tcp.congestion, sizeof(c->tcp.congestion), "cubic");
+	c->now_ns = ust_clock_ns();
 }
 
 static int
@@ -136,6 +169,7 @@ ust_stack_create(const struct ust_stack_conf *conf)
 	stk->mask = rte_cpu_to_be_32(mask);
 	stk->bcast = (stk->addr & stk->mask) | ~stk->mask;
 	stk->gateway = conf->gateway;
+	stk->now = conf->now_ns;
 	stk->ttl = conf->ttl;
 	stk->rx_burst = conf->rx_burst;
 	stk->tx_cap = conf->tx_stage;
@@ -160,6 +194,8 @@ ust_stack_create(const struct ust_stack_conf *conf)
 		rc = ust_sock_table_init(stk);
 	if (rc == 0)
 		rc = ust_udp_init(stk);
+	if (rc == 0)
+		rc = ust_tcp_init(stk);
 	if (rc != 0) {
 		ust_stack_destroy(stk);
 		rte_errno = -rc;
@@ -182,9 +218,12 @@ ust_stack_destroy(struct ust_stack *stk)
 	if (stk == NULL)
 		return;
 	ust_telemetry_unregister(stk);
+	/* nothing is sent from here on (TCP closes abort quietly) */
+	stk->dying = true;
 	/* frames waiting for TX or ARP first, while their sockets exist to
 	 * take back their wmem; then the sockets, whose queued datagrams go
-	 * back to the pool; then the pool */
+	 * back to the pool; then TCP's orphans, half-open and TIME_WAIT
+	 * entries; then the pools */
 	if (stk->tx_pkts != NULL) {
 		for (i = 0; i < stk->tx_n; i++)
 			ust_drop(stk, stk->tx_pkts[i], UST_DROP_TX_STAGE_FULL);
@@ -192,6 +231,7 @@ ust_stack_destroy(struct ust_stack *stk)
 	}
 	ust_arp_fini(stk);
 	ust_sock_table_fini(stk);
+	ust_tcp_fini(stk);
 	ust_udp_fini(stk);
 	while ((m = ust_pktq_pop(stk->meta_off, &stk->loopq)) != NULL)
 		ust_drop(stk, m, UST_DROP_TX_STAGE_FULL);
@@ -337,6 +377,30 @@ ust_mbuf_pull(struct rte_mbuf *m, uint32_t len)
 	return true;
 }
 
+struct rte_mbuf *
+ust_mbuf_adj(int meta_off, struct rte_mbuf *m, uint32_t len)
+{
+	if (len >= m->pkt_len) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	/* whole leading segments go; the next becomes the packet's head */
+	while (len >= m->data_len && m->next != NULL) {
+		struct rte_mbuf *n = m->next;
+
+		len -= m->data_len;
+		n->pkt_len = m->pkt_len - m->data_len;
+		n->nb_segs = m->nb_segs - 1;
+		*ust_meta(meta_off, n) = *ust_meta(meta_off, m);
+		m->next = NULL;
+		m->nb_segs = 1;
+		rte_pktmbuf_free_seg(m);
+		m = n;
+	}
+	rte_pktmbuf_adj(m, (uint16_t)len);
+	return m;
+}
+
 void
 ust_mbuf_trim_to(struct rte_mbuf *m, uint32_t len)
 {
@@ -399,7 +463,7 @@ stack_input_chunk(struct ust_stack *stk, struct rte_mbuf **pkts, uint16_t n)
 		 * IPv4 header, the L4 header) into its first segment */
 		if (unlikely(m->nb_segs > 1) &&
 		    !ust_mbuf_pull(m, UST_ETH_HDR_LEN + UST_IPV4_MAX_HDR_LEN +
-				   UST_UDP_HDR_LEN)) {
+				   UST_TCP_MAX_HDR_LEN)) {
 			ust_drop(stk, m, UST_DROP_PKT_HDR_SPLIT);
 			continue;
 		}
@@ -447,6 +511,7 @@ ust_stack_timers(struct ust_stack *stk, uint64_t now_ns)
 	stk->now = now_ns;
 	if (now_ns >= stk->arp.next_tick)
 		ust_arp_timers(stk);
+	ust_tcp_poll(stk);
 }
 
 uint16_t
@@ -473,6 +538,7 @@ ust_stack_poll(struct ust_stack *stk, uint64_t now_ns)
 	}
 	if (now_ns >= stk->arp.next_tick)
 		ust_arp_timers(stk);
+	ust_tcp_poll(stk);
 	if (stk->tx_n > 0)
 		ust_stack_flush(stk);
 	return n;

@@ -221,6 +221,7 @@ struct ust_stack {
 	unsigned int lcore;
 	uint8_t ttl;
 	bool in_loop;                /* input is from loopq: src may be us */
+	bool dying;                  /* being destroyed: nothing is sent */
 	struct ust_sock *tx_waiters; /* sockets waiting for staging room */
 	struct rte_mbuf **tx_pkts;   /* staging, tx_cap entries */
 	struct ust_tx_owner *tx_own; /* ... and their owners, in parallel */
@@ -235,6 +236,8 @@ struct ust_stack {
 	struct rte_hash *udp_ports __rte_cache_aligned; /* port -> socket */
 	struct ust_mem_pool *udp_mem;
 	uint16_t eph_next;
+
+	struct ust_tcp_stack *tcp;
 
 	/* ICMP error rate limit (token bucket) */
 	uint64_t icmp_tokens_ns;     /* tokens, scaled: ns worth of credit */
@@ -293,6 +296,12 @@ ust_consumed(struct ust_stack *stk)
  * its first segment, as Linux's pskb_may_pull(); false when they cannot be.
  */
 bool ust_mbuf_pull(struct rte_mbuf *m, uint32_t len);
+
+/* Remove @len bytes from the front of @m, across segments (freeing whole
+ * leading segments, whose successor becomes the head and inherits the
+ * metadata). Returns the new head, or NULL when nothing is left (@m is
+ * freed then). */
+struct rte_mbuf *ust_mbuf_adj(int meta_off, struct rte_mbuf *m, uint32_t len);
 
 /* Cut @m to @len bytes, across segments (rte_pktmbuf_trim() only trims
  * within the last one). */
@@ -395,6 +404,19 @@ void ust_udp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
 
 /* An ICMP error about a datagram one of our sockets sent. */
 void ust_udp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic);
+
+/* ---- TCP, lib/tcp ---- */
+
+int ust_tcp_init(struct ust_stack *stk);
+void ust_tcp_fini(struct ust_stack *stk);
+
+/* A TCP segment (data at the IPv4 header); consumes @m. */
+void ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
+		   const struct ust_ipv4_repr *ip);
+
+/* TCP's share of a poll: expired timers, output that waited for TX
+ * staging room. */
+void ust_tcp_poll(struct ust_stack *stk);
 
 /* ---- sockets, lib/sock ---- */
 

@@ -67,6 +67,45 @@ struct ust_icmp_conf {
 	uint32_t burst;          /**< bucket depth (50) */
 };
 
+/** TCP settings; times in milliseconds, sizes in bytes. Names in
+ *  parentheses are the Linux sysctls they follow. */
+struct ust_tcp_conf {
+	uint32_t max_conns;       /**< connections, half-open and TIME_WAIT
+				   *  entries included (65536) */
+	uint32_t rmem_default;    /**< initial receive buffer (tcp_rmem[1],
+				   *  131072) */
+	uint32_t rmem_max;        /**< SO_RCVBUF limit (tcp_rmem[2], 6291456) */
+	uint32_t wmem_default;    /**< initial send buffer (tcp_wmem[1], 16384
+				   *  there; 131072 here) */
+	uint32_t wmem_max;        /**< SO_SNDBUF limit (tcp_wmem[2], 4194304) */
+	uint32_t rto_min_ms;      /**< (TCP_RTO_MIN, 200) */
+	uint32_t rto_max_ms;      /**< (TCP_RTO_MAX, 120000) */
+	uint32_t rto_init_ms;     /**< RFC 6298 initial RTO (1000) */
+	uint32_t delack_ms;       /**< delayed ACK timeout (1) */
+	uint32_t quickack;        /**< segments ACKed at once after the
+				   *  handshake and after idle (16) */
+	uint32_t syn_retries;     /**< (tcp_syn_retries, 6) */
+	uint32_t synack_retries;  /**< (tcp_synack_retries, 5) */
+	uint32_t retries2;        /**< RTOs before giving up (tcp_retries2,
+				   *  15) */
+	uint32_t max_syn_backlog; /**< half-open entries (tcp_max_syn_backlog,
+				   *  4096) */
+	uint32_t syncookies;      /**< 0 off, 1 when the SYN queue overflows
+				   *  (tcp_syncookies, 1) */
+	uint32_t time_wait_ms;    /**< 2 * MSL (60000) */
+	uint32_t fin_timeout_ms;  /**< orphaned FIN_WAIT_2 (tcp_fin_timeout,
+				   *  60000) */
+	uint32_t keepalive_time_ms;  /**< (tcp_keepalive_time, 7200000) */
+	uint32_t keepalive_intvl_ms; /**< (tcp_keepalive_intvl, 75000) */
+	uint32_t keepalive_probes;   /**< (tcp_keepalive_probes, 9) */
+	uint32_t init_cwnd;       /**< segments (RFC 6928, 10) */
+	uint32_t challenge_ack_limit; /**< per second (1000) */
+	uint8_t sack;             /**< (tcp_sack, 1) */
+	uint8_t timestamps;       /**< (tcp_timestamps, 1) */
+	uint8_t window_scaling;   /**< (tcp_window_scaling, 1) */
+	char congestion[16];      /**< "cubic" or "newreno" */
+};
+
 /** Configuration of a stack instance. ust_stack_conf_defaults() first. */
 struct ust_stack_conf {
 	const char *name;           /**< for logs and telemetry ("ust0") */
@@ -85,6 +124,12 @@ struct ust_stack_conf {
 	struct ust_arp_conf arp;
 	struct ust_icmp_conf icmp;
 	struct ust_mem_conf udp_mem; /**< UDP memory pool and buffer sizes */
+	struct ust_tcp_conf tcp;
+	struct ust_mem_conf tcp_mem; /**< TCP receive memory pool (tcp_mem) */
+	/** the clock when the stack is created (ust_clock_ns() when the
+	 *  defaults were filled): the time socket calls made before the first
+	 *  ust_stack_poll() see. Tests with a fake clock set their own. */
+	uint64_t now_ns;
 };
 
 /** Fill @p conf with the defaults named in struct ust_stack_conf. */

@@ -152,6 +152,10 @@ ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
 	case IPPROTO_UDP:
 		stk->mib[UST_MIB_IP_INDELIVERS]++;
 		return IPPROTO_UDP;
+	case IPPROTO_TCP:
+		stk->mib[UST_MIB_IP_INDELIVERS]++;
+		ust_tcp_input(stk, m, ip);
+		return 0;
 	case IPPROTO_ICMP:
 		stk->mib[UST_MIB_IP_INDELIVERS]++;
 		ust_icmp_input(stk, m, ip);

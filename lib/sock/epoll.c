@@ -4,7 +4,7 @@
 
 /*
  * Event sets: readiness for many sockets at once, level-triggered, as
- * epoll(7) with EPOLLIN/EPOLLOUT/EPOLLERR.
+ * epoll(7) with EPOLLIN/EPOLLOUT/EPOLLERR/EPOLLHUP/EPOLLRDHUP.
  *
  * Like Linux's rdllist, a set keeps a list of the sockets that may be
  * ready. The protocols call ust_sock_wakeup() when a socket may have become
@@ -20,6 +20,9 @@
 #include <rte_malloc.h>
 
 #include "sock_private.h"
+
+/* reported whether asked for or not, as epoll(7) does */
+#define UST_EP_ALWAYS (UST_EPOLLERR | UST_EPOLLHUP)
 
 static void
 ep_link(struct ust_epoll *ep, struct ust_sock *s)
@@ -160,7 +163,7 @@ ust_epoll_ctl(struct ust_stack *stk, int epd, int op, int sd,
 		s->ep_events = ev->events;
 		s->ep_data = ev->data;
 		ep->members++;
-		if (ust_sock_events(s) & (s->ep_events | UST_EPOLLERR))
+		if (ust_sock_events(s) & (s->ep_events | UST_EP_ALWAYS))
 			ep_link(ep, s);
 		else
 			ep_tx_wait_if_staging_full(s);
@@ -173,7 +176,7 @@ ust_epoll_ctl(struct ust_stack *stk, int epd, int op, int sd,
 		s->ep_events = ev->events;
 		s->ep_data = ev->data;
 		if (!s->ep_listed &&
-		    (ust_sock_events(s) & (s->ep_events | UST_EPOLLERR)))
+		    (ust_sock_events(s) & (s->ep_events | UST_EP_ALWAYS)))
 			ep_link(ep, s);
 		else if (!s->ep_listed)
 			ep_tx_wait_if_staging_full(s);
@@ -204,7 +207,7 @@ ust_epoll_wait(struct ust_stack *stk, int epd, struct ust_epoll_event *events,
 		return -EINVAL;
 	for (s = ep->head; s != NULL && n < max; s = next) {
 		uint32_t mask = ust_sock_events(s) &
-			(s->ep_events | UST_EPOLLERR);
+			(s->ep_events | UST_EP_ALWAYS);
 
 		next = s->ep_next;
 		if (mask == 0) {

@@ -19,6 +19,7 @@
 enum ust_sock_kind {
 	UST_SK_UDP = 1,
 	UST_SK_EPOLL = 2,
+	UST_SK_TCP = 3,
 };
 
 #define UST_SKF_BOUND (1u << 0)

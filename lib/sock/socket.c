@@ -4,8 +4,9 @@
 
 /*
  * The public socket calls: argument checks, the descriptor table, and
- * dispatch to the protocol (lib/udp). Every call here is what
- * ust_socket.h documents; protocol logic lives in the protocol's folder.
+ * dispatch to the protocol (lib/udp, lib/tcp) by socket kind. Every call
+ * here is what ust_socket.h documents; protocol logic lives in the
+ * protocol's folder.
  *
  * Descriptors index a table owned by the stack instance. Each slot has a
  * generation number, so that a frame staged for TX can name its socket by
@@ -19,6 +20,7 @@
 #include <rte_malloc.h>
 
 #include "sock_private.h"
+#include "../tcp/tcp_private.h"
 #include "../udp/udp_private.h"
 
 int
@@ -51,6 +53,9 @@ sock_destroy(struct ust_stack *stk, struct ust_sock *s)
 	switch (s->kind) {
 	case UST_SK_UDP:
 		ust_udp_close(stk, s);
+		break;
+	case UST_SK_TCP:
+		ust_tcp_close(stk, s);
 		break;
 	case UST_SK_EPOLL:
 		ust_epoll_destroy((struct ust_epoll *)s);
@@ -185,6 +190,8 @@ ust_sock_events(const struct ust_sock *s)
 	switch (s->kind) {
 	case UST_SK_UDP:
 		return ust_udp_events(s);
+	case UST_SK_TCP:
+		return ust_tcp_events(s);
 	default:
 		return 0;
 	}
@@ -198,10 +205,27 @@ sock_get(struct ust_stack *stk, int sd, struct ust_sock **out)
 
 	if (s == NULL)
 		return -EBADF;
-	if (s->kind != UST_SK_UDP)
+	if (s->kind != UST_SK_UDP && s->kind != UST_SK_TCP)
 		return -ENOTSOCK;
 	*out = s;
 	return 0;
+}
+
+/* ... and that it is a TCP socket. */
+static int
+tcp_sock_get(struct ust_stack *stk, int sd, struct ust_sock **out)
+{
+	int rc = sock_get(stk, sd, out);
+
+	if (rc == 0 && (*out)->kind != UST_SK_TCP)
+		return -EOPNOTSUPP;
+	return rc;
+}
+
+static bool
+is_tcp(const struct ust_sock *s)
+{
+	return s->kind == UST_SK_TCP;
 }
 
 static int
@@ -235,18 +259,23 @@ ust_socket(struct ust_stack *stk, int domain, int type, int protocol)
 	if (domain != AF_INET)
 		return -EAFNOSUPPORT;
 	type &= ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (type != SOCK_DGRAM)
+	if (type != SOCK_DGRAM && type != SOCK_STREAM)
 		return -ESOCKTNOSUPPORT;
-	if (protocol != 0 && protocol != IPPROTO_UDP)
+	if (protocol != 0 &&
+	    protocol != (type == SOCK_DGRAM ? IPPROTO_UDP : IPPROTO_TCP))
 		return -EPROTONOSUPPORT;
 	if (stk->sd_free == UST_SD_NONE)
 		return -EMFILE;
-	s = ust_udp_create(stk);
+	s = type == SOCK_DGRAM ? ust_udp_create(stk) : ust_tcp_create(stk);
 	if (s == NULL)
 		return -ENOMEM;
 	sd = ust_sd_alloc(stk, s);
-	if (sd < 0)
-		ust_udp_close(stk, s);
+	if (sd < 0) {
+		if (type == SOCK_DGRAM)
+			ust_udp_close(stk, s);
+		else
+			ust_tcp_close(stk, s);
+	}
 	return sd;
 }
 
@@ -265,7 +294,60 @@ ust_bind(struct ust_stack *stk, int sd, const struct sockaddr *addr,
 		return rc;
 	if (sin->sin_family != AF_INET)
 		return -EAFNOSUPPORT;
+	if (is_tcp(s))
+		return ust_tcp_bind(stk, s, sin->sin_addr.s_addr,
+				    sin->sin_port);
 	return ust_udp_bind(stk, s, sin->sin_addr.s_addr, sin->sin_port);
+}
+
+int
+ust_listen(struct ust_stack *stk, int sd, int backlog)
+{
+	struct ust_sock *s;
+	int rc;
+
+	rc = tcp_sock_get(stk, sd, &s);
+	if (rc != 0)
+		return rc;
+	return ust_tcp_listen(stk, s, backlog);
+}
+
+int
+ust_accept(struct ust_stack *stk, int sd, struct sockaddr *addr,
+	   socklen_t *addrlen)
+{
+	struct sockaddr_in sin;
+	struct ust_sock *s;
+	int rc;
+
+	rc = tcp_sock_get(stk, sd, &s);
+	if (rc != 0)
+		return rc;
+	if (addr != NULL && addrlen == NULL)
+		return -EFAULT;
+	rc = ust_tcp_accept(stk, s, &sin);
+	if (rc >= 0 && addr != NULL) {
+		socklen_t l = *addrlen < (socklen_t)sizeof(sin) ?
+			*addrlen : (socklen_t)sizeof(sin);
+
+		memcpy(addr, &sin, l);
+		*addrlen = sizeof(sin);
+	}
+	return rc;
+}
+
+int
+ust_shutdown(struct ust_stack *stk, int sd, int how)
+{
+	struct ust_sock *s;
+	int rc;
+
+	rc = sock_get(stk, sd, &s);
+	if (rc != 0)
+		return rc;
+	if (!is_tcp(s))
+		return -ENOTCONN; /* as Linux for an unconnected UDP socket */
+	return ust_tcp_shutdown(stk, s, how);
 }
 
 int
@@ -281,6 +363,8 @@ ust_connect(struct ust_stack *stk, int sd, const struct sockaddr *addr,
 		rc = sin_from(addr, addrlen, &sin);
 	if (rc != 0)
 		return rc;
+	if (is_tcp(s))
+		return ust_tcp_connect(stk, s, sin);
 	return ust_udp_connect(stk, s, sin);
 }
 
@@ -302,6 +386,9 @@ ust_sendto(struct ust_stack *stk, int sd, const void *buf, size_t len,
 		return -EOPNOTSUPP;
 	if (buf == NULL && len != 0)
 		return -EFAULT;
+	if (is_tcp(s))
+		/* as Linux: a connection's destination is its peer's */
+		return ust_tcp_send(stk, s, buf, len, flags);
 	if (to != NULL) {
 		rc = sin_from(to, tolen, &sin);
 		if (rc != 0)
@@ -341,8 +428,18 @@ ust_recvfrom(struct ust_stack *stk, int sd, void *buf, size_t len, int flags,
 		return -EFAULT;
 	if (from != NULL && fromlen == NULL)
 		return -EFAULT;
-	n = ust_udp_recvfrom(stk, s, buf, len, flags,
-			     from != NULL ? &sin : NULL);
+	if (is_tcp(s)) {
+		if (flags & MSG_TRUNC)
+			return -EOPNOTSUPP;
+		n = ust_tcp_recv(stk, s, buf, len, flags);
+		memset(&sin, 0, sizeof(sin));
+		sin.sin_family = AF_INET;
+		sin.sin_addr.s_addr = s->raddr;
+		sin.sin_port = s->rport;
+	} else {
+		n = ust_udp_recvfrom(stk, s, buf, len, flags,
+				     from != NULL ? &sin : NULL);
+	}
 	if (n >= 0 && from != NULL) {
 		socklen_t l = *fromlen < (socklen_t)sizeof(sin) ?
 			*fromlen : (socklen_t)sizeof(sin);
@@ -371,6 +468,15 @@ ust_recv_burst(struct ust_stack *stk, int sd, struct rte_mbuf **pkts,
 		return rc;
 	if (pkts == NULL)
 		return -EFAULT;
+	if (is_tcp(s)) {
+		if (from != NULL) {
+			memset(from, 0, sizeof(*from));
+			from->sin_family = AF_INET;
+			from->sin_addr.s_addr = s->raddr;
+			from->sin_port = s->rport;
+		}
+		return ust_tcp_recv_burst(stk, s, pkts, n);
+	}
 	return ust_udp_recv_burst(stk, s, pkts, n, from);
 }
 
@@ -386,6 +492,9 @@ ust_send_burst(struct ust_stack *stk, int sd, struct rte_mbuf **pkts,
 		return rc;
 	if (pkts == NULL)
 		return -EFAULT;
+	if (is_tcp(s))
+		return to != NULL ? -EISCONN :
+			ust_tcp_send_burst(stk, s, pkts, n);
 	if (to == NULL && !(s->flags & UST_SKF_CONNECTED))
 		return -EDESTADDRREQ;
 	if (to != NULL && (s->flags & UST_SKF_CONNECTED))
@@ -414,6 +523,8 @@ ust_setsockopt(struct ust_stack *stk, int sd, int level, int optname,
 	rc = sock_get(stk, sd, &s);
 	if (rc != 0)
 		return rc;
+	if (is_tcp(s))
+		return ust_tcp_setsockopt(s, level, optname, optval, optlen);
 	return ust_udp_setsockopt(s, level, optname, optval, optlen);
 }
 
@@ -427,6 +538,8 @@ ust_getsockopt(struct ust_stack *stk, int sd, int level, int optname,
 	rc = sock_get(stk, sd, &s);
 	if (rc != 0)
 		return rc;
+	if (is_tcp(s))
+		return ust_tcp_getsockopt(s, level, optname, optval, optlen);
 	return ust_udp_getsockopt(s, level, optname, optval, optlen);
 }
 

@@ -84,15 +84,33 @@ struct ust_sock_meminfo {
 	uint32_t rmem_alloc_hw;     /**< high-water mark of rmem_alloc */
 };
 
-/** Create a socket: AF_INET with SOCK_DGRAM (UDP). Returns sd >= 0. */
+/** Create a socket: AF_INET with SOCK_DGRAM (UDP) or SOCK_STREAM (TCP,
+ *  see ust_tcp.h). SOCK_NONBLOCK and SOCK_CLOEXEC are accepted and
+ *  ignored: every socket is non-blocking. Returns sd >= 0. */
 int ust_socket(struct ust_stack *stk, int domain, int type, int protocol);
+
+/** TCP: listen for connections, at most @p backlog waiting in accept's
+ *  queue (clamped to [1, 65535]). Binds an ephemeral port if unbound. */
+int ust_listen(struct ust_stack *stk, int sd, int backlog);
+
+/** TCP: take a connection from the accept queue; -EAGAIN when empty.
+ *  @p addr (may be NULL) receives the peer's address. */
+int ust_accept(struct ust_stack *stk, int sd, struct sockaddr *addr,
+	       socklen_t *addrlen);
+
+/** TCP: SHUT_RD, SHUT_WR or SHUT_RDWR (SHUT_WR sends FIN after the data
+ *  queued). -ENOTCONN when not connected. */
+int ust_shutdown(struct ust_stack *stk, int sd, int how);
 
 /** Bind to a local address and port (port 0: an ephemeral port). */
 int ust_bind(struct ust_stack *stk, int sd, const struct sockaddr *addr,
 	     socklen_t addrlen);
 
-/** Set the default peer; datagrams from other peers are not delivered.
- *  AF_UNSPEC dissolves the association. Binds an ephemeral port if needed. */
+/** UDP: set the default peer; datagrams from other peers are not
+ *  delivered; AF_UNSPEC dissolves the association. TCP: open the
+ *  connection; returns -EINPROGRESS, and UST_EPOLLOUT (connected) or
+ *  UST_EPOLLERR with SO_ERROR (ECONNREFUSED, ETIMEDOUT...) tell the
+ *  outcome. Both bind an ephemeral port if needed. */
 int ust_connect(struct ust_stack *stk, int sd, const struct sockaddr *addr,
 		socklen_t addrlen);
 
@@ -168,6 +186,9 @@ int ust_getpeername(struct ust_stack *stk, int sd, struct sockaddr *addr,
 #define UST_EPOLLIN 0x001u   /**< readable (same value as EPOLLIN) */
 #define UST_EPOLLOUT 0x004u  /**< writable (EPOLLOUT) */
 #define UST_EPOLLERR 0x008u  /**< error pending (EPOLLERR), always reported */
+#define UST_EPOLLHUP 0x010u  /**< TCP: both directions closed (EPOLLHUP),
+			      *   always reported */
+#define UST_EPOLLRDHUP 0x2000u /**< TCP: the peer sent FIN (EPOLLRDHUP) */
 
 #define UST_EPOLL_CTL_ADD 1
 #define UST_EPOLL_CTL_DEL 2

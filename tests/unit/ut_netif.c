@@ -77,6 +77,7 @@ ut_stack_create(struct ut_netif *n, struct rte_mempool *mp,
 	c.addr = UT_OUR_IP;
 	c.prefix_len = 24;
 	c.gateway = UT_GW_IP;
+	c.now_ns = 0; /* the tests' fake clocks start here */
 	if (tweak != NULL)
 		tweak(&c);
 	return ust_stack_create(&c);
@@ -296,4 +297,66 @@ ut_check_conservation(struct ust_stack *stk)
 		return -1;
 	}
 	return 0;
+}
+
+struct rte_mbuf *
+ut_tcp_frame(struct rte_mempool *mp, const struct ust_tcp_repr *th,
+	     const void *payload, uint16_t len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
+	struct ust_tcp_repr r = *th;
+	struct ust_ipv4_repr ip;
+	size_t hlen = UST_TCP_HDR_LEN +
+		ust_tcp_opts_len(&r.opts, (r.flags & UST_TCP_SYN) != 0);
+	uint8_t *p;
+
+	if (m == NULL)
+		return NULL;
+	p = frame_start(m, RTE_ETHER_TYPE_IPV4,
+			UST_ETH_HDR_LEN + 20 + hlen + len, &ut_our_mac);
+	memset(&ip, 0, sizeof(ip));
+	ip.src = UT_PEER_IP;
+	ip.dst = UT_OUR_IP;
+	ip.proto = IPPROTO_TCP;
+	ip.ttl = 64;
+	ip.total_len = (uint16_t)(20 + hlen + len);
+	ust_ipv4_emit(p, 20, &ip, 0);
+	if (len > 0)
+		memcpy(p + 20 + hlen, payload, len);
+	ust_tcp_emit(p + 20, hlen, &r, UT_PEER_IP, UT_OUR_IP, p + 20 + hlen,
+		     len, 0);
+	return m;
+}
+
+int
+ut_tx_tcp(struct ut_netif *n, struct ust_tcp_repr *th, void *data, size_t cap)
+{
+	struct rte_mbuf *m;
+
+	while ((m = ut_tx_pop(n)) != NULL) {
+		struct ust_eth_repr eth;
+		struct ust_ipv4_repr ip;
+		const uint8_t *l4 = ut_parse_ipv4_frame(m, &eth, &ip);
+		uint32_t l4len;
+		int plen;
+
+		if (l4 == NULL || ip.proto != IPPROTO_TCP) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		l4len = (uint32_t)ip.total_len - ip.hdr_len;
+		if (ust_tcp_parse(l4, l4len, ip.src, ip.dst, 0, th) !=
+		    UST_WIRE_OK) {
+			fprintf(stderr, "  TX segment does not parse\n");
+			rte_pktmbuf_free(m);
+			return -2;
+		}
+		plen = (int)(l4len - th->hdr_len);
+		if (data != NULL)
+			memcpy(data, l4 + th->hdr_len,
+			       RTE_MIN((size_t)plen, cap));
+		rte_pktmbuf_free(m);
+		return plen;
+	}
+	return -1;
 }

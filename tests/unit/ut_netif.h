@@ -64,6 +64,19 @@ struct rte_mbuf *ut_icmp_port_unreach_frame(struct rte_mempool *mp,
 					    const uint8_t *quote,
 					    uint16_t quote_len);
 
+/* A TCP segment from the peer (UT_PEER_IP) to UT_OUR_IP, options from
+ * th->opts, checksums filled. */
+struct rte_mbuf *ut_tcp_frame(struct rte_mempool *mp,
+			      const struct ust_tcp_repr *th,
+			      const void *payload, uint16_t len);
+
+/* The oldest TX frame that is a TCP segment (other frames before it are
+ * freed), parsed with its checksum verified: its payload length, with up
+ * to @cap bytes copied to @data; -1 when there is none, -2 when it does
+ * not parse. */
+int ut_tx_tcp(struct ut_netif *n, struct ust_tcp_repr *th, void *data,
+	      size_t cap);
+
 /* A UDP socket bound to @port on any address; -1 on failure. */
 int ut_udp_bound(struct ust_stack *stk, uint16_t port);
 

@@ -1,0 +1,405 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * TCP glue: the per-stack state (connection and listener hashes, the timer
+ * wheel, pools of half-open and TIME_WAIT entries, the receive memory
+ * pool), state changes and their counters, the end of a connection, and
+ * the receive memory accounting.
+ *
+ * Receive memory follows the socket-memory model of UDP (lib/mem): every
+ * segment queued to a connection (in order or not) charges its truesize,
+ * whole pages are scheduled from the TCP pool as the delta rule says, and
+ * reading gives them back keeping at most a page. A segment that does not
+ * fit rcvbuf, or that the pool refuses, is dropped and counted.
+ */
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <rte_hash.h>
+#include <rte_hash_crc.h>
+#include <rte_malloc.h>
+#include <rte_mempool.h>
+#include <rte_random.h>
+
+#include "tcp_cc.h"
+#include "tcp_private.h"
+
+static const char *const state_names[] = {
+	[UST_TCP_CLOSED] = "CLOSED",
+	[UST_TCP_LISTEN] = "LISTEN",
+	[UST_TCP_SYN_SENT] = "SYN_SENT",
+	[UST_TCP_SYN_RECEIVED] = "SYN_RECEIVED",
+	[UST_TCP_ESTABLISHED] = "ESTABLISHED",
+	[UST_TCP_FIN_WAIT_1] = "FIN_WAIT_1",
+	[UST_TCP_FIN_WAIT_2] = "FIN_WAIT_2",
+	[UST_TCP_CLOSE_WAIT] = "CLOSE_WAIT",
+	[UST_TCP_CLOSING] = "CLOSING",
+	[UST_TCP_LAST_ACK] = "LAST_ACK",
+	[UST_TCP_TIME_WAIT] = "TIME_WAIT",
+};
+
+const char *
+ust_tcp_state_name(unsigned int state)
+{
+	return state < RTE_DIM(state_names) ? state_names[state] : "?";
+}
+
+int
+ust_tcp_init(struct ust_stack *stk)
+{
+	const struct ust_tcp_conf *c = &stk->conf.tcp;
+	struct ust_tcp_stack *ts;
+	char name[RTE_HASH_NAMESIZE];
+	struct rte_hash_parameters hp = {
+		.name = name,
+		.key_len = sizeof(struct ust_tcp_key),
+		.hash_func = rte_hash_crc,
+		.socket_id = stk->conf.socket_id,
+	};
+	struct ust_mem_conf mc = stk->conf.tcp_mem;
+	struct rte_mempool *mp = stk->pool;
+	int rc;
+
+	ts = rte_zmalloc_socket("ust_tcp", sizeof(*ts), RTE_CACHE_LINE_SIZE,
+				stk->conf.socket_id);
+	if (ts == NULL)
+		return -ENOMEM;
+	stk->tcp = ts;
+	hp.entries = c->max_conns < 64 ? 64 : c->max_conns;
+	snprintf(name, sizeof(name), "ust_tcp_%p", (void *)stk);
+	ts->conns = rte_hash_create(&hp);
+	hp.key_len = sizeof(uint32_t);
+	hp.entries = 1024;
+	snprintf(name, sizeof(name), "ust_tcpl_%p", (void *)stk);
+	ts->listeners = rte_hash_create(&hp);
+	snprintf(name, sizeof(name), "ust_req_%p", (void *)stk);
+	ts->req_pool = rte_mempool_create(name, RTE_MAX(c->max_syn_backlog, 64u),
+					  sizeof(struct ust_tcp_req), 0, 0,
+					  NULL, NULL, NULL, NULL,
+					  stk->conf.socket_id, 0);
+	snprintf(name, sizeof(name), "ust_tw_%p", (void *)stk);
+	ts->tw_pool = rte_mempool_create(name, RTE_MAX(c->max_conns, 64u),
+					 sizeof(struct ust_tcp_tw), 0, 0,
+					 NULL, NULL, NULL, NULL,
+					 stk->conf.socket_id, 0);
+	ts->port_refs = rte_zmalloc_socket("ust_tcp_ports",
+					   sizeof(*ts->port_refs) * 65536, 0,
+					   stk->conf.socket_id);
+	if (ts->conns == NULL || ts->listeners == NULL ||
+	    ts->req_pool == NULL || ts->tw_pool == NULL ||
+	    ts->port_refs == NULL)
+		return -ENOMEM;
+	rc = ust_wheel_init(&ts->wheel, 4096, 1000000, stk->now,
+			    stk->conf.socket_id);
+	if (rc != 0)
+		return rc;
+	if (mc.base_pages == 0)
+		mc.base_pages = ((uint64_t)mp->size *
+				 (mp->elt_size + mp->header_size +
+				  mp->trailer_size)) >> UST_MEM_PAGE_SHIFT;
+	ts->mem = ust_mem_pool_create(&mc, stk->conf.socket_id);
+	if (ts->mem == NULL)
+		return -EINVAL;
+	ts->cc_default = tcp_cc_find(c->congestion);
+	if (ts->cc_default == NULL)
+		return -EINVAL;
+	ts->secret[0] = rte_rand();
+	ts->secret[1] = rte_rand();
+	ts->chack_tokens_ns = 1000000000ull;
+	return 0;
+}
+
+void
+ust_tcp_fini(struct ust_stack *stk)
+{
+	struct ust_tcp_stack *ts = stk->tcp;
+	const void *key;
+	void *data, **objs = NULL;
+	uint32_t iter = 0, n = 0, i;
+
+	if (ts == NULL)
+		return;
+	/* what is left once sockets are closed: half-open entries, TIME_WAIT
+	 * entries and orphaned connections; collected first, since freeing
+	 * them changes the hash */
+	if (ts->conns != NULL && rte_hash_count(ts->conns) > 0) {
+		objs = rte_malloc("ust_tcp_fini", sizeof(*objs) *
+				  rte_hash_count(ts->conns), 0);
+		while (objs != NULL &&
+		       rte_hash_iterate(ts->conns, &key, &data, &iter) >= 0)
+			objs[n++] = data;
+	}
+	for (i = 0; i < n; i++) {
+		void *obj = tcp_obj_ptr(objs[i]);
+
+		switch (tcp_obj_kind(objs[i])) {
+		case UST_TCP_OBJ_REQ:
+			tcp_req_free(stk, obj, true);
+			break;
+		case UST_TCP_OBJ_TW:
+			tcp_tw_free(stk, obj);
+			break;
+		default:
+			tcp_abort(stk, obj, ECONNABORTED, false);
+			break;
+		}
+	}
+	rte_free(objs);
+	rte_free(ts->port_refs);
+	rte_hash_free(ts->conns);
+	rte_hash_free(ts->listeners);
+	rte_mempool_free(ts->req_pool);
+	rte_mempool_free(ts->tw_pool);
+	ust_wheel_fini(&ts->wheel);
+	if (ts->mem != NULL && ust_mem_pool_pages(ts->mem) != 0)
+		UST_LOG(ERR, "%s: TCP pool destroyed with %" PRId64
+			" pages charged", stk->name,
+			ust_mem_pool_pages(ts->mem));
+	ust_mem_pool_free(ts->mem);
+	rte_free(ts);
+	stk->tcp = NULL;
+}
+
+void
+tcp_key_of(const struct ust_tcp_sock *tp, struct ust_tcp_key *k)
+{
+	k->laddr = tp->base.laddr;
+	k->raddr = tp->base.raddr;
+	k->lport = tp->base.lport;
+	k->rport = tp->base.rport;
+}
+
+int
+tcp_hash_add(struct ust_stack *stk, const struct ust_tcp_key *k, void *obj,
+	     enum ust_tcp_obj kind)
+{
+	return rte_hash_add_key_data(stk->tcp->conns, k,
+				     tcp_obj_tag(obj, kind));
+}
+
+void
+tcp_hash_del(struct ust_stack *stk, const struct ust_tcp_key *k)
+{
+	rte_hash_del_key(stk->tcp->conns, k);
+}
+
+void *
+tcp_hash_lookup(struct ust_stack *stk, const struct ust_tcp_key *k)
+{
+	void *data;
+
+	if (rte_hash_lookup_data(stk->tcp->conns, k, &data) < 0)
+		return NULL;
+	return data;
+}
+
+static bool
+state_counts_established(uint8_t s)
+{
+	return s == UST_TCP_ESTABLISHED || s == UST_TCP_CLOSE_WAIT;
+}
+
+void
+tcp_set_state(struct ust_stack *stk, struct ust_tcp_sock *tp, uint8_t state)
+{
+	bool was = state_counts_established(tp->state);
+	bool is = state_counts_established(state);
+
+	/* Tcp.CurrEstab: connections in ESTABLISHED or CLOSE_WAIT */
+	if (was && !is)
+		stk->mib[UST_MIB_TCP_CURRESTAB]--;
+	else if (!was && is)
+		stk->mib[UST_MIB_TCP_CURRESTAB]++;
+	tp->state = state;
+}
+
+struct ust_tcp_sock *
+tcp_sock_alloc(struct ust_stack *stk)
+{
+	struct ust_tcp_sock *tp;
+
+	tp = rte_zmalloc_socket("ust_tcp_sock", sizeof(*tp),
+				RTE_CACHE_LINE_SIZE, stk->conf.socket_id);
+	if (tp == NULL)
+		return NULL;
+	tp->base.kind = UST_SK_TCP;
+	tp->base.stk = stk;
+	tp->base.sndbuf = stk->conf.tcp.wmem_default;
+	tp->rcvbuf = stk->conf.tcp.rmem_default;
+	tp->state = UST_TCP_CLOSED;
+	tp->cc = stk->tcp->cc_default;
+	tp->linger_s = -1;
+	tp->mss = UST_TCP_DEFAULT_MSS;
+	tp->rcv_mss = tcp_local_mss(stk);
+	tp->rto_us = stk->conf.tcp.rto_init_ms * 1000;
+	tp->keep_idle_ms = stk->conf.tcp.keepalive_time_ms;
+	tp->keep_intvl_ms = stk->conf.tcp.keepalive_intvl_ms;
+	tp->keep_cnt = stk->conf.tcp.keepalive_probes;
+	ust_pktq_init(&tp->sndq);
+	ust_pktq_init(&tp->rcvq);
+	ust_pktq_init(&tp->ofoq);
+	ust_timer_init(&tp->rtx_timer, UST_TT_RTX);
+	ust_timer_init(&tp->delack_timer, UST_TT_DELACK);
+	return tp;
+}
+
+void
+tcp_sock_free(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	tcp_output_undefer(stk, tp);
+	ust_timer_cancel(&stk->tcp->wheel, &tp->rtx_timer);
+	ust_timer_cancel(&stk->tcp->wheel, &tp->delack_timer);
+	if (tp->tflags & TF_PORT_REF)
+		stk->tcp->port_refs[rte_be_to_cpu_16(tp->base.lport)]--;
+	rte_free(tp->listen);
+	rte_free(tp);
+}
+
+void
+ust_tcp_poll(struct ust_stack *stk)
+{
+	struct ust_tcp_stack *ts = stk->tcp;
+
+	ust_wheel_advance(&ts->wheel, stk->now, tcp_timer_fire, stk);
+	/* output that waited for staging room, while there is room */
+	while (ts->out_head != NULL && ust_tx_send_room(stk)) {
+		struct ust_tcp_sock *tp = ts->out_head;
+
+		tcp_output_undefer(stk, tp);
+		tcp_output(stk, tp);
+	}
+}
+
+/* Give back the queues' mbufs and memory; the in-order receive queue only
+ * when @rcv (what the peer sent before its FIN stays readable). */
+void
+tcp_purge_queues(struct ust_stack *stk, struct ust_tcp_sock *tp, bool rcv)
+{
+	int off = stk->meta_off;
+	struct rte_mbuf *m;
+
+	while (rcv && (m = ust_pktq_pop(off, &tp->rcvq)) != NULL) {
+		tcp_rmem_uncharge(stk, tp, ust_meta(off, m)->truesize, 0);
+		ust_drop(stk, m, UST_DROP_TCP_ABORT);
+	}
+	if (rcv) {
+		tp->rcv_buffered = 0;
+		tp->rcv_head_off = 0;
+	}
+	tcp_reass_purge(stk, tp, UST_DROP_TCP_ABORT);
+	/* the send queue holds data, not received frames: not a drop */
+	while ((m = ust_pktq_pop(off, &tp->sndq)) != NULL)
+		rte_pktmbuf_free(m);
+	tp->snd_buffered = 0;
+	/* give back the last page(s) kept */
+	if (tp->rcvq.len == 0)
+		tcp_rmem_uncharge(stk, tp, 0, 0);
+}
+
+void
+tcp_done(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	struct ust_tcp_key k;
+
+	tcp_key_of(tp, &k);
+	if (tp->state != UST_TCP_CLOSED && tp->state != UST_TCP_LISTEN &&
+	    tp->base.lport != 0) {
+		void *d = tcp_hash_lookup(stk, &k);
+
+		if (d != NULL && tcp_obj_kind(d) == UST_TCP_OBJ_SOCK &&
+		    tcp_obj_ptr(d) == tp) {
+			tcp_hash_del(stk, &k);
+			stk->tcp->n_conns--;
+		}
+	}
+	ust_timer_cancel(&stk->tcp->wheel, &tp->rtx_timer);
+	ust_timer_cancel(&stk->tcp->wheel, &tp->delack_timer);
+	tcp_output_undefer(stk, tp);
+	tp->rtx_mode = UST_RTX_NONE;
+	tcp_set_state(stk, tp, UST_TCP_CLOSED);
+	tcp_purge_queues(stk, tp, (tp->tflags & TF_ORPHAN) != 0);
+	if (tp->tflags & TF_ORPHAN) {
+		tcp_sock_free(stk, tp);
+		return;
+	}
+	tcp_wakeup(tp);
+}
+
+void
+tcp_abort(struct ust_stack *stk, struct ust_tcp_sock *tp, int err,
+	  bool send_rst)
+{
+	if (send_rst && tp->state != UST_TCP_CLOSED &&
+	    tp->state != UST_TCP_LISTEN && tp->state != UST_TCP_SYN_SENT)
+		tcp_send_rst(stk, tp);
+	if (tp->parent != NULL) {
+		/* established but never accepted: the listener lets go */
+		struct ust_tcp_listen *l = tp->parent->listen;
+		struct ust_tcp_sock **pp = &l->acceptq_head, *prev = NULL;
+
+		while (*pp != NULL && *pp != tp) {
+			prev = *pp;
+			pp = &(*pp)->accept_next;
+		}
+		if (*pp == tp) {
+			*pp = tp->accept_next;
+			if (l->acceptq_tail == tp)
+				l->acceptq_tail = prev;
+			l->acceptq_len--;
+		}
+		tp->parent = NULL;
+		tp->tflags |= TF_ORPHAN;
+	}
+	if (err != 0 && !(tp->tflags & TF_ORPHAN))
+		tp->base.so_error = err;
+	/* what was received is lost with the connection */
+	tcp_purge_queues(stk, tp, true);
+	tcp_done(stk, tp);
+}
+
+bool
+tcp_rmem_charge(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		uint32_t truesize)
+{
+	uint32_t pages;
+
+	/* an empty connection always takes one segment, as UDP sockets do */
+	if (tp->rmem_alloc != 0 && tp->rmem_alloc + truesize > tp->rcvbuf)
+		return false;
+	pages = ust_mem_schedule_pages(UST_MEM_SCHEDULE_DELTA,
+				       (uint32_t)tp->fwd_alloc, truesize);
+	if (pages != 0 &&
+	    !ust_mem_pool_charge(stk->tcp->mem, pages,
+				 tp->rmem_alloc + truesize))
+		return false;
+	tp->fwd_alloc += (int32_t)(pages << UST_MEM_PAGE_SHIFT) -
+		(int32_t)truesize;
+	tp->rmem_alloc += truesize;
+	return true;
+}
+
+void
+tcp_rmem_uncharge(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		  uint32_t truesize, uint32_t partial)
+{
+	uint32_t pages;
+
+	tp->rmem_alloc -= truesize;
+	tp->fwd_alloc += (int32_t)truesize;
+	pages = ust_mem_release_pages((uint32_t)tp->fwd_alloc, partial);
+	tp->fwd_alloc -= (int32_t)(pages << UST_MEM_PAGE_SHIFT);
+	ust_mem_pool_uncharge(stk->tcp->mem, pages);
+}
+
+void
+tcp_wakeup(struct ust_tcp_sock *tp)
+{
+	if (tp->base.ep != NULL)
+		ust_sock_wakeup(&tp->base);
+	if (tp->parent != NULL && tp->parent->base.ep != NULL)
+		ust_sock_wakeup(&tp->parent->base);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * Congestion control behind an ops table, after Linux's
+ * tcp_congestion_ops and FreeBSD's cc(4): the connection's core (loss
+ * detection, recovery, RTO) stays in tcp_input.c and tcp_timer.c; the
+ * module decides how cwnd grows and how far it falls. Modules: NewReno
+ * (RFC 5681, RFC 6582) in cc/newreno.c and CUBIC (RFC 9438) in
+ * cc/cubic.c, chosen per stack ([tcp] congestion) and per socket
+ * (TCP_CONGESTION).
+ */
+
+#ifndef UST_TCP_CC_H
+#define UST_TCP_CC_H
+
+#include <stdint.h>
+
+struct ust_stack;
+struct ust_tcp_sock;
+
+enum ust_tcp_cc_event {
+	UST_CC_EV_RECOVERY_ENTER, /* fast retransmit; ssthresh was set */
+	UST_CC_EV_RECOVERY_EXIT,  /* the recovery point was acknowledged */
+	UST_CC_EV_RTO,            /* a retransmission timeout */
+	UST_CC_EV_IDLE,           /* sending again after an idle RTO */
+};
+
+struct ust_tcp_cc_ops {
+	const char *name;
+	/* a new connection (tp->cwnd and tp->ssthresh are set) */
+	void (*init)(struct ust_stack *stk, struct ust_tcp_sock *tp);
+	/* @acked new bytes acknowledged, not in recovery: grow cwnd */
+	void (*cong_avoid)(struct ust_stack *stk, struct ust_tcp_sock *tp,
+			   uint32_t acked);
+	/* the slow-start threshold after a loss, in bytes */
+	uint32_t (*ssthresh)(struct ust_stack *stk, struct ust_tcp_sock *tp);
+	void (*event)(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		      enum ust_tcp_cc_event ev);
+};
+
+extern const struct ust_tcp_cc_ops ust_tcp_cc_newreno;
+extern const struct ust_tcp_cc_ops ust_tcp_cc_cubic;
+
+/* RFC 5681 slow start with RFC 3465 byte counting (L = 2 * SMSS); returns
+ * the bytes left over once cwnd reaches ssthresh */
+uint32_t tcp_cc_slow_start(struct ust_tcp_sock *tp, uint32_t acked);
+
+#endif /* UST_TCP_CC_H */

@@ -1,0 +1,863 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * TCP input: segment arrival, RFC 9293 3.10.7.
+ *
+ * ust_tcp_input() (called by IPv4 input for every TCP segment) validates
+ * the header with the wire parser, strips the headers and looks the
+ * 4-tuple up once in the connection hash, which holds control blocks,
+ * half-open entries and TIME_WAIT entries alike. Then:
+ *
+ *  - a control block in SYN-SENT: tcp_rcv_syn_sent() (3.10.7.3);
+ *  - a control block in any other state: tcp_rcv_established() runs the
+ *    steps of 3.10.7.4 in the RFC's order, each in its own function:
+ *    PAWS (RFC 7323 5.3), sequence check, RST (with RFC 5961's challenge
+ *    ACK), SYN (RFC 5961 4), ACK (tcp_ack(): RTT, congestion control, fast
+ *    retransmit and recovery, window update), segment text (tcp_data_in()),
+ *    FIN (tcp_fin_in()), then output;
+ *  - a half-open entry or a listener: tcp_listen.c;
+ *  - a TIME_WAIT entry: tcp_timer.c, unless a newer SYN reuses the 4-tuple
+ *    (RFC 6191);
+ *  - nothing: an RST as 3.10.7.1 prescribes.
+ *
+ * The mbuf reaching a handler holds the payload only; the handler consumes
+ * it (queues it, or frees it counting rx_consumed) or drops it with one
+ * drop reason.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_hash.h>
+#include <rte_ip.h>
+
+#include "tcp_cc.h"
+#include "tcp_private.h"
+
+#define NS_PER_MS 1000000ull
+
+static void
+tcp_free_consumed(struct ust_stack *stk, struct rte_mbuf *m)
+{
+	if (m == NULL)
+		return;
+	ust_consumed(stk);
+	rte_pktmbuf_free(m);
+}
+
+/* Our window scale: the smallest shift that covers the largest receive
+ * window a connection may announce (half of rmem_max, RFC 7323 2.2). */
+uint8_t
+tcp_choose_wscale(const struct ust_stack *stk)
+{
+	uint32_t need = stk->conf.tcp.rmem_max / 2;
+	uint8_t ws = 0;
+
+	if (!stk->conf.tcp.window_scaling)
+		return 0;
+	while (ws < UST_TCP_MAX_WSCALE && (UST_TCP_MAX_WIN << ws) < need)
+		ws++;
+	return ws;
+}
+
+uint16_t
+tcp_local_mss(const struct ust_stack *stk)
+{
+	/* the headroom holds Ethernet and IPv4; the TCP header with the
+	 * longest options and the payload share the data room, so that a
+	 * segment built linear always fits one mbuf */
+	uint32_t room = rte_pktmbuf_data_room_size(stk->pool) -
+		RTE_PKTMBUF_HEADROOM;
+	uint32_t by_mbuf = room > UST_TCP_MAX_HDR_LEN + UST_TCP_DEFAULT_MSS ?
+		room - (uint32_t)UST_TCP_MAX_HDR_LEN : UST_TCP_DEFAULT_MSS;
+	uint32_t by_mtu = stk->netif.mtu - UST_IPV4_HDR_LEN - UST_TCP_HDR_LEN;
+
+	return (uint16_t)RTE_MIN(RTE_MIN(by_mtu, by_mbuf), (uint32_t)UINT16_MAX);
+}
+
+void
+tcp_rcv_init(struct ust_tcp_sock *tp, uint32_t wnd)
+{
+	tp->rcv_wnd = wnd;
+	tp->rcv_adv = tp->rcv_nxt + wnd;
+}
+
+void
+tcp_options_from_peer(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		      const struct ust_tcp_opts *o, bool syn)
+{
+	const struct ust_tcp_conf *c = &stk->conf.tcp;
+	uint32_t mss = UST_TCP_DEFAULT_MSS;
+
+	RTE_SET_USED(syn);
+	/* RFC 9293 3.7.1: without a usable option, 536 */
+	if ((o->has & UST_TCPOPT_MSS) && o->mss >= UST_TCP_MIN_MSS)
+		mss = o->mss;
+	if (c->window_scaling && (o->has & UST_TCPOPT_WS)) {
+		tp->tflags |= TF_WS_OK;
+		tp->snd_wscale = o->wscale;
+	} else {
+		tp->snd_wscale = 0;
+		tp->rcv_wscale = 0;
+	}
+	if (c->sack && (o->has & UST_TCPOPT_SACK_PERM))
+		tp->tflags |= TF_SACK_OK;
+	if (c->timestamps && (o->has & UST_TCPOPT_TS)) {
+		tp->tflags |= TF_TS_OK;
+		tp->ts_recent = o->tsval;
+		tp->ts_recent_ns = stk->now;
+	}
+	mss = RTE_MIN(mss, (uint32_t)tp->rcv_mss);
+	/* the MSS counts the payload of a segment without options: room for
+	 * the timestamps comes off it (RFC 9293 3.7.1) */
+	if (tp->tflags & TF_TS_OK)
+		mss -= 12;
+	tp->mss = (uint16_t)RTE_MAX(mss, (uint32_t)UST_TCP_MIN_MSS);
+}
+
+void
+tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	const struct ust_tcp_conf *c = &stk->conf.tcp;
+
+	tcp_set_state(stk, tp, UST_TCP_ESTABLISHED);
+	/* RFC 6928: IW = min(10 * MSS, max(2 * MSS, 14600)) for 10 */
+	tp->cwnd = c->init_cwnd * tp->mss;
+	if (c->init_cwnd >= 10)
+		tp->cwnd = RTE_MIN(tp->cwnd, RTE_MAX(2u * tp->mss, 14600u));
+	tp->ssthresh = INT32_MAX;
+	tp->snd_buf_seq = tp->iss + 1;
+	tp->recover = tp->iss;
+	tp->high_rxt = tp->snd_una;
+	tp->high_sacked = tp->snd_una;
+	tp->quickack = (uint8_t)RTE_MIN(c->quickack, 255u);
+	tp->backoff = 0;
+	tp->probes = 0;
+	tp->tflags |= TF_WAS_CONN;
+	tp->ts_rto = tcp_ts_now(stk, tp->ts_offset);
+	tp->cc->init(stk, tp);
+	ust_timer_cancel(&stk->tcp->wheel, &tp->rtx_timer);
+	tp->rtx_mode = UST_RTX_NONE;
+	tcp_keepalive_reset(stk, tp);
+}
+
+/* ---- SYN-SENT: RFC 9293 3.10.7.3 ---- */
+
+static void
+tcp_rcv_syn_sent(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		 struct rte_mbuf *m, const struct ust_tcp_repr *th)
+{
+	struct ust_tcp_key k;
+	bool ack_ok = false;
+
+	tcp_key_of(tp, &k);
+	/* first, check the ACK */
+	if (th->flags & UST_TCP_ACK) {
+		if (SEQ_LEQ(th->ack, tp->iss) || SEQ_GT(th->ack, tp->snd_max)) {
+			if (!(th->flags & UST_TCP_RST))
+				tcp_send_reply(stk, &k, th->ack, 0, UST_TCP_RST,
+					       0, NULL);
+			ust_drop(stk, m, UST_DROP_TCP_INVALID_SEQUENCE);
+			return;
+		}
+		ack_ok = true;
+	}
+	/* second, the RST: with an acceptable ACK, the connection is
+	 * refused */
+	if (th->flags & UST_TCP_RST) {
+		if (!ack_ok) {
+			ust_drop(stk, m, UST_DROP_TCP_RESET);
+			return;
+		}
+		stk->mib[UST_MIB_TCP_ATTEMPTFAILS]++;
+		tcp_free_consumed(stk, m);
+		tcp_abort(stk, tp, ECONNREFUSED, false);
+		return;
+	}
+	/* fourth, the SYN */
+	if (!(th->flags & UST_TCP_SYN)) {
+		ust_drop(stk, m, UST_DROP_TCP_FLAGS);
+		return;
+	}
+	tp->irs = th->seq;
+	tp->rcv_nxt = th->seq + 1;
+	/* the window our SYN announced, unscaled */
+	tcp_rcv_init(tp, RTE_MIN(tcp_rcv_window(tp), UST_TCP_MAX_WIN));
+	tcp_options_from_peer(stk, tp, &th->opts, true);
+	if (ack_ok) {
+		tp->snd_una = th->ack;
+		/* the window of a SYN is never scaled (RFC 7323 2.2) */
+		tp->snd_wnd = th->window;
+		tp->snd_wnd_max = tp->snd_wnd;
+		tp->snd_wl1 = th->seq;
+		tp->snd_wl2 = th->ack;
+		/* Karn: the SYN is timed unless it was sent again */
+		if (tp->backoff == 0)
+			tcp_rtt_sample(tp, (uint32_t)((stk->now -
+				tp->rtt_start_ns) / 1000), &stk->conf.tcp);
+		tcp_established(stk, tp);
+		tp->tflags |= TF_ACK_NOW;
+		tcp_free_consumed(stk, m);
+		tcp_output(stk, tp);
+		tcp_wakeup(tp);
+		return;
+	}
+	/* a simultaneous open (3.10.7.3, "otherwise"): SYN-RECEIVED */
+	tcp_set_state(stk, tp, UST_TCP_SYN_RECEIVED);
+	tcp_free_consumed(stk, m);
+	tcp_send_syn(stk, tp);
+}
+
+/* ---- the steps of 3.10.7.4 ---- */
+
+/* Is [seq, seq + seg_len) acceptable? (RFC 9293 3.10.7.4, "first") */
+static bool
+tcp_seq_acceptable(const struct ust_tcp_sock *tp, uint32_t seq,
+		   uint32_t seg_len)
+{
+	uint32_t wnd = tp->rcv_wnd;
+
+	if (seg_len == 0) {
+		if (wnd == 0)
+			return seq == tp->rcv_nxt;
+		return SEQ_GEQ(seq, tp->rcv_nxt) &&
+		       SEQ_LT(seq, tp->rcv_nxt + wnd);
+	}
+	if (wnd == 0)
+		return false;
+	return (SEQ_GEQ(seq, tp->rcv_nxt) && SEQ_LT(seq, tp->rcv_nxt + wnd)) ||
+	       (SEQ_GEQ(seq + seg_len - 1, tp->rcv_nxt) &&
+		SEQ_LT(seq + seg_len - 1, tp->rcv_nxt + wnd));
+}
+
+static void
+tcp_challenge_ack(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	if (!tcp_challenge_ack_ok(stk))
+		return;
+	stk->mib[UST_MIB_TCPEXT_TCPCHALLENGEACK]++;
+	tcp_send_ack(stk, tp);
+}
+
+/* Remove @n acknowledged data bytes from the send queue. */
+static void
+sndq_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t n)
+{
+	int off = stk->meta_off;
+
+	while (n > 0) {
+		struct rte_mbuf *m = tp->sndq.head;
+
+		if (n >= m->pkt_len) {
+			n -= m->pkt_len;
+			tp->snd_buffered -= m->pkt_len;
+			tp->snd_buf_seq += m->pkt_len;
+			ust_pktq_pop(off, &tp->sndq);
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		rte_pktmbuf_adj(m, (uint16_t)n);
+		tp->snd_buffered -= n;
+		tp->snd_buf_seq += n;
+		n = 0;
+	}
+}
+
+static void
+tcp_enter_recovery(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	bool sack = (tp->tflags & TF_SACK_OK) != 0;
+
+	stk->mib[UST_MIB_TCPEXT_TCPFASTRETRANS]++;
+	stk->mib[sack ? UST_MIB_TCPEXT_TCPSACKRECOVERY :
+		 UST_MIB_TCPEXT_TCPRENORECOVERY]++;
+	tp->ssthresh = tp->cc->ssthresh(stk, tp);
+	tp->recover = tp->snd_max;
+	tp->tflags |= TF_RECOVERY;
+	tp->tflags &= ~TF_RTT_TIMING;
+	tp->high_rxt = tp->snd_una;
+	tp->cc->event(stk, tp, UST_CC_EV_RECOVERY_ENTER);
+	if (sack) {
+		/* RFC 6675 5: cwnd = ssthresh; NextSeg() does the rest */
+		tp->cwnd = tp->ssthresh;
+		return;
+	}
+	/* RFC 6582 3.2 2-3: retransmit, cwnd = ssthresh + 3 * SMSS */
+	tcp_send_segment(stk, tp, tp->snd_una,
+			 RTE_MIN((uint32_t)tp->mss,
+				 tcp_snd_data_end(tp) - tp->snd_una),
+			 UST_TCP_ACK, true);
+	tp->high_rxt = tp->snd_una + tp->mss;
+	tp->cwnd = tp->ssthresh + UST_TCP_DUPTHRESH * tp->mss;
+}
+
+enum ack_result { ACK_OK, ACK_DROP_OLD, ACK_DROP_UNSENT };
+
+/* Fifth, the ACK field (RFC 9293 3.10.7.4), for synchronized states. */
+static enum ack_result
+tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
+	const struct ust_tcp_repr *th, uint32_t payload_len)
+{
+	uint32_t ack = th->ack;
+	uint32_t win = (uint32_t)th->window << tp->snd_wscale;
+	uint32_t max_wnd = RTE_MAX(tp->snd_wnd_max, UST_TCP_MAX_WIN);
+
+	if (SEQ_GT(ack, tp->snd_max)) {
+		/* it acknowledges what we never sent */
+		tp->tflags |= TF_ACK_NOW;
+		return ACK_DROP_UNSENT;
+	}
+	if (SEQ_LT(ack, tp->snd_una - max_wnd)) {
+		/* RFC 5961 5.2: too old to be acceptable */
+		tcp_challenge_ack(stk, tp);
+		return ACK_DROP_OLD;
+	}
+	if ((tp->tflags & TF_SACK_OK) && (th->opts.has & UST_TCPOPT_SACK))
+		tcp_sack_sender_update(tp, &th->opts);
+
+	if (SEQ_GT(ack, tp->snd_una)) {
+		uint32_t acked = ack - tp->snd_una;
+		uint32_t data_end = tcp_snd_data_end(tp);
+		uint32_t data_acked;
+
+		/* RTT (RFC 6298): the segment timed in microseconds (Karn:
+		 * never a retransmitted one), else the echoed timestamp
+		 * (RFC 7323 4.1), whose resolution is a millisecond */
+		if ((tp->tflags & TF_RTT_TIMING) && SEQ_GT(ack, tp->rtt_seq)) {
+			tp->tflags &= ~TF_RTT_TIMING;
+			tcp_rtt_sample(tp, (uint32_t)((stk->now -
+				tp->rtt_start_ns) / 1000), &stk->conf.tcp);
+		} else if (!(tp->tflags & TF_RTT_TIMING) &&
+			   (tp->tflags & TF_TS_OK) &&
+			   (th->opts.has & UST_TCPOPT_TS) &&
+			   th->opts.tsecr != 0 &&
+			   SEQ_GEQ(th->opts.tsecr, tp->ts_rto)) {
+			/* (an echo from before the last timeout answers a
+			 * duplicate of go-back-N: it would time the whole
+			 * outage, not the path) */
+			uint32_t ms = tcp_ts_now(stk, tp->ts_offset) -
+				th->opts.tsecr;
+
+			if (ms < 600000)
+				tcp_rtt_sample(tp, ms * 1000 + 500,
+					       &stk->conf.tcp);
+		}
+		/* the data part of what is acknowledged (not SYN, not FIN) */
+		data_acked = SEQ_MIN(ack, data_end) - tp->snd_buf_seq;
+		if (SEQ_GT(SEQ_MIN(ack, data_end), tp->snd_buf_seq))
+			sndq_ack(stk, tp, data_acked);
+		tp->snd_una = ack;
+		tp->bytes_acked_total += acked;
+		if (SEQ_LT(tp->snd_nxt, tp->snd_una))
+			tp->snd_nxt = tp->snd_una;
+		if (SEQ_LT(tp->high_rxt, tp->snd_una))
+			tp->high_rxt = tp->snd_una;
+		tcp_sack_sender_clean(tp);
+		tp->dupacks = 0;
+		tp->backoff = 0;
+		if (tp->tflags & TF_RECOVERY) {
+			if (SEQ_GEQ(ack, tp->recover)) {
+				/* RFC 6582 3.2 3 / RFC 6675 5: full ACK */
+				tp->cwnd = (tp->tflags & TF_SACK_OK) ?
+					tp->ssthresh :
+					RTE_MIN(tp->ssthresh,
+						tcp_flight(tp) + tp->mss);
+				tp->tflags &= ~TF_RECOVERY;
+				tp->cc->event(stk, tp,
+					      UST_CC_EV_RECOVERY_EXIT);
+			} else if (!(tp->tflags & TF_SACK_OK)) {
+				/* RFC 6582 3.2 4: partial ACK, retransmit the
+				 * next hole, deflate */
+				tcp_send_segment(stk, tp, tp->snd_una,
+					RTE_MIN((uint32_t)tp->mss,
+						data_end - tp->snd_una),
+					UST_TCP_ACK, true);
+				tp->cwnd = tp->cwnd > acked ?
+					tp->cwnd - acked + tp->mss : tp->mss;
+			}
+		} else {
+			if ((tp->tflags & TF_LOSS) && SEQ_GEQ(ack, tp->recover))
+				tp->tflags &= ~TF_LOSS;
+			tp->cc->cong_avoid(stk, tp, acked);
+		}
+		/* RFC 6298 5.2-5.3: all acknowledged, stop; else restart */
+		if (tp->snd_una == tp->snd_max)
+			tcp_rtx_stop(stk, tp);
+		else if (tp->rtx_mode == UST_RTX_RTO)
+			tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
+		if (tp->snd_buffered < tp->base.sndbuf)
+			tcp_wakeup(tp);
+	} else if (ack == tp->snd_una && payload_len == 0 &&
+		   !(th->flags & (UST_TCP_SYN | UST_TCP_FIN)) &&
+		   win == tp->snd_wnd && tp->snd_una != tp->snd_max) {
+		/* a duplicate ACK (RFC 5681 2) */
+		tp->dupacks++;
+		if (tp->tflags & TF_RECOVERY) {
+			if (!(tp->tflags & TF_SACK_OK))
+				tp->cwnd += tp->mss; /* RFC 6582: inflate */
+		} else if (!(tp->tflags & TF_LOSS) &&
+			   (tp->dupacks >= UST_TCP_DUPTHRESH ||
+			    ((tp->tflags & TF_SACK_OK) &&
+			     tp->sacked_bytes >
+			     (UST_TCP_DUPTHRESH - 1u) * tp->mss))) {
+			tcp_enter_recovery(stk, tp);
+		}
+	}
+	/* the window (3.10.7.4 fifth, "if SND.UNA =< SEG.ACK =< SND.NXT") */
+	if (SEQ_LT(tp->snd_wl1, th->seq) ||
+	    (tp->snd_wl1 == th->seq && SEQ_LEQ(tp->snd_wl2, ack))) {
+		bool opened = win > tp->snd_wnd;
+
+		tp->snd_wnd = win;
+		tp->snd_wnd_max = RTE_MAX(tp->snd_wnd_max, win);
+		tp->snd_wl1 = th->seq;
+		tp->snd_wl2 = ack;
+		if (opened && tp->rtx_mode == UST_RTX_PERSIST) {
+			tp->backoff = 0;
+			tcp_rtx_stop(stk, tp);
+		}
+	}
+	return ACK_OK;
+}
+
+/* Schedule our ACK for in-order data (RFC 9293 3.8.6.3, RFC 1122
+ * 4.2.3.2): at once while quick-acking or on every second full segment,
+ * else after delack_ms. */
+static void
+tcp_ack_schedule(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		 uint32_t len)
+{
+	if (len >= tp->mss)
+		tp->unacked_segs++;
+	if (tp->quickack > 0) {
+		tp->quickack--;
+		tp->tflags |= TF_ACK_NOW;
+	} else if ((tp->tflags & TF_QUICKACK) || tp->unacked_segs >= 2) {
+		tp->tflags |= TF_ACK_NOW;
+	} else {
+		tcp_delack_arm(stk, tp);
+	}
+}
+
+/* Seventh, the segment text. Consumes or drops @m. */
+static void
+tcp_data_in(struct ust_stack *stk, struct ust_tcp_sock *tp,
+	    struct rte_mbuf *m, uint32_t seq)
+{
+	int off = stk->meta_off;
+	uint32_t len = m->pkt_len, ts;
+	bool was_empty = tp->rcvq.len == 0;
+
+	/* what lies beyond the window we announced is not ours to keep */
+	if (SEQ_GT(seq + len, tp->rcv_nxt + tp->rcv_wnd)) {
+		uint32_t keep = SEQ_GT(tp->rcv_nxt + tp->rcv_wnd, seq) ?
+			tp->rcv_nxt + tp->rcv_wnd - seq : 0;
+
+		if (keep == 0) {
+			stk->mib[UST_MIB_TCPEXT_TCPZEROWINDOWDROP]++;
+			tp->tflags |= TF_ACK_NOW;
+			ust_drop(stk, m, UST_DROP_TCP_ZEROWINDOW);
+			return;
+		}
+		ust_mbuf_trim_to(m, keep);
+		len = keep;
+	}
+	/* what we have already */
+	if (SEQ_LT(seq, tp->rcv_nxt)) {
+		m = ust_mbuf_adj(off, m, tp->rcv_nxt - seq);
+		len -= tp->rcv_nxt - seq;
+		seq = tp->rcv_nxt;
+	}
+	if (seq != tp->rcv_nxt) {
+		/* a hole before it: out of order, ACK at once (RFC 5681 4.2)
+		 * with SACK blocks */
+		tp->tflags |= TF_ACK_NOW;
+		tcp_reass_insert(stk, tp, m, seq, len);
+		return;
+	}
+	if (tp->rcvq.tail != NULL && m->nb_segs == 1 &&
+	    tp->rcvq.tail->nb_segs == 1 && len <= UST_TCP_COALESCE_MAX &&
+	    len <= rte_pktmbuf_tailroom(tp->rcvq.tail)) {
+		/* a small segment joins the tail's buffer, as Linux's
+		 * tcp_try_coalesce(): no new truesize, so a peer sending
+		 * small segments fills the window, not the memory */
+		struct rte_mbuf *tail = tp->rcvq.tail;
+
+		memcpy(rte_pktmbuf_mtod_offset(tail, uint8_t *,
+					       tail->data_len),
+		       rte_pktmbuf_mtod(m, const uint8_t *), len);
+		tail->data_len = (uint16_t)(tail->data_len + len);
+		tail->pkt_len += len;
+		stk->mib[UST_MIB_TCPEXT_TCPRCVCOALESCE]++;
+		tcp_free_consumed(stk, m);
+		goto queued;
+	}
+	ts = ust_truesize(m);
+	if (!tcp_rmem_charge(stk, tp, ts)) {
+		stk->mib[UST_MIB_TCPEXT_TCPRCVQDROP]++;
+		tp->tflags |= TF_ACK_NOW;
+		ust_drop(stk, m, tp->rmem_alloc + ts > tp->rcvbuf ?
+			 UST_DROP_SOCKET_RCVBUFF : UST_DROP_PROTO_MEM);
+		return;
+	}
+	ust_meta(off, m)->truesize = ts;
+	tcp_mseq_set(off, m, seq);
+	ust_pktq_push(off, &tp->rcvq, m);
+	ust_consumed(stk);
+queued:
+	tp->rcv_buffered += len;
+	tp->rcv_nxt += len;
+	tp->bytes_received += len;
+	if (tp->ofoq.len > 0) {
+		/* a hole filled: ACK at once (RFC 5681 4.2) */
+		tcp_reass_pull(stk, tp);
+		tp->tflags |= TF_ACK_NOW;
+	} else {
+		tcp_ack_schedule(stk, tp, len);
+	}
+	if (was_empty)
+		tcp_wakeup(tp);
+}
+
+/* Eighth, the FIN (it is in order: at rcv_nxt). */
+static void
+tcp_fin_in(struct ust_stack *stk, struct ust_tcp_sock *tp, bool *time_wait)
+{
+	bool fin_acked = (tp->tflags & TF_FIN_SENT) && tp->snd_una == tp->snd_max;
+
+	tp->rcv_nxt++;
+	tp->tflags |= TF_FIN_RCVD | TF_ACK_NOW;
+	tp->tflags &= ~TF_OFO_FIN;
+	switch (tp->state) {
+	case UST_TCP_SYN_RECEIVED:
+	case UST_TCP_ESTABLISHED:
+		tcp_set_state(stk, tp, UST_TCP_CLOSE_WAIT);
+		break;
+	case UST_TCP_FIN_WAIT_1:
+		if (fin_acked)
+			*time_wait = true;
+		else
+			tcp_set_state(stk, tp, UST_TCP_CLOSING);
+		break;
+	case UST_TCP_FIN_WAIT_2:
+		*time_wait = true;
+		break;
+	default:
+		break;
+	}
+	tcp_wakeup(tp);
+}
+
+void
+tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		    struct rte_mbuf *m, const struct ust_tcp_repr *th,
+		    uint32_t seg_len)
+{
+	const struct ust_tcp_opts *o = &th->opts;
+	uint32_t payload = m->pkt_len;
+	bool time_wait = false, fin_acked;
+	enum ack_result ar;
+
+	/* first: PAWS (RFC 7323 5.3 R1) */
+	if ((tp->tflags & TF_TS_OK) && (o->has & UST_TCPOPT_TS) &&
+	    !(th->flags & UST_TCP_RST) && SEQ_LT(o->tsval, tp->ts_recent) &&
+	    stk->now - tp->ts_recent_ns < UST_TCP_PAWS_IDLE_MS * NS_PER_MS) {
+		stk->mib[UST_MIB_TCPEXT_PAWSESTAB]++;
+		tp->tflags |= TF_ACK_NOW;
+		ust_drop(stk, m, UST_DROP_TCP_RFC7323_PAWS);
+		tcp_output(stk, tp);
+		return;
+	}
+	/* first: the sequence number */
+	if (!tcp_seq_acceptable(tp, th->seq, seg_len)) {
+		if (!(th->flags & UST_TCP_RST)) {
+			tp->tflags |= TF_ACK_NOW;
+			tcp_output(stk, tp);
+		}
+		ust_drop(stk, m, SEQ_LT(th->seq, tp->rcv_nxt) ?
+			 UST_DROP_TCP_OLD_DATA :
+			 tp->rcv_wnd == 0 ? UST_DROP_TCP_ZEROWINDOW :
+			 UST_DROP_TCP_INVALID_SEQUENCE);
+		return;
+	}
+	/* RFC 7323 4.3 (R3): remember the timestamp to echo */
+	if ((tp->tflags & TF_TS_OK) && (o->has & UST_TCPOPT_TS) &&
+	    SEQ_GEQ(o->tsval, tp->ts_recent) && SEQ_LEQ(th->seq, tp->rcv_nxt)) {
+		tp->ts_recent = o->tsval;
+		tp->ts_recent_ns = stk->now;
+	}
+	/* second: RST (RFC 5961 3.2: only an exact match resets) */
+	if (th->flags & UST_TCP_RST) {
+		if (th->seq != tp->rcv_nxt) {
+			tcp_challenge_ack(stk, tp);
+			ust_drop(stk, m, UST_DROP_TCP_RESET);
+			return;
+		}
+		tcp_free_consumed(stk, m);
+		switch (tp->state) {
+		case UST_TCP_SYN_RECEIVED:
+			stk->mib[UST_MIB_TCP_ATTEMPTFAILS]++;
+			tcp_abort(stk, tp, ECONNREFUSED, false);
+			break;
+		case UST_TCP_ESTABLISHED:
+		case UST_TCP_FIN_WAIT_1:
+		case UST_TCP_FIN_WAIT_2:
+		case UST_TCP_CLOSE_WAIT:
+			stk->mib[UST_MIB_TCP_ESTABRESETS]++;
+			tcp_abort(stk, tp, ECONNRESET, false);
+			break;
+		default:
+			tcp_done(stk, tp);
+			break;
+		}
+		return;
+	}
+	/* fourth: a SYN in a synchronized state (RFC 5961 4.2) */
+	if (th->flags & UST_TCP_SYN) {
+		stk->mib[UST_MIB_TCPEXT_TCPSYNCHALLENGE]++;
+		tcp_challenge_ack(stk, tp);
+		ust_drop(stk, m, UST_DROP_TCP_INVALID_SYN);
+		return;
+	}
+	/* fifth: the ACK */
+	if (!(th->flags & UST_TCP_ACK)) {
+		ust_drop(stk, m, UST_DROP_TCP_FLAGS);
+		return;
+	}
+	if (tp->state == UST_TCP_SYN_RECEIVED) {
+		/* the end of a simultaneous open */
+		if (SEQ_LEQ(th->ack, tp->snd_una) ||
+		    SEQ_GT(th->ack, tp->snd_max)) {
+			struct ust_tcp_key k;
+
+			tcp_key_of(tp, &k);
+			tcp_send_reply(stk, &k, th->ack, 0, UST_TCP_RST, 0,
+				       NULL);
+			ust_drop(stk, m, UST_DROP_TCP_INVALID_SEQUENCE);
+			return;
+		}
+		tp->snd_wl1 = th->seq;
+		tp->snd_wl2 = th->ack;
+		tp->snd_wnd = (uint32_t)th->window << tp->snd_wscale;
+		tp->snd_wnd_max = tp->snd_wnd;
+		tcp_established(stk, tp);
+		tcp_wakeup(tp);
+	}
+	if (payload == 0 && !(th->flags & UST_TCP_FIN))
+		stk->mib[UST_MIB_TCPEXT_TCPPUREACKS]++;
+	ar = tcp_ack(stk, tp, th, payload);
+	if (ar != ACK_OK) {
+		tcp_output(stk, tp);
+		ust_drop(stk, m, ar == ACK_DROP_OLD ? UST_DROP_TCP_OLD_ACK :
+			 UST_DROP_TCP_ACK_UNSENT_DATA);
+		return;
+	}
+	fin_acked = (tp->tflags & TF_FIN_SENT) && tp->snd_una == tp->snd_max;
+	switch (tp->state) {
+	case UST_TCP_FIN_WAIT_1:
+		if (fin_acked) {
+			tcp_set_state(stk, tp, UST_TCP_FIN_WAIT_2);
+			if (tp->tflags & TF_ORPHAN)
+				tcp_rtx_arm(stk, tp, UST_RTX_FIN_WAIT2,
+					    (uint64_t)stk->conf.tcp.fin_timeout_ms *
+					    NS_PER_MS);
+		}
+		break;
+	case UST_TCP_CLOSING:
+		if (fin_acked) {
+			tcp_free_consumed(stk, m);
+			tcp_enter_time_wait(stk, tp);
+			return;
+		}
+		break;
+	case UST_TCP_LAST_ACK:
+		if (fin_acked) {
+			tcp_free_consumed(stk, m);
+			tcp_done(stk, tp);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	/* seventh: the segment text */
+	if (payload > 0) {
+		switch (tp->state) {
+		case UST_TCP_ESTABLISHED:
+		case UST_TCP_FIN_WAIT_1:
+		case UST_TCP_FIN_WAIT_2:
+			if (tp->tflags & TF_ORPHAN) {
+				/* data for an application that closed:
+				 * RFC 2525 2.17, reset */
+				stk->mib[UST_MIB_TCPEXT_TCPABORTONDATA]++;
+				ust_drop(stk, m, UST_DROP_TCP_CLOSE);
+				tcp_abort(stk, tp, 0, true);
+				return;
+			}
+			tcp_data_in(stk, tp, m, th->seq);
+			m = NULL;
+			break;
+		default:
+			/* after the peer's FIN: should not happen */
+			ust_drop(stk, m, UST_DROP_TCP_OLD_DATA);
+			m = NULL;
+			break;
+		}
+	}
+	/* eighth: the FIN, in order or held back until the hole fills */
+	if (th->flags & UST_TCP_FIN) {
+		uint32_t fin_seq = th->seq + payload;
+
+		if (fin_seq == tp->rcv_nxt && !(tp->tflags & TF_FIN_RCVD)) {
+			tcp_fin_in(stk, tp, &time_wait);
+		} else if (SEQ_GT(fin_seq, tp->rcv_nxt)) {
+			tp->tflags |= TF_OFO_FIN | TF_ACK_NOW;
+			tp->rcv_fin_seq = fin_seq;
+		} else {
+			tp->tflags |= TF_ACK_NOW; /* a retransmitted FIN */
+		}
+	}
+	if ((tp->tflags & TF_OFO_FIN) && tp->rcv_fin_seq == tp->rcv_nxt)
+		tcp_fin_in(stk, tp, &time_wait);
+	tcp_free_consumed(stk, m);
+	tcp_output(stk, tp);
+	if (time_wait)
+		tcp_enter_time_wait(stk, tp);
+}
+
+/* ---- arrival ---- */
+
+/* Verify the checksum of a segment whose bytes span segments. */
+static bool
+tcp_csum_chain_ok(struct rte_mbuf *m, const struct ust_ipv4_repr *ip,
+		  uint32_t l4len)
+{
+	uint16_t raw;
+	uint32_t sum;
+
+	if (rte_raw_cksum_mbuf(m, ip->hdr_len, l4len, &raw) != 0)
+		return false;
+	sum = raw;
+	sum += ust_ipv4_phdr_sum(ip->src, ip->dst, IPPROTO_TCP,
+				 (uint16_t)l4len);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+void
+ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
+	      const struct ust_ipv4_repr *ip)
+{
+	uint64_t l4f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	uint32_t l4len = (uint32_t)ip->total_len - ip->hdr_len;
+	bool contig = ip->hdr_len + l4len <= m->data_len;
+	bool verified = l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD ||
+			l4f == RTE_MBUF_F_RX_L4_CKSUM_NONE;
+	struct ust_tcp_repr th;
+	struct ust_tcp_key k;
+	uint32_t payload, seg_len;
+	void *data;
+	int rc;
+
+	rc = ust_tcp_parse(rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						   ip->hdr_len),
+			   l4len, ip->src, ip->dst,
+			   verified || !contig ? UST_WIRE_F_NO_CSUM : 0, &th);
+	if (rc == UST_WIRE_OK && (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD ||
+				  (!contig && !verified &&
+				   !tcp_csum_chain_ok(m, ip, l4len))))
+		rc = UST_WIRE_ECSUM;
+	if (rc != UST_WIRE_OK) {
+		stk->mib[UST_MIB_TCP_INERRS]++;
+		if (rc == UST_WIRE_ECSUM) {
+			stk->mib[UST_MIB_TCP_INCSUMERRORS]++;
+			ust_drop(stk, m, UST_DROP_TCP_CSUM);
+		} else {
+			ust_drop(stk, m, UST_DROP_TCP_HDR);
+		}
+		return;
+	}
+	stk->mib[UST_MIB_TCP_INSEGS]++;
+	if (ip->dst != stk->addr) {
+		/* no TCP to broadcast addresses */
+		ust_drop(stk, m, UST_DROP_OTHERHOST);
+		return;
+	}
+	if ((th.flags & UST_TCP_SYN) &&
+	    (th.flags & (UST_TCP_FIN | UST_TCP_RST))) {
+		/* SYN with FIN or RST: no legitimate sender makes these */
+		stk->mib[UST_MIB_TCP_INERRS]++;
+		ust_drop(stk, m, UST_DROP_TCP_FLAGS);
+		return;
+	}
+	payload = l4len - th.hdr_len;
+	seg_len = payload + ((th.flags & UST_TCP_SYN) ? 1 : 0) +
+		((th.flags & UST_TCP_FIN) ? 1 : 0);
+	/* keep the payload only; the headers stay in the headroom */
+	rte_pktmbuf_adj(m, ip->hdr_len + th.hdr_len);
+	ust_mbuf_trim_to(m, payload);
+	k.laddr = ip->dst;
+	k.raddr = ip->src;
+	k.lport = rte_cpu_to_be_16(th.dst_port);
+	k.rport = rte_cpu_to_be_16(th.src_port);
+	data = tcp_hash_lookup(stk, &k);
+	if (data != NULL) {
+		void *obj = tcp_obj_ptr(data);
+
+		switch (tcp_obj_kind(data)) {
+		case UST_TCP_OBJ_SOCK: {
+			struct ust_tcp_sock *tp = obj;
+
+			tp->segs_in++;
+			tp->last_rcv_ns = stk->now;
+			/* the peer is alive: the keepalive timer, when it
+			 * fires, waits again from last_rcv_ns */
+			if (tp->rtx_mode == UST_RTX_KEEPALIVE)
+				tp->probes = 0;
+			/* (tp may be freed by the handler) */
+			if (tp->state == UST_TCP_SYN_SENT)
+				tcp_rcv_syn_sent(stk, tp, m, &th);
+			else
+				tcp_rcv_established(stk, tp, m, &th, seg_len);
+			return;
+		}
+		case UST_TCP_OBJ_REQ:
+			tcp_req_input(stk, obj, m, &th, seg_len);
+			return;
+		case UST_TCP_OBJ_TW: {
+			struct ust_tcp_tw *tw = obj;
+			bool newer;
+
+			/* RFC 6191: a SYN may reuse the 4-tuple when its
+			 * timestamp, or without one its sequence number, is
+			 * beyond the old connection's */
+			newer = tw->ts_ok && (th.opts.has & UST_TCPOPT_TS) ?
+				SEQ_GT(th.opts.tsval, tw->ts_recent) :
+				SEQ_GT(th.seq, tw->rcv_nxt);
+			if ((th.flags & UST_TCP_SYN) &&
+			    !(th.flags & UST_TCP_ACK) && newer) {
+				stk->mib[UST_MIB_TCPEXT_TWRECYCLED]++;
+				tcp_tw_free(stk, tw);
+				break; /* on to the listener */
+			}
+			tcp_tw_input(stk, tw, m, &th, seg_len);
+			return;
+		}
+		}
+	}
+	{
+		uint32_t lport = th.dst_port;
+		void *lp;
+
+		if (rte_hash_lookup_data(stk->tcp->listeners, &lport, &lp) >= 0) {
+			tcp_listen_input(stk, lp, m, ip, &th, seg_len);
+			return;
+		}
+	}
+	/* RFC 9293 3.10.7.1: no connection, reset */
+	tcp_reset_reply(stk, &k, &th, seg_len);
+	ust_drop(stk, m, UST_DROP_NO_SOCKET);
+}

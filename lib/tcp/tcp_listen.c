@@ -1,0 +1,483 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * Listeners (RFC 9293 3.10.7.2, "LISTEN STATE"): the SYN queue of
+ * half-open entries, SYN cookies when it is full (RFC 4987 3.6), and the
+ * accept queue.
+ *
+ * How it is called: tcp_listen_input() for a segment to a listening port
+ * with no connection; tcp_req_input() for a segment to a half-open entry
+ * (the handshake's last ACK makes it a connection); tcp_req_timeout() when
+ * a SYN-ACK is due again; tcp_listen_close() from close().
+ *
+ * Memory for half-open connections is bounded: entries come from a pool of
+ * max_syn_backlog, a listener holds at most min(backlog, max_syn_backlog),
+ * and beyond that the state lives in the SYN-ACK's sequence number (a
+ * cookie) and in the peer's echo of our timestamp.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_hash.h>
+#include <rte_mempool.h>
+
+#include "tcp_cc.h"
+#include "tcp_private.h"
+
+#define NS_PER_MS 1000000ull
+
+/* The window a listener's SYN-ACK announces (unscaled): what its
+ * children's receive buffer gives (tcp_rcv_window() of an empty one). */
+static uint16_t
+tcp_initial_window(const struct ust_tcp_sock *lp)
+{
+	return (uint16_t)RTE_MIN(lp->rcvbuf / 2, UST_TCP_MAX_WIN);
+}
+
+static void
+tcp_req_send_synack(struct ust_stack *stk, const struct ust_tcp_sock *lp,
+		    const struct ust_tcp_key *k,
+		    uint32_t iss, uint32_t irs, uint8_t agreed,
+		    uint8_t rcv_wscale, uint16_t mss, uint32_t tsval,
+		    uint32_t tsecr)
+{
+	struct ust_tcp_opts o;
+
+	memset(&o, 0, sizeof(o));
+	o.has = UST_TCPOPT_MSS;
+	o.mss = mss;
+	if (agreed & UST_TCPOPT_WS) {
+		o.has |= UST_TCPOPT_WS;
+		o.wscale = rcv_wscale;
+	}
+	if (agreed & UST_TCPOPT_SACK_PERM)
+		o.has |= UST_TCPOPT_SACK_PERM;
+	if (agreed & UST_TCPOPT_TS) {
+		o.has |= UST_TCPOPT_TS;
+		o.tsval = tsval;
+		o.tsecr = tsecr;
+	}
+	tcp_send_reply(stk, k, iss, irs + 1, UST_TCP_SYN | UST_TCP_ACK,
+		       tcp_initial_window(lp), &o);
+}
+
+/* What both sides agree on, from the peer's SYN options. */
+static uint8_t
+tcp_agreed_options(const struct ust_stack *stk, const struct ust_tcp_opts *o)
+{
+	const struct ust_tcp_conf *c = &stk->conf.tcp;
+	uint8_t a = 0;
+
+	if (c->window_scaling && (o->has & UST_TCPOPT_WS))
+		a |= UST_TCPOPT_WS;
+	if (c->sack && (o->has & UST_TCPOPT_SACK_PERM))
+		a |= UST_TCPOPT_SACK_PERM;
+	if (c->timestamps && (o->has & UST_TCPOPT_TS))
+		a |= UST_TCPOPT_TS;
+	return a;
+}
+
+static void
+synq_unlink(struct ust_tcp_listen *l, struct ust_tcp_req *rq)
+{
+	if (rq->prev != NULL)
+		rq->prev->next = rq->next;
+	else
+		l->synq = rq->next;
+	if (rq->next != NULL)
+		rq->next->prev = rq->prev;
+	l->synq_len--;
+}
+
+void
+tcp_req_free(struct ust_stack *stk, struct ust_tcp_req *rq, bool unhash)
+{
+	if (unhash) {
+		struct ust_tcp_key k = { rq->laddr, rq->raddr, rq->lport,
+					 rq->rport };
+
+		tcp_hash_del(stk, &k);
+	}
+	ust_timer_cancel(&stk->tcp->wheel, &rq->timer);
+	if (rq->listener != NULL)
+		synq_unlink(rq->listener->listen, rq);
+	stk->tcp->n_req--;
+	rte_mempool_put(stk->tcp->req_pool, rq);
+}
+
+void
+tcp_req_timeout(struct ust_stack *stk, struct ust_tcp_req *rq)
+{
+	const struct ust_tcp_conf *c = &stk->conf.tcp;
+	struct ust_tcp_key k = { rq->laddr, rq->raddr, rq->lport, rq->rport };
+
+	if (++rq->retries > c->synack_retries) {
+		tcp_req_free(stk, rq, true);
+		return;
+	}
+	tcp_req_send_synack(stk, rq->listener, &k, rq->iss, rq->irs, rq->opts,
+			    rq->rcv_wscale, rq->listener->rcv_mss,
+			    tcp_ts_now(stk, rq->ts_offset), rq->ts_recent);
+	stk->mib[UST_MIB_TCP_RETRANSSEGS]++;
+	ust_timer_arm(&stk->tcp->wheel, &rq->timer,
+		      stk->now + ((uint64_t)c->rto_init_ms << rq->retries) *
+		      NS_PER_MS);
+}
+
+void
+tcp_acceptq_add(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	struct ust_tcp_listen *l = tp->parent->listen;
+
+	RTE_SET_USED(stk);
+	tp->accept_next = NULL;
+	if (l->acceptq_tail != NULL)
+		l->acceptq_tail->accept_next = tp;
+	else
+		l->acceptq_head = tp;
+	l->acceptq_tail = tp;
+	l->acceptq_len++;
+	if (tp->parent->base.ep != NULL)
+		ust_sock_wakeup(&tp->parent->base);
+}
+
+/* A connection from a completed handshake (a half-open entry, or a valid
+ * cookie): ESTABLISHED, hashed, in the accept queue. */
+static struct ust_tcp_sock *
+tcp_child_create(struct ust_stack *stk, struct ust_tcp_sock *lp,
+		 const struct ust_tcp_key *k, uint32_t iss, uint32_t irs,
+		 uint8_t agreed, uint16_t peer_mss, uint8_t snd_wscale,
+		 uint8_t rcv_wscale, uint32_t ts_offset, uint32_t ts_recent)
+{
+	struct ust_tcp_sock *tp = tcp_sock_alloc(stk);
+	struct ust_tcp_opts o;
+
+	if (tp == NULL)
+		return NULL;
+	tp->base.laddr = k->laddr;
+	tp->base.raddr = k->raddr;
+	tp->base.lport = k->lport;
+	tp->base.rport = k->rport;
+	tp->base.flags |= UST_SKF_BOUND | UST_SKF_CONNECTED;
+	/* the listener's settings go to its children */
+	tp->rcvbuf = lp->rcvbuf;
+	tp->base.sndbuf = lp->base.sndbuf;
+	tp->tflags |= (lp->tflags & (TF_NODELAY | TF_KEEPALIVE | TF_QUICKACK)) |
+		TF_PASSIVE | TF_ORPHAN | TF_PORT_REF;
+	stk->tcp->port_refs[rte_be_to_cpu_16(k->lport)]++;
+	tp->linger_s = lp->linger_s;
+	tp->cc = lp->cc;
+	tp->keep_idle_ms = lp->keep_idle_ms;
+	tp->keep_intvl_ms = lp->keep_intvl_ms;
+	tp->keep_cnt = lp->keep_cnt;
+	tp->iss = iss;
+	tp->irs = irs;
+	tp->snd_una = iss + 1;
+	tp->snd_nxt = iss + 1;
+	tp->snd_max = iss + 1;
+	tp->rcv_nxt = irs + 1;
+	tp->ts_offset = ts_offset;
+	tp->rcv_mss = lp->rcv_mss;
+	tp->rcv_wscale = rcv_wscale;
+	memset(&o, 0, sizeof(o));
+	o.has = (uint8_t)(agreed | UST_TCPOPT_MSS);
+	o.mss = peer_mss;
+	o.wscale = snd_wscale;
+	o.tsval = ts_recent;
+	tcp_options_from_peer(stk, tp, &o, true);
+	tp->rto_us = stk->conf.tcp.rto_init_ms * 1000;
+	if (tcp_hash_add(stk, k, tp, UST_TCP_OBJ_SOCK) < 0) {
+		tcp_sock_free(stk, tp);
+		return NULL;
+	}
+	stk->tcp->n_conns++;
+	tcp_established(stk, tp);
+	stk->mib[UST_MIB_TCP_PASSIVEOPENS]++;
+	tp->parent = lp;
+	tcp_acceptq_add(stk, tp);
+	return tp;
+}
+
+static bool
+acceptq_full(struct ust_stack *stk, struct ust_tcp_sock *lp)
+{
+	if (lp->listen->acceptq_len < lp->listen->backlog)
+		return false;
+	stk->mib[UST_MIB_TCPEXT_LISTENOVERFLOWS]++;
+	stk->mib[UST_MIB_TCPEXT_LISTENDROPS]++;
+	return true;
+}
+
+/* The handshake's last ACK with a SYN cookie in it. */
+static void
+tcp_cookie_ack(struct ust_stack *stk, struct ust_tcp_sock *lp,
+	       struct rte_mbuf *m, const struct ust_tcp_key *k,
+	       const struct ust_tcp_repr *th, uint32_t seg_len)
+{
+	uint32_t irs = th->seq - 1, iss = th->ack - 1;
+	uint8_t agreed = 0, snd_ws = 0, rcv_ws = tcp_choose_wscale(stk);
+	struct ust_tcp_sock *tp;
+	int idx = tcp_cookie_check(stk, k, irs, iss);
+
+	if (idx < 0) {
+		stk->mib[UST_MIB_TCPEXT_SYNCOOKIESFAILED]++;
+		tcp_reset_reply(stk, k, th, seg_len);
+		ust_drop(stk, m, UST_DROP_NO_SOCKET);
+		return;
+	}
+	if (acceptq_full(stk, lp)) {
+		ust_drop(stk, m, UST_DROP_TCP_LISTEN_OVERFLOW);
+		return;
+	}
+	/* our timestamp, echoed, carries what the SYN offered: the peer's
+	 * window scale (4 bits, 15 for none) and SACK-permitted (1 bit); our
+	 * own shift is tcp_choose_wscale(), the same for every SYN-ACK */
+	if (th->opts.has & UST_TCPOPT_TS) {
+		uint32_t e = th->opts.tsecr;
+
+		agreed |= UST_TCPOPT_TS;
+		if ((e & 0xf) != 0xf) {
+			agreed |= UST_TCPOPT_WS;
+			snd_ws = (uint8_t)RTE_MIN(e & 0xf,
+						  (uint32_t)UST_TCP_MAX_WSCALE);
+		}
+		if (e & 0x10)
+			agreed |= UST_TCPOPT_SACK_PERM;
+	}
+	if (!(agreed & UST_TCPOPT_WS))
+		rcv_ws = 0;
+	stk->mib[UST_MIB_TCPEXT_SYNCOOKIESRECV]++;
+	tp = tcp_child_create(stk, lp, k, iss, irs, agreed,
+			      tcp_cookie_mss[idx], snd_ws, rcv_ws,
+			      tcp_ts_offset(stk, k), th->opts.tsval);
+	if (tp == NULL) {
+		stk->mib[UST_MIB_TCPEXT_LISTENDROPS]++;
+		ust_drop(stk, m, UST_DROP_TCP_LISTEN_OVERFLOW);
+		return;
+	}
+	tp->snd_wnd = (uint32_t)th->window << tp->snd_wscale;
+	tp->snd_wnd_max = tp->snd_wnd;
+	tp->snd_wl1 = th->seq;
+	tp->snd_wl2 = th->ack;
+	/* the rest of the segment (data, FIN) as any connection's */
+	tcp_rcv_init(tp, tcp_initial_window(lp));
+	tcp_rcv_established(stk, tp, m, th, seg_len);
+}
+
+void
+tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
+		 struct rte_mbuf *m, const struct ust_ipv4_repr *ip,
+		 const struct ust_tcp_repr *th, uint32_t seg_len)
+{
+	const struct ust_tcp_conf *c = &stk->conf.tcp;
+	struct ust_tcp_listen *l = lp->listen;
+	struct ust_tcp_key k = { ip->dst, ip->src,
+				 rte_cpu_to_be_16(th->dst_port),
+				 rte_cpu_to_be_16(th->src_port) };
+	struct ust_tcp_req *rq;
+	uint8_t agreed;
+
+	/* RFC 9293 3.10.7.2: first an RST (ignored), then an ACK (reset,
+	 * unless it carries a cookie), then the SYN */
+	if (th->flags & UST_TCP_RST) {
+		ust_drop(stk, m, UST_DROP_TCP_RESET);
+		return;
+	}
+	if (th->flags & UST_TCP_ACK) {
+		if (!(th->flags & UST_TCP_SYN) && c->syncookies) {
+			tcp_cookie_ack(stk, lp, m, &k, th, seg_len);
+			return;
+		}
+		tcp_reset_reply(stk, &k, th, seg_len);
+		ust_drop(stk, m, UST_DROP_NO_SOCKET);
+		return;
+	}
+	if (!(th->flags & UST_TCP_SYN)) {
+		ust_drop(stk, m, UST_DROP_TCP_FLAGS);
+		return;
+	}
+	if (acceptq_full(stk, lp)) {
+		ust_drop(stk, m, UST_DROP_TCP_LISTEN_OVERFLOW);
+		return;
+	}
+	agreed = tcp_agreed_options(stk, &th->opts);
+	if (l->synq_len >= RTE_MIN(l->backlog, c->max_syn_backlog) ||
+	    rte_mempool_get(stk->tcp->req_pool, (void **)&rq) != 0) {
+		uint16_t peer = (th->opts.has & UST_TCPOPT_MSS) &&
+			th->opts.mss >= UST_TCP_MIN_MSS ? th->opts.mss :
+			UST_TCP_DEFAULT_MSS;
+		uint16_t mss = RTE_MIN(peer, tcp_local_mss(stk));
+		uint8_t idx = 0, i;
+		uint32_t tsval = 0;
+
+		if (!c->syncookies) {
+			stk->mib[UST_MIB_TCPEXT_LISTENDROPS]++;
+			ust_drop(stk, m, UST_DROP_TCP_LISTEN_OVERFLOW);
+			return;
+		}
+		/* the largest MSS of the table not above what both carry */
+		for (i = 0; i < 8; i++)
+			if (tcp_cookie_mss[i] <= mss &&
+			    tcp_cookie_mss[i] > tcp_cookie_mss[idx])
+				idx = i;
+		if (agreed & UST_TCPOPT_TS) {
+			uint32_t now = tcp_ts_now(stk, tcp_ts_offset(stk, &k));
+
+			/* the low 5 bits of our timestamp carry the peer's
+			 * shift (15: none) and SACK-permitted; kept at or
+			 * below the clock, so that the connection's later
+			 * timestamps never go backwards (RFC 7323 5.4) */
+			tsval = (now & ~0x1fu) |
+				((agreed & UST_TCPOPT_WS) ?
+				 (th->opts.wscale & 0xfu) : 0xfu) |
+				((agreed & UST_TCPOPT_SACK_PERM) ? 0x10u : 0);
+			if (SEQ_GT(tsval, now))
+				tsval -= 0x20;
+		} else {
+			/* without timestamps a cookie cannot carry the
+			 * other options */
+			agreed = 0;
+		}
+		stk->mib[UST_MIB_TCPEXT_SYNCOOKIESSENT]++;
+		tcp_req_send_synack(stk, lp, &k,
+				    tcp_cookie_make(stk, &k, th->seq, idx),
+				    th->seq, agreed, tcp_choose_wscale(stk),
+				    tcp_cookie_mss[idx], tsval,
+				    th->opts.tsval);
+		ust_consumed(stk);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	memset(rq, 0, sizeof(*rq));
+	ust_timer_init(&rq->timer, UST_TT_REQ);
+	rq->listener = lp;
+	rq->laddr = k.laddr;
+	rq->raddr = k.raddr;
+	rq->lport = k.lport;
+	rq->rport = k.rport;
+	rq->irs = th->seq;
+	rq->iss = tcp_isn(stk, &k);
+	rq->ts_offset = tcp_ts_offset(stk, &k);
+	rq->ts_recent = th->opts.tsval;
+	rq->opts = agreed;
+	rq->peer_mss = (th->opts.has & UST_TCPOPT_MSS) ? th->opts.mss : 0;
+	rq->snd_wscale = (agreed & UST_TCPOPT_WS) ? th->opts.wscale : 0;
+	rq->rcv_wscale = (agreed & UST_TCPOPT_WS) ? tcp_choose_wscale(stk) : 0;
+	rq->sent_ns = stk->now;
+	if (tcp_hash_add(stk, &k, rq, UST_TCP_OBJ_REQ) < 0) {
+		rte_mempool_put(stk->tcp->req_pool, rq);
+		stk->mib[UST_MIB_TCPEXT_LISTENDROPS]++;
+		ust_drop(stk, m, UST_DROP_TCP_LISTEN_OVERFLOW);
+		return;
+	}
+	rq->next = l->synq;
+	rq->prev = NULL;
+	if (l->synq != NULL)
+		l->synq->prev = rq;
+	l->synq = rq;
+	l->synq_len++;
+	stk->tcp->n_req++;
+	tcp_req_send_synack(stk, lp, &k, rq->iss, rq->irs, rq->opts,
+			    rq->rcv_wscale, lp->rcv_mss,
+			    tcp_ts_now(stk, rq->ts_offset), rq->ts_recent);
+	ust_timer_arm(&stk->tcp->wheel, &rq->timer,
+		      stk->now + (uint64_t)c->rto_init_ms * NS_PER_MS);
+	ust_consumed(stk);
+	rte_pktmbuf_free(m);
+}
+
+void
+tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
+	      struct rte_mbuf *m, const struct ust_tcp_repr *th,
+	      uint32_t seg_len)
+{
+	struct ust_tcp_key k = { rq->laddr, rq->raddr, rq->lport, rq->rport };
+	struct ust_tcp_sock *lp = rq->listener, *tp;
+	struct ust_tcp_req r;
+
+	if (th->flags & UST_TCP_RST) {
+		/* in window: the peer gave up (RFC 9293 3.10.7.4, SYN-
+		 * RECEIVED: back to LISTEN) */
+		if (th->seq == rq->irs + 1) {
+			stk->mib[UST_MIB_TCPEXT_EMBRYONICRSTS]++;
+			tcp_req_free(stk, rq, true);
+			ust_consumed(stk);
+			rte_pktmbuf_free(m);
+		} else {
+			ust_drop(stk, m, UST_DROP_TCP_RESET);
+		}
+		return;
+	}
+	if (th->flags & UST_TCP_SYN) {
+		if (th->seq == rq->irs && !(th->flags & UST_TCP_ACK)) {
+			/* the SYN again: our SYN-ACK was lost */
+			tcp_req_send_synack(stk, lp, &k, rq->iss, rq->irs,
+					    rq->opts, rq->rcv_wscale,
+					    lp->rcv_mss,
+					    tcp_ts_now(stk, rq->ts_offset),
+					    rq->ts_recent);
+			ust_consumed(stk);
+			rte_pktmbuf_free(m);
+		} else {
+			ust_drop(stk, m, UST_DROP_TCP_INVALID_SYN);
+		}
+		return;
+	}
+	if (!(th->flags & UST_TCP_ACK)) {
+		ust_drop(stk, m, UST_DROP_TCP_FLAGS);
+		return;
+	}
+	if (th->ack != rq->iss + 1 || th->seq != rq->irs + 1) {
+		tcp_reset_reply(stk, &k, th, seg_len);
+		ust_drop(stk, m, UST_DROP_TCP_INVALID_SEQUENCE);
+		return;
+	}
+	if (acceptq_full(stk, lp)) {
+		/* keep the entry: the peer will send its ACK again */
+		ust_drop(stk, m, UST_DROP_TCP_LISTEN_OVERFLOW);
+		return;
+	}
+	r = *rq; /* the entry goes back to its pool before the child
+		  * takes its 4-tuple in the hash */
+	tcp_req_free(stk, rq, true);
+	tp = tcp_child_create(stk, lp, &k, r.iss, r.irs, r.opts, r.peer_mss,
+			      r.snd_wscale, r.rcv_wscale, r.ts_offset,
+			      r.ts_recent);
+	if (tp == NULL) {
+		stk->mib[UST_MIB_TCPEXT_LISTENDROPS]++;
+		ust_drop(stk, m, UST_DROP_TCP_LISTEN_OVERFLOW);
+		return;
+	}
+	/* Karn: the SYN-ACK is timed unless it was sent again */
+	if (r.retries == 0)
+		tcp_rtt_sample(tp, (uint32_t)((stk->now - r.sent_ns) / 1000),
+			       &stk->conf.tcp);
+	tp->snd_wnd = (uint32_t)th->window << tp->snd_wscale;
+	tp->snd_wnd_max = tp->snd_wnd;
+	tp->snd_wl1 = th->seq;
+	tp->snd_wl2 = th->ack;
+	tcp_rcv_init(tp, tcp_initial_window(lp));
+	/* the ACK may carry data and a FIN: on as a connection's segment */
+	tcp_rcv_established(stk, tp, m, th, seg_len);
+}
+
+void
+tcp_listen_close(struct ust_stack *stk, struct ust_tcp_sock *lp)
+{
+	struct ust_tcp_listen *l = lp->listen;
+	uint32_t lport = rte_be_to_cpu_16(lp->base.lport);
+
+	rte_hash_del_key(stk->tcp->listeners, &lport);
+	while (l->synq != NULL)
+		tcp_req_free(stk, l->synq, true);
+	/* connections nobody accepted are reset (as Linux does) */
+	while (l->acceptq_head != NULL) {
+		struct ust_tcp_sock *tp = l->acceptq_head;
+
+		stk->mib[UST_MIB_TCPEXT_TCPABORTONCLOSE]++;
+		tcp_abort(stk, tp, 0, true);
+	}
+}

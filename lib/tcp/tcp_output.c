@@ -1,0 +1,518 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * TCP output, after lwIP's tcp_out.c split:
+ *
+ *  - the queued path: ust_send() appends to the send queue, then
+ *    tcp_output() decides what may go now (RFC 6675 NextSeg() during SACK
+ *    recovery, else new data within min(cwnd, snd_wnd), Nagle (RFC 896),
+ *    sender silly-window avoidance (RFC 9293 3.8.6.2.1), the FIN when the
+ *    data is out) and calls tcp_send_segment() for each segment;
+ *  - direct sends that carry no data from the queue: tcp_send_ack(),
+ *    tcp_send_syn(), tcp_send_rst(), and tcp_send_reply() for segments with
+ *    no control block (RSTs to strangers, TIME_WAIT ACKs, probes).
+ *
+ * Every segment is built by tcp_seg_build(): the one place where a
+ * segment's mbuf layout is decided (today: headers and payload copied into
+ * one linear mbuf; the TX-layout work plugs its policies in there).
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_ip.h>
+
+#include "tcp_cc.h"
+#include "tcp_private.h"
+
+/* ---- windows ---- */
+
+uint32_t
+tcp_rcv_window(const struct ust_tcp_sock *tp)
+{
+	uint32_t space = tp->rcvbuf > tp->rmem_alloc ?
+		tp->rcvbuf - tp->rmem_alloc : 0;
+	uint32_t max = UST_TCP_MAX_WIN << tp->rcv_wscale;
+
+	/* half the memory for payload, half for the buffers around it
+	 * (Linux's tcp_adv_win_scale = 1) */
+	space /= 2;
+	return space > max ? max : space;
+}
+
+uint16_t
+tcp_window_field(struct ust_tcp_sock *tp)
+{
+	struct ust_stack *stk = tp->base.stk;
+	uint32_t win = tcp_rcv_window(tp);
+	uint32_t cur = SEQ_GT(tp->rcv_adv, tp->rcv_nxt) ?
+		tp->rcv_adv - tp->rcv_nxt : 0;
+	uint32_t field;
+
+	/* never shrink the window (RFC 9293 3.8.6.2.2): the right edge
+	 * announced stays; and open it only by a segment or half the buffer
+	 * at a time (receiver silly-window avoidance) */
+	if (win < cur)
+		win = cur;
+	else if (win - cur < RTE_MIN((uint32_t)tp->rcv_mss, tp->rcvbuf / 4) &&
+		 cur != 0)
+		win = cur;
+	field = win >> tp->rcv_wscale;
+	if (field > UST_TCP_MAX_WIN)
+		field = UST_TCP_MAX_WIN;
+	if (field == 0 && tp->rcv_wnd != 0)
+		stk->mib[UST_MIB_TCPEXT_TCPTOZEROWINDOWADV]++;
+	else if (field != 0 && tp->rcv_wnd == 0 &&
+		 tp->state >= UST_TCP_ESTABLISHED)
+		stk->mib[UST_MIB_TCPEXT_TCPFROMZEROWINDOWADV]++;
+	tp->rcv_wnd = field << tp->rcv_wscale;
+	tp->rcv_adv = tp->rcv_nxt + tp->rcv_wnd;
+	return (uint16_t)field;
+}
+
+/* ---- building segments ---- */
+
+static void
+tcp_fill_options(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		 struct ust_tcp_opts *o, uint8_t flags)
+{
+	unsigned int i;
+
+	memset(o, 0, sizeof(*o));
+	if (flags & UST_TCP_SYN) {
+		const struct ust_tcp_conf *c = &stk->conf.tcp;
+
+		o->has = UST_TCPOPT_MSS;
+		o->mss = tp->rcv_mss;
+		/* on a SYN-ACK, only what the peer offered */
+		if (c->window_scaling && (!(flags & UST_TCP_ACK) ||
+					  (tp->tflags & TF_WS_OK))) {
+			o->has |= UST_TCPOPT_WS;
+			o->wscale = tp->rcv_wscale;
+		}
+		if (c->sack && (!(flags & UST_TCP_ACK) ||
+				(tp->tflags & TF_SACK_OK)))
+			o->has |= UST_TCPOPT_SACK_PERM;
+		if (c->timestamps && (!(flags & UST_TCP_ACK) ||
+				      (tp->tflags & TF_TS_OK))) {
+			o->has |= UST_TCPOPT_TS;
+			o->tsval = tcp_ts_now(stk, tp->ts_offset);
+			o->tsecr = tp->ts_recent;
+		}
+		return;
+	}
+	if (tp->tflags & TF_TS_OK) {
+		o->has |= UST_TCPOPT_TS;
+		o->tsval = tcp_ts_now(stk, tp->ts_offset);
+		o->tsecr = tp->ts_recent;
+	}
+	if ((tp->tflags & TF_SACK_OK) && tp->n_rcv_sack > 0 &&
+	    (flags & UST_TCP_ACK) && !(flags & UST_TCP_RST)) {
+		o->has |= UST_TCPOPT_SACK;
+		o->nsack = tp->n_rcv_sack;
+		for (i = 0; i < tp->n_rcv_sack; i++) {
+			o->sack[i].start = tp->rcv_sack[i].start;
+			o->sack[i].end = tp->rcv_sack[i].end;
+		}
+	}
+}
+
+/* Copy @len bytes from the send queue, @off bytes after snd_buf_seq. */
+static void
+sndq_copy(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t off,
+	  uint32_t len, uint8_t *dst)
+{
+	int moff = stk->meta_off;
+	struct rte_mbuf *m = tp->sndq.head;
+
+	while (m != NULL && off >= m->pkt_len) {
+		off -= m->pkt_len;
+		m = ust_meta(moff, m)->nextpkt;
+	}
+	while (len > 0 && m != NULL) {
+		uint32_t k = RTE_MIN(len, m->pkt_len - off);
+		const void *src = rte_pktmbuf_read(m, off, k, dst);
+
+		if (src != dst)
+			memcpy(dst, src, k);
+		dst += k;
+		len -= k;
+		off = 0;
+		m = ust_meta(moff, m)->nextpkt;
+	}
+}
+
+struct rte_mbuf *
+tcp_seg_build(struct ust_stack *stk, struct ust_tcp_sock *tp,
+	      struct ust_tcp_repr *th, uint32_t payload_off, uint32_t len,
+	      uint64_t *ol_flags)
+{
+	bool offload = (stk->netif.flags & UST_NETIF_F_TX_TCP_CKSUM) != 0;
+	size_t hlen = UST_TCP_HDR_LEN +
+		ust_tcp_opts_len(&th->opts, (th->flags & UST_TCP_SYN) != 0);
+	struct rte_mbuf *m = rte_pktmbuf_alloc(stk->pool);
+	uint8_t *p;
+
+	if (m == NULL)
+		return NULL;
+	/* linear: headers and payload in one buffer (the MSS is clamped at
+	 * connection set-up so that a segment always fits) */
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(hlen + len));
+	if (p == NULL) {
+		rte_pktmbuf_free(m);
+		return NULL;
+	}
+	if (len > 0)
+		sndq_copy(stk, tp, payload_off, len, p + hlen);
+	ust_tcp_emit(p, hlen, th, tp->base.laddr != 0 ? tp->base.laddr :
+		     stk->addr, tp->base.raddr, p + hlen, len,
+		     offload ? UST_WIRE_F_CSUM_OFFLOAD : 0);
+	*ol_flags = 0;
+	if (offload) {
+		*ol_flags = RTE_MBUF_F_TX_TCP_CKSUM;
+		m->l4_len = th->hdr_len;
+	}
+	ust_meta_no_owner(stk->meta_off, m);
+	return m;
+}
+
+static void
+tcp_ack_sent(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	tp->tflags &= ~(TF_ACK_NOW | TF_DELACK | TF_WIN_UPDATE);
+	tp->unacked_segs = 0;
+	if (ust_timer_armed(&tp->delack_timer))
+		ust_timer_cancel(&stk->tcp->wheel, &tp->delack_timer);
+}
+
+int
+tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t seq,
+		 uint32_t len, uint8_t flags, bool rtx)
+{
+	struct ust_tcp_repr th;
+	struct rte_mbuf *m;
+	uint64_t ol;
+
+	if (unlikely(stk->dying))
+		return -ESHUTDOWN;
+	memset(&th, 0, sizeof(th));
+	th.src_port = rte_be_to_cpu_16(tp->base.lport);
+	th.dst_port = rte_be_to_cpu_16(tp->base.rport);
+	th.seq = seq;
+	th.flags = flags;
+	if (flags & UST_TCP_ACK)
+		th.ack = tp->rcv_nxt;
+	th.window = (flags & UST_TCP_SYN) ?
+		(uint16_t)RTE_MIN(tcp_rcv_window(tp), UST_TCP_MAX_WIN) :
+		tcp_window_field(tp);
+	tcp_fill_options(stk, tp, &th.opts, flags);
+	/* tp->mss leaves room for timestamps only: a full segment carries
+	 * the SACK blocks that still fit (pure ACKs carry them all) */
+	while (len > 0 && th.opts.nsack > 0 &&
+	       ust_tcp_opts_len(&th.opts, false) + len >
+	       tp->mss + ((tp->tflags & TF_TS_OK) ? 12u : 0u))
+		if (--th.opts.nsack == 0)
+			th.opts.has &= (uint8_t)~UST_TCPOPT_SACK;
+	m = tcp_seg_build(stk, tp, &th, len > 0 ? seq - tp->snd_buf_seq : 0,
+			  len, &ol);
+	if (m == NULL) {
+		stk->mib[UST_MIB_IP_OUTDISCARDS]++;
+		return -ENOBUFS;
+	}
+	stk->mib[UST_MIB_TCP_OUTSEGS]++;
+	tp->segs_out++;
+	if (rtx) {
+		stk->mib[UST_MIB_TCP_RETRANSSEGS]++;
+		tp->retrans++;
+	}
+	if (flags & UST_TCP_ACK)
+		tcp_ack_sent(stk, tp);
+	ust_ipv4_output(stk, m, tp->base.laddr != 0 ? tp->base.laddr :
+			stk->addr, tp->base.raddr, IPPROTO_TCP, ol);
+	return 0;
+}
+
+/* A segment without data carries the highest sequence number sent: after
+ * a timeout snd_nxt goes back to snd_una, and the peer, which may hold
+ * everything up to snd_max, would find snd_nxt old and drop the ACK (as
+ * Linux's tcp_acceptable_seq()). */
+void
+tcp_send_ack(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	tcp_send_segment(stk, tp, tp->snd_max, 0, UST_TCP_ACK, false);
+}
+
+void
+tcp_send_syn(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	uint8_t flags = UST_TCP_SYN;
+
+	if (tp->state == UST_TCP_SYN_RECEIVED)
+		flags |= UST_TCP_ACK;
+	tcp_send_segment(stk, tp, tp->iss, 0, flags, tp->snd_max != tp->iss);
+	tp->snd_nxt = tp->iss + 1;
+	tp->snd_max = SEQ_MAX(tp->snd_max, tp->snd_nxt);
+}
+
+void
+tcp_send_rst(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	stk->mib[UST_MIB_TCP_OUTRSTS]++;
+	tcp_send_segment(stk, tp, tp->snd_max, 0, UST_TCP_RST | UST_TCP_ACK,
+			 false);
+}
+
+void
+tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
+	       uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
+	       const struct ust_tcp_opts *opts)
+{
+	bool offload = (stk->netif.flags & UST_NETIF_F_TX_TCP_CKSUM) != 0;
+	struct ust_tcp_repr th;
+	struct rte_mbuf *m;
+	uint8_t *p;
+	size_t hlen;
+
+	if (unlikely(stk->dying))
+		return;
+	memset(&th, 0, sizeof(th));
+	th.src_port = rte_be_to_cpu_16(k->lport);
+	th.dst_port = rte_be_to_cpu_16(k->rport);
+	th.seq = seq;
+	th.ack = ack;
+	th.flags = flags;
+	th.window = win;
+	if (opts != NULL)
+		th.opts = *opts;
+	hlen = UST_TCP_HDR_LEN +
+		ust_tcp_opts_len(&th.opts, (flags & UST_TCP_SYN) != 0);
+	m = rte_pktmbuf_alloc(stk->pool);
+	if (m == NULL) {
+		stk->mib[UST_MIB_IP_OUTDISCARDS]++;
+		return;
+	}
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)hlen);
+	ust_tcp_emit(p, hlen, &th, k->laddr, k->raddr, NULL, 0,
+		     offload ? UST_WIRE_F_CSUM_OFFLOAD : 0);
+	if (offload)
+		m->l4_len = th.hdr_len;
+	ust_meta_no_owner(stk->meta_off, m);
+	stk->mib[UST_MIB_TCP_OUTSEGS]++;
+	if (flags & UST_TCP_RST)
+		stk->mib[UST_MIB_TCP_OUTRSTS]++;
+	ust_ipv4_output(stk, m, k->laddr, k->raddr, IPPROTO_TCP,
+			offload ? RTE_MBUF_F_TX_TCP_CKSUM : 0);
+}
+
+void
+tcp_reset_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
+		const struct ust_tcp_repr *th, uint32_t seg_len)
+{
+	/* RFC 9293 3.10.7.1: never answer an RST */
+	if (th->flags & UST_TCP_RST)
+		return;
+	if (th->flags & UST_TCP_ACK)
+		tcp_send_reply(stk, k, th->ack, 0, UST_TCP_RST, 0, NULL);
+	else
+		tcp_send_reply(stk, k, 0, th->seq + seg_len,
+			       UST_TCP_RST | UST_TCP_ACK, 0, NULL);
+}
+
+bool
+tcp_challenge_ack_ok(struct ust_stack *stk)
+{
+	struct ust_tcp_stack *ts = stk->tcp;
+	uint32_t limit = stk->conf.tcp.challenge_ack_limit;
+	uint64_t cost, now = stk->now;
+
+	if (limit == 0)
+		return false;
+	/* RFC 5961 7: a token bucket, limit challenge ACKs a second */
+	cost = 1000000000ull / limit;
+	ts->chack_tokens_ns += now - ts->chack_last;
+	if (ts->chack_tokens_ns > 1000000000ull)
+		ts->chack_tokens_ns = 1000000000ull;
+	ts->chack_last = now;
+	if (ts->chack_tokens_ns < cost)
+		return false;
+	ts->chack_tokens_ns -= cost;
+	return true;
+}
+
+/* ---- what to send now ---- */
+
+void
+tcp_output_defer(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	struct ust_tcp_stack *ts = stk->tcp;
+
+	if (tp->tflags & TF_NEED_OUTPUT)
+		return;
+	tp->tflags |= TF_NEED_OUTPUT;
+	tp->out_prev = NULL;
+	tp->out_next = ts->out_head;
+	if (ts->out_head != NULL)
+		ts->out_head->out_prev = tp;
+	ts->out_head = tp;
+}
+
+void
+tcp_output_undefer(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	if (!(tp->tflags & TF_NEED_OUTPUT))
+		return;
+	if (tp->out_prev != NULL)
+		tp->out_prev->out_next = tp->out_next;
+	else
+		stk->tcp->out_head = tp->out_next;
+	if (tp->out_next != NULL)
+		tp->out_next->out_prev = tp->out_prev;
+	tp->out_next = NULL;
+	tp->out_prev = NULL;
+	tp->tflags &= ~TF_NEED_OUTPUT;
+}
+
+static bool
+tcp_tx_blocked(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	if (ust_tx_room(stk, UST_TX_SEND_ROOM))
+		return false;
+	/* the NIC is behind: ust_tcp_poll() resumes when there is room */
+	tcp_output_defer(stk, tp);
+	return true;
+}
+
+static void
+tcp_arm_rto_if_idle(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	if (tp->rtx_mode != UST_RTX_RTO)
+		tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
+}
+
+void
+tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	bool sack_rec;
+	uint32_t data_end;
+
+	switch (tp->state) {
+	case UST_TCP_ESTABLISHED:
+	case UST_TCP_CLOSE_WAIT:
+	case UST_TCP_FIN_WAIT_1:
+	case UST_TCP_CLOSING:
+	case UST_TCP_LAST_ACK:
+	case UST_TCP_FIN_WAIT_2:
+		break;
+	default:
+		return;
+	}
+	tcp_output_undefer(stk, tp);
+	data_end = tcp_snd_data_end(tp);
+	sack_rec = (tp->tflags & (TF_RECOVERY | TF_SACK_OK)) ==
+		(TF_RECOVERY | TF_SACK_OK);
+	for (;;) {
+		uint32_t flight, room, peer_room, avail, len;
+		uint8_t flags;
+		bool rtx, fin;
+
+		if (tcp_tx_blocked(stk, tp))
+			break;
+		if (sack_rec) {
+			uint32_t s, l;
+
+			flight = tcp_sack_pipe(tp);
+			if (flight + tp->mss > tp->cwnd)
+				break;
+			/* RFC 6675 NextSeg() rule (1): a lost range */
+			if (tcp_sack_next_seg(tp, &s, &l)) {
+				if (tcp_send_segment(stk, tp, s, l, UST_TCP_ACK,
+						     true) != 0)
+					break;
+				tp->high_rxt = s + l;
+				tcp_arm_rto_if_idle(stk, tp);
+				continue;
+			}
+		} else {
+			flight = tp->snd_nxt - tp->snd_una;
+		}
+		avail = SEQ_LT(tp->snd_nxt, data_end) ?
+			data_end - tp->snd_nxt : 0;
+		room = tp->cwnd > flight ? tp->cwnd - flight : 0;
+		/* RFC 3042 limited transmit: a new segment on each of the
+		 * first two duplicate ACKs, so that a small window still
+		 * makes the ACKs that trigger fast retransmit */
+		if (!(tp->tflags & (TF_RECOVERY | TF_LOSS)) &&
+		    tp->dupacks > 0 && tp->dupacks < UST_TCP_DUPTHRESH &&
+		    SEQ_GEQ(tp->snd_nxt, tp->snd_max))
+			room = tp->cwnd + (uint32_t)tp->dupacks * tp->mss >
+				flight ? tp->cwnd + (uint32_t)tp->dupacks *
+				tp->mss - flight : 0;
+		peer_room = SEQ_GT(tp->snd_una + tp->snd_wnd, tp->snd_nxt) ?
+			tp->snd_una + tp->snd_wnd - tp->snd_nxt : 0;
+		room = RTE_MIN(room, peer_room);
+		fin = (tp->tflags & TF_FIN_QUEUED) && tp->snd_nxt + avail ==
+			data_end && SEQ_LEQ(tp->snd_nxt, data_end);
+		if (avail > 0 && room > 0) {
+			len = RTE_MIN(avail, RTE_MIN((uint32_t)tp->mss, room));
+			/* sender SWS avoidance: no small segment because the
+			 * window is small, while data is in flight */
+			if (len < tp->mss && len < avail && flight > 0 &&
+			    len < tp->snd_wnd_max / 2)
+				break;
+			/* Nagle: one small segment in flight at a time */
+			if (len < tp->mss && len == avail && flight > 0 &&
+			    !(tp->tflags & TF_NODELAY) && !fin &&
+			    !SEQ_LT(tp->snd_nxt, tp->snd_max))
+				break;
+			rtx = SEQ_LT(tp->snd_nxt, tp->snd_max);
+			flags = UST_TCP_ACK;
+			if (len == avail) {
+				flags |= UST_TCP_PSH;
+				if (fin)
+					flags |= UST_TCP_FIN;
+			}
+			if (tcp_send_segment(stk, tp, tp->snd_nxt, len, flags,
+					     rtx) != 0)
+				break;
+			if (!rtx && !(tp->tflags & TF_RTT_TIMING)) {
+				/* Karn: time one new segment at a time */
+				tp->tflags |= TF_RTT_TIMING;
+				tp->rtt_seq = tp->snd_nxt;
+				tp->rtt_start_ns = stk->now;
+			}
+			tp->snd_nxt += len;
+			if (flags & UST_TCP_FIN) {
+				tp->snd_nxt++;
+				tp->tflags |= TF_FIN_SENT;
+			}
+			tp->snd_max = SEQ_MAX(tp->snd_max, tp->snd_nxt);
+			tcp_arm_rto_if_idle(stk, tp);
+			continue;
+		}
+		if (avail == 0 && fin && tp->snd_nxt == data_end) {
+			/* the FIN alone, needing no window */
+			rtx = SEQ_LT(tp->snd_nxt, tp->snd_max);
+			if (tcp_send_segment(stk, tp, tp->snd_nxt, 0,
+					     UST_TCP_FIN | UST_TCP_ACK,
+					     rtx) != 0)
+				break;
+			tp->snd_nxt++;
+			tp->snd_max = SEQ_MAX(tp->snd_max, tp->snd_nxt);
+			tp->tflags |= TF_FIN_SENT;
+			tcp_arm_rto_if_idle(stk, tp);
+			continue;
+		}
+		break;
+	}
+	/* a zero window with data waiting and nothing in flight: probe */
+	if (tp->snd_wnd == 0 && SEQ_LT(tp->snd_nxt, data_end) &&
+	    tp->snd_una == tp->snd_max && tp->rtx_mode != UST_RTX_PERSIST) {
+		tp->probes = 0;
+		tp->backoff = 0;
+		tcp_rtx_arm(stk, tp, UST_RTX_PERSIST, tcp_rto_ns(tp));
+	}
+	if (tp->tflags & (TF_ACK_NOW | TF_WIN_UPDATE))
+		tcp_send_ack(stk, tp);
+}

@@ -1,0 +1,530 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * Internals of ustack's TCP: the control block (RFC 9293's names), the
+ * half-open and TIME_WAIT entries, the per-stack TCP state, and the calls
+ * between the TCP files:
+ *
+ *  tcp_input.c    segment arrival: lookup, then one handler per state
+ *                 (RFC 9293 3.10.7)
+ *  tcp_output.c   what to send now, and tcp_seg_build(), the one function
+ *                 that decides a segment's mbuf layout
+ *  tcp_listen.c   listeners: SYN queue, SYN cookies, accept queue
+ *  tcp_timer.c    retransmission, persist, keepalive, delayed ACK,
+ *                 FIN_WAIT_2 and TIME_WAIT timers on the stack's wheel
+ *  tcp_sack.c     the receiver's SACK blocks, the sender's scoreboard
+ *                 (RFC 2018, RFC 6675)
+ *  tcp_reass.c    the out-of-order queue
+ *  tcp_cc.c, cc/  congestion control behind struct ust_tcp_cc_ops
+ *  tcp_isn.c      SipHash-2-4 for initial sequence numbers (RFC 6528),
+ *                 timestamps offsets and SYN cookies
+ *  tcp_sock.c     the socket calls
+ */
+
+#ifndef UST_TCP_PRIVATE_H
+#define UST_TCP_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "../sock/sock_private.h"
+#include "timer_private.h"
+#include "ust_mem.h"
+#include "ust_tcp.h"
+#include "ust_wire.h"
+
+/* ---- sequence arithmetic (RFC 9293 3.4), modulo 2^32 ---- */
+#define SEQ_LT(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) < 0)
+#define SEQ_LEQ(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) <= 0)
+#define SEQ_GT(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) > 0)
+#define SEQ_GEQ(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) >= 0)
+#define SEQ_MAX(a, b) (SEQ_GT(a, b) ? (a) : (b))
+#define SEQ_MIN(a, b) (SEQ_LT(a, b) ? (a) : (b))
+
+#define UST_TCP_DEFAULT_MSS 536     /* RFC 9293 3.7.1 without the option */
+#define UST_TCP_MIN_MSS 88
+#define UST_TCP_MAX_WIN 65535u
+#define UST_TCP_SB_MAX 16           /* scoreboard ranges kept */
+#define UST_TCP_DUPTHRESH 3
+#define UST_TCP_COALESCE_MAX 1024  /* payload copied into the tail mbuf */
+#define UST_TCP_PAWS_IDLE_MS (24ull * 24 * 3600 * 1000) /* RFC 7323 5.5 */
+
+/* timer kinds on the stack's wheel */
+enum ust_tcp_timer_kind {
+	UST_TT_RTX = 1,   /* retransmission, persist, keepalive, fin/syn */
+	UST_TT_DELACK,
+	UST_TT_REQ,       /* SYN-ACK retransmission of a half-open entry */
+	UST_TT_TW,        /* end of TIME_WAIT */
+};
+
+/* what the connection's rtx timer is counting */
+enum ust_tcp_rtx_mode {
+	UST_RTX_NONE = 0,
+	UST_RTX_RTO,        /* data, SYN or FIN unacknowledged */
+	UST_RTX_PERSIST,    /* zero window, data waiting */
+	UST_RTX_KEEPALIVE,
+	UST_RTX_FIN_WAIT2,  /* orphaned FIN_WAIT_2 */
+};
+
+/* connection flags */
+#define TF_ACK_NOW     (1u << 0)  /* send an ACK at the next output */
+#define TF_DELACK      (1u << 1)  /* an ACK is owed, the timer runs */
+#define TF_NODELAY     (1u << 2)  /* TCP_NODELAY: no Nagle */
+#define TF_SACK_OK     (1u << 3)  /* SACK permitted both ways */
+#define TF_TS_OK       (1u << 4)  /* timestamps in use */
+#define TF_WS_OK       (1u << 5)  /* window scaling in use */
+#define TF_FIN_QUEUED  (1u << 6)  /* shutdown(SHUT_WR): FIN after data */
+#define TF_FIN_SENT    (1u << 7)
+#define TF_FIN_RCVD    (1u << 8)  /* the peer's FIN was accepted */
+#define TF_RECOVERY    (1u << 9)  /* fast recovery (RFC 6582 / 6675) */
+#define TF_RTT_TIMING  (1u << 10) /* timing rtt_seq (no timestamps) */
+#define TF_ORPHAN      (1u << 11) /* closed by the application */
+#define TF_KEEPALIVE   (1u << 12) /* SO_KEEPALIVE */
+#define TF_QUICKACK    (1u << 13) /* TCP_QUICKACK: never delay ACKs */
+#define TF_SHUT_RD     (1u << 14) /* shutdown(SHUT_RD) */
+#define TF_OFO_FIN     (1u << 15) /* a FIN waits beyond a hole */
+#define TF_LOSS        (1u << 16) /* after an RTO: go-back-N */
+#define TF_NEED_OUTPUT (1u << 17) /* staging was full: retry output */
+#define TF_PASSIVE     (1u << 18) /* from a listener */
+#define TF_WIN_UPDATE  (1u << 19) /* reading opened the window */
+#define TF_PORT_REF    (1u << 20) /* holds a port_refs count */
+#define TF_WAS_CONN    (1u << 21) /* reached ESTABLISHED once */
+
+struct ust_tcp_cc_ops;
+struct ust_tcp_listen;
+
+/* A range of sequence space [start, end). */
+struct ust_seq_range {
+	uint32_t start;
+	uint32_t end;
+};
+
+/*
+ * The transmission control block. Field names are RFC 9293's (snd_una,
+ * snd_nxt, snd_wnd, snd_wl1, snd_wl2, iss, rcv_nxt, rcv_wnd, irs),
+ * RFC 6298's (srtt, rttvar, rto), RFC 5681's (cwnd, ssthresh) and RFC
+ * 6582's (recover).
+ */
+struct ust_tcp_sock {
+	struct ust_sock base;
+
+	/* state and sequence numbers: read and written per segment */
+	uint8_t state;
+	uint8_t rtx_mode;
+	uint8_t backoff;        /* RTO backoff shift */
+	uint8_t probes;         /* keepalive / persist / SYN retries */
+	uint32_t tflags;
+	uint32_t snd_una;
+	uint32_t snd_nxt;
+	uint32_t snd_max;       /* highest sequence sent + 1 */
+	uint32_t snd_wnd;       /* scaled */
+	uint32_t snd_wnd_max;   /* largest window the peer offered */
+	uint32_t snd_wl1;
+	uint32_t snd_wl2;
+	uint32_t iss;
+	uint32_t rcv_nxt;
+	uint32_t rcv_wnd;       /* advertised, scaled */
+	uint32_t rcv_adv;       /* right edge advertised: rcv_nxt + rcv_wnd */
+	uint32_t irs;
+	uint16_t mss;           /* send MSS, payload bytes */
+	uint16_t rcv_mss;       /* the MSS we announced */
+	uint8_t snd_wscale;     /* the peer's shift */
+	uint8_t rcv_wscale;     /* ours */
+	uint8_t dupacks;
+	uint8_t quickack;       /* segments still ACKed at once */
+	uint32_t unacked_segs;  /* full segments received since our ACK */
+
+	/* timestamps (RFC 7323) */
+	uint32_t ts_offset;
+	uint32_t ts_recent;
+	uint64_t ts_recent_ns;
+	uint32_t ts_rto;        /* our clock at the last timeout: older
+				 * echoes time a go-back-N duplicate */
+
+	/* RTT (RFC 6298), microseconds */
+	uint32_t srtt_us;       /* << 3 */
+	uint32_t rttvar_us;     /* << 2 */
+	uint32_t rto_us;
+	uint32_t rtt_seq;       /* Karn: the segment being timed */
+	uint64_t rtt_start_ns;
+
+	/* congestion control */
+	uint32_t cwnd;
+	uint32_t ssthresh;
+	uint32_t recover;       /* RFC 6582 */
+	uint32_t bytes_acked;   /* RFC 3465 byte counting in CA */
+	const struct ust_tcp_cc_ops *cc;
+	uint64_t cc_priv[8];
+
+	/* SACK (RFC 2018 receiver, RFC 6675 sender) */
+	uint8_t n_rcv_sack;
+	uint8_t n_sb;
+	struct ust_seq_range rcv_sack[UST_TCP_MAX_SACK]; /* to announce */
+	struct ust_seq_range sb[UST_TCP_SB_MAX];          /* SACKed by peer */
+	uint32_t sacked_bytes;
+	uint32_t high_rxt;      /* RFC 6675 HighRxt */
+	uint32_t high_sacked;   /* highest SACKed sequence */
+
+	/* the send queue: payload mbufs from snd_buf_seq on */
+	struct ust_pktq sndq;
+	uint32_t snd_buf_seq;   /* sequence of the first byte in sndq */
+	uint32_t snd_buffered;  /* bytes in sndq */
+
+	/* the receive queues: in order, and out of order (by sequence) */
+	struct ust_pktq rcvq;
+	uint32_t rcv_buffered;  /* payload bytes in rcvq */
+	uint32_t rcv_head_off;  /* bytes already read from rcvq's head */
+	struct ust_pktq ofoq;
+	uint32_t ofo_segs;
+	uint32_t rcv_fin_seq;   /* with TF_OFO_FIN */
+	uint32_t rcvbuf;
+	uint32_t rmem_alloc;    /* truesize in rcvq and ofoq */
+	int32_t fwd_alloc;      /* pages charged to the TCP pool, in bytes */
+
+	/* timers */
+	struct ust_timer rtx_timer;
+	struct ust_timer delack_timer;
+	uint64_t last_rcv_ns;   /* keepalive idle clock */
+	uint64_t retrans_start_ns;
+	uint32_t keep_idle_ms;
+	uint32_t keep_intvl_ms;
+	uint32_t keep_cnt;
+	int32_t linger_s;       /* SO_LINGER: -1 off */
+
+	/* listening, and the road from a listener to accept() */
+	struct ust_tcp_listen *listen;
+	struct ust_tcp_sock *parent;       /* listener, until accepted */
+	struct ust_tcp_sock *accept_next;
+
+	/* waiting for TX staging room (TF_NEED_OUTPUT) */
+	struct ust_tcp_sock *out_next;
+	struct ust_tcp_sock *out_prev;
+
+	/* per-connection counters, for UST_TCP_INFO */
+	uint64_t segs_in;
+	uint64_t segs_out;
+	uint64_t retrans;
+	uint64_t bytes_acked_total;
+	uint64_t bytes_received;
+};
+
+/* A listener's queues. */
+struct ust_tcp_listen {
+	uint32_t backlog;
+	uint32_t synq_len;                 /* half-open entries */
+	struct ust_tcp_req *synq;          /* their list */
+	struct ust_tcp_sock *acceptq_head;
+	struct ust_tcp_sock *acceptq_tail;
+	uint32_t acceptq_len;
+};
+
+/* A half-open connection (SYN-RECEIVED on a listener): a mini socket, as
+ * Linux's request socks, until the handshake's last ACK. */
+struct ust_tcp_req {
+	struct ust_timer timer;
+	struct ust_tcp_sock *listener;
+	struct ust_tcp_req *next;
+	struct ust_tcp_req *prev;
+	rte_be32_t laddr;
+	rte_be32_t raddr;
+	rte_be16_t lport;
+	rte_be16_t rport;
+	uint32_t iss;
+	uint32_t irs;
+	uint32_t ts_offset;
+	uint32_t ts_recent;
+	uint16_t peer_mss;
+	uint16_t peer_window;
+	uint8_t snd_wscale;
+	uint8_t rcv_wscale;
+	uint8_t opts;           /* UST_TCPOPT_* agreed */
+	uint8_t retries;
+	uint64_t sent_ns;       /* first SYN-ACK, for an RTT sample */
+};
+
+/* TIME_WAIT, compact: what is needed to answer the peer and to refuse or
+ * allow reuse (RFC 9293 3.10.7.4, RFC 6191). */
+struct ust_tcp_tw {
+	struct ust_timer timer;
+	rte_be32_t laddr;
+	rte_be32_t raddr;
+	rte_be16_t lport;
+	rte_be16_t rport;
+	uint32_t snd_nxt;
+	uint32_t rcv_nxt;
+	uint32_t ts_offset;
+	uint32_t ts_recent;
+	uint64_t ts_recent_ns;
+	uint16_t rcv_wnd;       /* unscaled, as last announced */
+	bool ts_ok;
+};
+
+/* The 4-tuple key of the connection hash (network order). */
+struct ust_tcp_key {
+	rte_be32_t laddr;
+	rte_be32_t raddr;
+	rte_be16_t lport;
+	rte_be16_t rport;
+};
+
+/* What the connection hash holds: a tagged pointer. */
+enum ust_tcp_obj {
+	UST_TCP_OBJ_SOCK = 0,
+	UST_TCP_OBJ_REQ = 1,
+	UST_TCP_OBJ_TW = 2,
+};
+
+static inline void *
+tcp_obj_tag(void *p, enum ust_tcp_obj kind)
+{
+	return (void *)((uintptr_t)p | (uintptr_t)kind);
+}
+
+static inline enum ust_tcp_obj
+tcp_obj_kind(void *data)
+{
+	return (enum ust_tcp_obj)((uintptr_t)data & 3);
+}
+
+static inline void *
+tcp_obj_ptr(void *data)
+{
+	return (void *)((uintptr_t)data & ~(uintptr_t)3);
+}
+
+/* Per-stack TCP state. */
+struct ust_tcp_stack {
+	struct rte_hash *conns;       /* 4-tuple -> tagged object */
+	struct rte_hash *listeners;   /* local port -> listener */
+	struct ust_wheel wheel;
+	struct rte_mempool *req_pool;
+	struct rte_mempool *tw_pool;
+	struct ust_mem_pool *mem;
+	const struct ust_tcp_cc_ops *cc_default;
+	uint64_t secret[2];           /* SipHash key (per boot) */
+	uint32_t n_conns;             /* sockets in the hash */
+	uint32_t n_req;
+	uint32_t n_tw;
+	uint64_t chack_tokens_ns;     /* challenge ACK rate limit */
+	uint64_t chack_last;
+	/* connections whose output waits for TX staging room, run again by
+	 * ust_tcp_poll() (never from inside a flush: no re-entry) */
+	struct ust_tcp_sock *out_head;
+	/* local ports held by bind(), listen() and accepted connections
+	 * (ephemeral ports of connect() are not held: the 4-tuple in the
+	 * connection hash is what must be unique); an array, not a hash:
+	 * 128 KiB for O(1) with no collisions */
+	uint16_t *port_refs;
+};
+
+static inline struct ust_tcp_sock *
+tcp_sk(struct ust_sock *s)
+{
+	return (struct ust_tcp_sock *)s;
+}
+
+/* milliseconds and the timestamp clock of a connection */
+static inline uint32_t
+tcp_now_ms(const struct ust_stack *stk)
+{
+	return (uint32_t)(stk->now / 1000000u);
+}
+
+static inline uint32_t
+tcp_ts_now(const struct ust_stack *stk, uint32_t offset)
+{
+	return tcp_now_ms(stk) + offset;
+}
+
+/* first sequence number after the data queued to send */
+static inline uint32_t
+tcp_snd_data_end(const struct ust_tcp_sock *tp)
+{
+	return tp->snd_buf_seq + tp->snd_buffered;
+}
+
+/* bytes in flight (RFC 6675's pipe without the SACK refinements) */
+static inline uint32_t
+tcp_flight(const struct ust_tcp_sock *tp)
+{
+	return tp->snd_max - tp->snd_una;
+}
+
+/* ---- tcp.c (glue: init, hash, memory; ust_tcp_init(), ust_tcp_fini(),
+ * ust_tcp_poll() are declared in stack_private.h) ---- */
+int tcp_hash_add(struct ust_stack *stk, const struct ust_tcp_key *k,
+		 void *obj, enum ust_tcp_obj kind);
+void tcp_hash_del(struct ust_stack *stk, const struct ust_tcp_key *k);
+void *tcp_hash_lookup(struct ust_stack *stk, const struct ust_tcp_key *k);
+void tcp_key_of(const struct ust_tcp_sock *tp, struct ust_tcp_key *k);
+void tcp_set_state(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		   uint8_t state);
+/* the connection is over: unhash, cancel timers, free queues; frees the
+ * control block too when the application has closed it */
+void tcp_done(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void tcp_purge_queues(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		      bool rcv);
+/* abort with an error for the application (ECONNRESET, ETIMEDOUT...) */
+void tcp_abort(struct ust_stack *stk, struct ust_tcp_sock *tp, int err,
+	       bool send_rst);
+/* receive memory, in the socket-memory model */
+bool tcp_rmem_charge(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		     uint32_t truesize);
+void tcp_rmem_uncharge(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		       uint32_t truesize, uint32_t partial);
+void tcp_wakeup(struct ust_tcp_sock *tp);
+struct ust_tcp_sock *tcp_sock_alloc(struct ust_stack *stk);
+void tcp_sock_free(struct ust_stack *stk, struct ust_tcp_sock *tp);
+/* A received segment's payload mbuf keeps its sequence number in the
+ * metadata's address field (the 4-tuple is the connection's) and its
+ * truesize in truesize. */
+static inline uint32_t
+tcp_mseq(int off, struct rte_mbuf *m)
+{
+	return ust_meta(off, m)->addr;
+}
+
+static inline void
+tcp_mseq_set(int off, struct rte_mbuf *m, uint32_t seq)
+{
+	ust_meta(off, m)->addr = seq;
+}
+
+/* ---- tcp_isn.c ---- */
+uint64_t ust_siphash24(const uint64_t key[2], const void *data, size_t len);
+uint32_t tcp_isn(struct ust_stack *stk, const struct ust_tcp_key *k);
+uint32_t tcp_ts_offset(struct ust_stack *stk, const struct ust_tcp_key *k);
+uint32_t tcp_cookie_make(struct ust_stack *stk, const struct ust_tcp_key *k,
+			 uint32_t irs, uint8_t mss_idx);
+/* the MSS index a valid cookie carries, or -1 */
+int tcp_cookie_check(struct ust_stack *stk, const struct ust_tcp_key *k,
+		     uint32_t irs, uint32_t cookie);
+extern const uint16_t tcp_cookie_mss[8];
+
+/* ---- tcp_input.c ---- */
+/* a segment for a synchronized connection (RFC 9293 3.10.7.4); the mbuf
+ * holds the payload */
+void tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
+			 struct rte_mbuf *m, const struct ust_tcp_repr *th,
+			 uint32_t seg_len);
+/* the MSS we announce: what one mbuf and the MTU carry */
+uint16_t tcp_local_mss(const struct ust_stack *stk);
+/* our window scale for a receive buffer of up to rmem_max */
+uint8_t tcp_choose_wscale(const struct ust_stack *stk);
+/* the receive window a SYN or SYN-ACK announced becomes the one to check
+ * segments against */
+void tcp_rcv_init(struct ust_tcp_sock *tp, uint32_t wnd);
+void tcp_options_from_peer(struct ust_stack *stk, struct ust_tcp_sock *tp,
+			   const struct ust_tcp_opts *o, bool syn);
+void tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp);
+
+/* ---- tcp_output.c ---- */
+void tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp);
+/* (re)send [seq, seq + len) of the send queue, with @flags */
+int tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		     uint32_t seq, uint32_t len, uint8_t flags, bool rtx);
+void tcp_send_ack(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void tcp_send_syn(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void tcp_send_rst(struct ust_stack *stk, struct ust_tcp_sock *tp);
+/* a reply without a control block: RST or ACK (TIME_WAIT, no socket) */
+void tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
+		    uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
+		    const struct ust_tcp_opts *opts);
+/* the RST RFC 9293 3.10.7.1 prescribes for a segment with no connection */
+void tcp_reset_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
+		     const struct ust_tcp_repr *th, uint32_t seg_len);
+bool tcp_challenge_ack_ok(struct ust_stack *stk);
+/* output waits for staging room; ust_tcp_poll() runs it again */
+void tcp_output_defer(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void tcp_output_undefer(struct ust_stack *stk, struct ust_tcp_sock *tp);
+uint32_t tcp_rcv_window(const struct ust_tcp_sock *tp);
+uint16_t tcp_window_field(struct ust_tcp_sock *tp);
+/* the one place a segment's mbuf layout is decided */
+struct rte_mbuf *tcp_seg_build(struct ust_stack *stk, struct ust_tcp_sock *tp,
+			       struct ust_tcp_repr *th, uint32_t payload_off,
+			       uint32_t len, uint64_t *ol_flags);
+
+/* ---- tcp_timer.c ---- */
+void tcp_timer_fire(struct ust_timer *t, void *ctx);
+void tcp_rtx_arm(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		 enum ust_tcp_rtx_mode mode, uint64_t delay_ns);
+void tcp_rtx_stop(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void tcp_rtt_sample(struct ust_tcp_sock *tp, uint32_t rtt_us,
+		    const struct ust_tcp_conf *c);
+uint64_t tcp_rto_ns(const struct ust_tcp_sock *tp);
+void tcp_delack_arm(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void tcp_keepalive_reset(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
+		  struct rte_mbuf *m, const struct ust_tcp_repr *th,
+		  uint32_t seg_len);
+void tcp_tw_free(struct ust_stack *stk, struct ust_tcp_tw *tw);
+
+/* ---- tcp_listen.c ---- */
+void tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
+		      struct rte_mbuf *m, const struct ust_ipv4_repr *ip,
+		      const struct ust_tcp_repr *th, uint32_t seg_len);
+void tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
+		   struct rte_mbuf *m, const struct ust_tcp_repr *th,
+		   uint32_t seg_len);
+void tcp_req_timeout(struct ust_stack *stk, struct ust_tcp_req *rq);
+void tcp_req_free(struct ust_stack *stk, struct ust_tcp_req *rq,
+		  bool unhash);
+void tcp_listen_close(struct ust_stack *stk, struct ust_tcp_sock *lp);
+void tcp_acceptq_add(struct ust_stack *stk, struct ust_tcp_sock *tp);
+
+/* ---- tcp_sack.c ---- */
+void tcp_sack_rcv_update(struct ust_tcp_sock *tp, uint32_t seq,
+			 uint32_t end);
+void tcp_sack_rcv_trim(struct ust_tcp_sock *tp);
+void tcp_sack_sender_update(struct ust_tcp_sock *tp,
+			    const struct ust_tcp_opts *o);
+void tcp_sack_sender_clean(struct ust_tcp_sock *tp);
+bool tcp_sack_is_sacked(const struct ust_tcp_sock *tp, uint32_t seq);
+/* RFC 6675 NextSeg(): the start of the next range to retransmit in
+ * recovery, its length in *len; false when there is none */
+bool tcp_sack_next_seg(const struct ust_tcp_sock *tp, uint32_t *seq,
+		       uint32_t *len);
+uint32_t tcp_sack_pipe(const struct ust_tcp_sock *tp);
+
+/* ---- tcp_reass.c ---- */
+/* queue an out-of-order segment (payload mbuf, data at the payload) */
+bool tcp_reass_insert(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		      struct rte_mbuf *m, uint32_t seq, uint32_t len);
+/* move what became in order to rcvq; returns bytes moved */
+uint32_t tcp_reass_pull(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void tcp_reass_purge(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		     enum ust_drop_reason r);
+
+/* ---- tcp_sock.c: the socket calls, dispatched from lib/sock ---- */
+struct ust_sock *ust_tcp_create(struct ust_stack *stk);
+void ust_tcp_close(struct ust_stack *stk, struct ust_sock *s);
+int ust_tcp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
+		 rte_be16_t port);
+int ust_tcp_listen(struct ust_stack *stk, struct ust_sock *s, int backlog);
+int ust_tcp_accept(struct ust_stack *stk, struct ust_sock *s,
+		   struct sockaddr_in *peer);
+int ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
+		    const struct sockaddr_in *sin);
+ssize_t ust_tcp_send(struct ust_stack *stk, struct ust_sock *s,
+		     const void *buf, size_t len, int flags);
+ssize_t ust_tcp_recv(struct ust_stack *stk, struct ust_sock *s, void *buf,
+		     size_t len, int flags);
+int ust_tcp_recv_burst(struct ust_stack *stk, struct ust_sock *s,
+		       struct rte_mbuf **pkts, unsigned int n);
+int ust_tcp_send_burst(struct ust_stack *stk, struct ust_sock *s,
+		       struct rte_mbuf **pkts, unsigned int n);
+int ust_tcp_shutdown(struct ust_stack *stk, struct ust_sock *s, int how);
+int ust_tcp_setsockopt(struct ust_sock *s, int level, int name,
+		       const void *val, socklen_t len);
+int ust_tcp_getsockopt(struct ust_sock *s, int level, int name, void *val,
+		       socklen_t *len);
+uint32_t ust_tcp_events(const struct ust_sock *s);
+void ust_tcp_meminfo(const struct ust_sock *s, struct ust_sock_meminfo *mi);
+
+/* ---- tcp_cc.c ---- */
+const struct ust_tcp_cc_ops *tcp_cc_find(const char *name);
+
+#endif /* UST_TCP_PRIVATE_H */

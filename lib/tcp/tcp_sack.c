@@ -1,0 +1,243 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * SACK. Receiver (RFC 2018 4): the blocks we announce describe the
+ * out-of-order data we hold, the block holding the latest segment first.
+ * Sender (RFC 6675): a scoreboard of the ranges the peer SACKed above
+ * snd_una, from which recovery takes IsLost(), NextSeg() and the pipe.
+ *
+ * Called from tcp_input.c (updates) and tcp_output.c (NextSeg, pipe).
+ */
+
+#include <string.h>
+
+#include "tcp_private.h"
+
+/* ---- receiver ---- */
+
+void
+tcp_sack_rcv_update(struct ust_tcp_sock *tp, uint32_t seq, uint32_t end)
+{
+	struct ust_seq_range nb = { seq, end };
+	struct ust_seq_range keep[UST_TCP_MAX_SACK];
+	unsigned int i, n = 0;
+
+	/* merge every block that touches the new one into it */
+	for (i = 0; i < tp->n_rcv_sack; i++) {
+		struct ust_seq_range *b = &tp->rcv_sack[i];
+
+		if (SEQ_LEQ(b->start, nb.end) && SEQ_GEQ(b->end, nb.start)) {
+			nb.start = SEQ_MIN(nb.start, b->start);
+			nb.end = SEQ_MAX(nb.end, b->end);
+		} else if (n < UST_TCP_MAX_SACK - 1) {
+			keep[n++] = *b;
+		}
+	}
+	tp->rcv_sack[0] = nb;
+	for (i = 0; i < n; i++)
+		tp->rcv_sack[i + 1] = keep[i];
+	tp->n_rcv_sack = (uint8_t)(n + 1);
+}
+
+void
+tcp_sack_rcv_trim(struct ust_tcp_sock *tp)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < tp->n_rcv_sack; i++) {
+		struct ust_seq_range b = tp->rcv_sack[i];
+
+		if (SEQ_LEQ(b.end, tp->rcv_nxt))
+			continue;
+		if (SEQ_LT(b.start, tp->rcv_nxt))
+			b.start = tp->rcv_nxt;
+		tp->rcv_sack[n++] = b;
+	}
+	tp->n_rcv_sack = (uint8_t)n;
+}
+
+/* ---- sender scoreboard ---- */
+
+static void
+sb_recount(struct ust_tcp_sock *tp)
+{
+	unsigned int i;
+
+	tp->sacked_bytes = 0;
+	tp->high_sacked = tp->snd_una;
+	for (i = 0; i < tp->n_sb; i++) {
+		tp->sacked_bytes += tp->sb[i].end - tp->sb[i].start;
+		tp->high_sacked = SEQ_MAX(tp->high_sacked, tp->sb[i].end);
+	}
+}
+
+static void
+sb_insert(struct ust_tcp_sock *tp, uint32_t start, uint32_t end)
+{
+	struct ust_seq_range out[UST_TCP_SB_MAX + 1];
+	unsigned int i, n = 0;
+	bool placed = false;
+
+	for (i = 0; i < tp->n_sb; i++) {
+		struct ust_seq_range b = tp->sb[i];
+
+		if (SEQ_LT(b.end, start)) {
+			out[n++] = b;
+			continue;
+		}
+		if (SEQ_GT(b.start, end)) {
+			if (!placed) {
+				out[n++] = (struct ust_seq_range){ start, end };
+				placed = true;
+			}
+			out[n++] = b;
+			continue;
+		}
+		/* overlaps or touches: absorb */
+		start = SEQ_MIN(start, b.start);
+		end = SEQ_MAX(end, b.end);
+	}
+	if (!placed)
+		out[n++] = (struct ust_seq_range){ start, end };
+	/* keep the lowest ranges: they matter for recovery */
+	if (n > UST_TCP_SB_MAX)
+		n = UST_TCP_SB_MAX;
+	memcpy(tp->sb, out, n * sizeof(out[0]));
+	tp->n_sb = (uint8_t)n;
+}
+
+void
+tcp_sack_sender_update(struct ust_tcp_sock *tp, const struct ust_tcp_opts *o)
+{
+	unsigned int i;
+
+	for (i = 0; i < o->nsack; i++) {
+		uint32_t s = o->sack[i].start, e = o->sack[i].end;
+
+		/* valid blocks only: within what we sent, above snd_una
+		 * (D-SACKs and garbage are ignored, RFC 2883 4) */
+		if (!SEQ_LT(s, e) || SEQ_LEQ(e, tp->snd_una) ||
+		    SEQ_GT(e, tp->snd_max))
+			continue;
+		if (SEQ_LT(s, tp->snd_una))
+			s = tp->snd_una;
+		sb_insert(tp, s, e);
+	}
+	sb_recount(tp);
+}
+
+void
+tcp_sack_sender_clean(struct ust_tcp_sock *tp)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < tp->n_sb; i++) {
+		struct ust_seq_range b = tp->sb[i];
+
+		if (SEQ_LEQ(b.end, tp->snd_una))
+			continue;
+		if (SEQ_LT(b.start, tp->snd_una))
+			b.start = tp->snd_una;
+		tp->sb[n++] = b;
+	}
+	tp->n_sb = (uint8_t)n;
+	sb_recount(tp);
+}
+
+bool
+tcp_sack_is_sacked(const struct ust_tcp_sock *tp, uint32_t seq)
+{
+	unsigned int i;
+
+	for (i = 0; i < tp->n_sb; i++)
+		if (SEQ_GEQ(seq, tp->sb[i].start) && SEQ_LT(seq, tp->sb[i].end))
+			return true;
+	return false;
+}
+
+/* bytes SACKed above @seq */
+static uint32_t
+sacked_above(const struct ust_tcp_sock *tp, uint32_t seq)
+{
+	uint32_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < tp->n_sb; i++) {
+		if (SEQ_LEQ(tp->sb[i].end, seq))
+			continue;
+		n += tp->sb[i].end - SEQ_MAX(tp->sb[i].start, seq);
+	}
+	return n;
+}
+
+/* RFC 6675 IsLost(): DupThresh discontiguous segments, or more than
+ * (DupThresh - 1) * SMSS bytes, SACKed above @seq */
+static bool
+is_lost(const struct ust_tcp_sock *tp, uint32_t seq)
+{
+	unsigned int i, ranges = 0;
+
+	for (i = 0; i < tp->n_sb; i++)
+		if (SEQ_GT(tp->sb[i].start, seq))
+			ranges++;
+	return ranges >= UST_TCP_DUPTHRESH ||
+	       sacked_above(tp, seq) > (UST_TCP_DUPTHRESH - 1u) * tp->mss;
+}
+
+bool
+tcp_sack_next_seg(const struct ust_tcp_sock *tp, uint32_t *seq, uint32_t *len)
+{
+	uint32_t p = SEQ_MAX(tp->snd_una, tp->high_rxt);
+	unsigned int i;
+
+	/* rule (1): the first unSACKed, not yet retransmitted, lost range */
+	for (i = 0; i <= tp->n_sb && SEQ_LT(p, tp->high_sacked); i++) {
+		uint32_t hole_end;
+
+		/* skip what is SACKed at p */
+		while (i < tp->n_sb && SEQ_LEQ(tp->sb[i].end, p))
+			i++;
+		if (i < tp->n_sb && SEQ_LEQ(tp->sb[i].start, p)) {
+			p = tp->sb[i].end;
+			continue;
+		}
+		hole_end = i < tp->n_sb ? tp->sb[i].start : tp->high_sacked;
+		if (SEQ_LT(p, hole_end) && is_lost(tp, p)) {
+			*seq = p;
+			*len = RTE_MIN(hole_end - p, (uint32_t)tp->mss);
+			return true;
+		}
+		if (i < tp->n_sb)
+			p = tp->sb[i].end;
+	}
+	return false;
+}
+
+uint32_t
+tcp_sack_pipe(const struct ust_tcp_sock *tp)
+{
+	uint32_t pipe = 0, p = tp->snd_una;
+	unsigned int i;
+
+	/* RFC 6675 SetPipe(), by ranges: unSACKed bytes count unless lost,
+	 * and lost ones count again once retransmitted */
+	for (i = 0; i <= tp->n_sb; i++) {
+		uint32_t hole_end = i < tp->n_sb ? tp->sb[i].start : tp->snd_max;
+
+		if (SEQ_LT(p, hole_end)) {
+			if (SEQ_LT(p, tp->high_sacked) && is_lost(tp, p)) {
+				/* the retransmitted part of a lost hole */
+				if (SEQ_GT(tp->high_rxt, p))
+					pipe += SEQ_MIN(tp->high_rxt,
+							hole_end) - p;
+			} else {
+				pipe += hole_end - p;
+			}
+		}
+		if (i < tp->n_sb)
+			p = SEQ_MAX(p, tp->sb[i].end);
+	}
+	return pipe;
+}

@@ -1,0 +1,993 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * The TCP socket calls. lib/sock/socket.c checks the arguments every
+ * socket call shares (descriptor, address family, lengths) and dispatches
+ * here by socket kind; this file holds what is TCP's own: ports, the
+ * connection's user calls of RFC 9293 3.10.1-3.10.6 (OPEN, SEND, RECEIVE,
+ * CLOSE, ABORT), options and readiness.
+ *
+ * Every call is non-blocking: connect() returns -EINPROGRESS, send() takes
+ * what the send buffer has room for, recv() gives what has arrived, and
+ * UST_EPOLL* events say when to call again.
+ *
+ * Send buffer: payload bytes queued and not yet acknowledged, against
+ * sndbuf (SO_SNDBUF, doubled as Linux). ust_send() copies into mbufs
+ * (filling the tail mbuf first); ust_send_burst() queues the caller's
+ * mbufs as they are. Receive buffer: the truesize of the segments queued,
+ * in order and out of order, against rcvbuf (tcp.c's accounting), the
+ * window advertised from what is free (tcp_output.c).
+ */
+
+#include <errno.h>
+#include <string.h>
+#include <netinet/tcp.h>
+
+#include <rte_hash.h>
+#include <rte_malloc.h>
+#include <rte_random.h>
+
+#include "tcp_cc.h"
+#include "tcp_private.h"
+
+#define NS_PER_MS 1000000ull
+
+/* Linux's bounds for TCP_KEEPIDLE/TCP_KEEPINTVL (s) and TCP_KEEPCNT */
+#define UST_TCP_KEEP_MAX_S 32767
+#define UST_TCP_KEEP_MAX_CNT 127
+
+struct ust_sock *
+ust_tcp_create(struct ust_stack *stk)
+{
+	struct ust_tcp_sock *tp = tcp_sock_alloc(stk);
+
+	return tp != NULL ? &tp->base : NULL;
+}
+
+/* ---- ports ---- */
+
+static bool
+tcp_port_listened(struct ust_stack *stk, uint16_t port)
+{
+	uint32_t p = port;
+
+	return rte_hash_lookup(stk->tcp->listeners, &p) >= 0;
+}
+
+/* Hold @port for @tp: free, or shared under SO_REUSEADDR with sockets that
+ * do not listen (a server restarting beside connections it accepted). */
+static int
+tcp_port_take(struct ust_stack *stk, struct ust_tcp_sock *tp, uint16_t port)
+{
+	uint16_t *refs = stk->tcp->port_refs;
+
+	if (refs[port] != 0 &&
+	    (!(tp->base.flags & UST_SKF_REUSEADDR) ||
+	     tcp_port_listened(stk, port) || refs[port] == UINT16_MAX))
+		return -EADDRINUSE;
+	refs[port]++;
+	tp->tflags |= TF_PORT_REF;
+	return 0;
+}
+
+int
+ust_tcp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
+	     rte_be16_t port)
+{
+	struct ust_tcp_sock *tp = tcp_sk(s);
+	uint16_t p = rte_be_to_cpu_16(port);
+	int rc = 0;
+
+	if ((s->flags & UST_SKF_BOUND) || tp->state != UST_TCP_CLOSED)
+		return -EINVAL;
+	if (addr != 0 && addr != stk->addr)
+		return -EADDRNOTAVAIL;
+	if (p != 0) {
+		rc = tcp_port_take(stk, tp, p);
+	} else {
+		/* RFC 6056 algorithm 1 flavour: random start, linear probe,
+		 * over ports nobody holds */
+		uint32_t lo = stk->conf.ephemeral_lo;
+		uint32_t span = stk->conf.ephemeral_hi - lo + 1;
+		uint32_t i, start = (uint32_t)rte_rand_max(span);
+
+		rc = -EADDRINUSE;
+		for (i = 0; i < span && rc != 0; i++) {
+			p = (uint16_t)(lo + (start + i) % span);
+			if (stk->tcp->port_refs[p] == 0)
+				rc = tcp_port_take(stk, tp, p);
+		}
+	}
+	if (rc != 0)
+		return rc;
+	s->laddr = addr;
+	s->lport = rte_cpu_to_be_16(p);
+	s->flags |= UST_SKF_BOUND;
+	return 0;
+}
+
+int
+ust_tcp_listen(struct ust_stack *stk, struct ust_sock *s, int backlog)
+{
+	struct ust_tcp_sock *tp = tcp_sk(s);
+	uint32_t port;
+	int rc;
+
+	if (backlog < 1)
+		backlog = 1;
+	if (backlog > 65535)
+		backlog = 65535;
+	if (tp->state == UST_TCP_LISTEN) {
+		tp->listen->backlog = (uint32_t)backlog;
+		return 0;
+	}
+	if (tp->state != UST_TCP_CLOSED || (tp->tflags & TF_WAS_CONN))
+		return -EINVAL;
+	if (!(s->flags & UST_SKF_BOUND)) {
+		rc = ust_tcp_bind(stk, s, 0, 0);
+		if (rc != 0)
+			return rc;
+	}
+	port = rte_be_to_cpu_16(s->lport);
+	if (tcp_port_listened(stk, (uint16_t)port))
+		return -EADDRINUSE;
+	tp->listen = rte_zmalloc_socket("ust_tcp_listen", sizeof(*tp->listen),
+					0, stk->conf.socket_id);
+	if (tp->listen == NULL)
+		return -ENOMEM;
+	tp->listen->backlog = (uint32_t)backlog;
+	if (rte_hash_add_key_data(stk->tcp->listeners, &port, tp) < 0) {
+		rte_free(tp->listen);
+		tp->listen = NULL;
+		return -ENOBUFS;
+	}
+	tcp_set_state(stk, tp, UST_TCP_LISTEN);
+	return 0;
+}
+
+int
+ust_tcp_accept(struct ust_stack *stk, struct ust_sock *s,
+	       struct sockaddr_in *peer)
+{
+	struct ust_tcp_sock *lp = tcp_sk(s), *tp;
+	struct ust_tcp_listen *l = lp->listen;
+	int sd;
+
+	if (lp->state != UST_TCP_LISTEN)
+		return -EINVAL;
+	tp = l->acceptq_head;
+	if (tp == NULL)
+		return -EAGAIN;
+	if (stk->sd_free == UST_SD_NONE)
+		return -EMFILE; /* it stays queued */
+	sd = ust_sd_alloc(stk, &tp->base);
+	if (sd < 0)
+		return sd;
+	l->acceptq_head = tp->accept_next;
+	if (l->acceptq_head == NULL)
+		l->acceptq_tail = NULL;
+	l->acceptq_len--;
+	tp->accept_next = NULL;
+	tp->parent = NULL;
+	tp->tflags &= ~TF_ORPHAN;
+	if (peer != NULL) {
+		memset(peer, 0, sizeof(*peer));
+		peer->sin_family = AF_INET;
+		peer->sin_addr.s_addr = tp->base.raddr;
+		peer->sin_port = tp->base.rport;
+	}
+	return sd;
+}
+
+/* ---- active open (RFC 9293 3.10.1, OPEN call, CLOSED state) ---- */
+
+/* A local port for a connection to @k's remote end: held by nobody, and
+ * the 4-tuple unused (TIME_WAIT entries included). */
+static int
+tcp_connect_port(struct ust_stack *stk, struct ust_tcp_key *k)
+{
+	uint32_t lo = stk->conf.ephemeral_lo;
+	uint32_t span = stk->conf.ephemeral_hi - lo + 1;
+	uint32_t i, start = (uint32_t)rte_rand_max(span);
+
+	for (i = 0; i < span; i++) {
+		uint16_t p = (uint16_t)(lo + (start + i) % span);
+
+		if (stk->tcp->port_refs[p] != 0)
+			continue;
+		k->lport = rte_cpu_to_be_16(p);
+		if (tcp_hash_lookup(stk, k) == NULL)
+			return 0;
+	}
+	return -EADDRNOTAVAIL;
+}
+
+int
+ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
+		const struct sockaddr_in *sin)
+{
+	struct ust_tcp_sock *tp = tcp_sk(s);
+	struct ust_tcp_stack *ts = stk->tcp;
+	enum ust_route_kind kind;
+	struct ust_tcp_key k;
+	rte_be32_t nh;
+	int rc;
+
+	switch (tp->state) {
+	case UST_TCP_CLOSED:
+		break;
+	case UST_TCP_SYN_SENT:
+		return -EALREADY;
+	case UST_TCP_LISTEN:
+		return -EINVAL;
+	default:
+		return -EISCONN;
+	}
+	if (sin->sin_family != AF_INET)
+		return -EAFNOSUPPORT;
+	if (sin->sin_addr.s_addr == 0 || sin->sin_port == 0)
+		return -EINVAL;
+	if (ust_route(stk, sin->sin_addr.s_addr, &nh, &kind) != 0) {
+		stk->mib[UST_MIB_IP_OUTNOROUTES]++;
+		return -ENETUNREACH;
+	}
+	if (kind == UST_ROUTE_BROADCAST || kind == UST_ROUTE_MULTICAST)
+		return -ENETUNREACH;
+	if (ts->n_conns + ts->n_req + ts->n_tw >= stk->conf.tcp.max_conns)
+		return -EAGAIN;
+	k.laddr = stk->addr;
+	k.raddr = sin->sin_addr.s_addr;
+	k.rport = sin->sin_port;
+	if (s->flags & UST_SKF_BOUND) {
+		k.lport = s->lport;
+		if (tcp_hash_lookup(stk, &k) != NULL)
+			return -EADDRNOTAVAIL;
+	} else {
+		rc = tcp_connect_port(stk, &k);
+		if (rc != 0)
+			return rc;
+	}
+	if (tcp_hash_add(stk, &k, tp, UST_TCP_OBJ_SOCK) < 0)
+		return -EAGAIN;
+	ts->n_conns++;
+	s->laddr = k.laddr;
+	s->lport = k.lport;
+	s->raddr = k.raddr;
+	s->rport = k.rport;
+	s->flags |= UST_SKF_BOUND | UST_SKF_CONNECTED;
+	s->so_error = 0;
+	/* a socket used before starts afresh */
+	tcp_purge_queues(stk, tp, true);
+	tp->tflags &= TF_NODELAY | TF_KEEPALIVE | TF_QUICKACK | TF_PORT_REF;
+	tp->iss = tcp_isn(stk, &k);
+	tp->ts_offset = tcp_ts_offset(stk, &k);
+	tp->ts_recent = 0;
+	tp->snd_una = tp->iss;
+	tp->snd_nxt = tp->iss;
+	tp->snd_max = tp->iss;
+	tp->snd_buf_seq = tp->iss + 1;
+	tp->snd_wscale = 0;
+	tp->rcv_wscale = tcp_choose_wscale(stk);
+	tp->rto_us = stk->conf.tcp.rto_init_ms * 1000;
+	tp->srtt_us = 0;
+	tp->rttvar_us = 0;
+	tp->backoff = 0;
+	tp->probes = 0;
+	tp->n_sb = 0;
+	tp->n_rcv_sack = 0;
+	tcp_set_state(stk, tp, UST_TCP_SYN_SENT);
+	stk->mib[UST_MIB_TCP_ACTIVEOPENS]++;
+	tp->rtt_start_ns = stk->now;
+	tcp_send_syn(stk, tp);
+	tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
+	return -EINPROGRESS;
+}
+
+/* ---- SEND ---- */
+
+/* Why the connection cannot take data now, or 0. */
+static int
+tcp_send_state_error(struct ust_tcp_sock *tp)
+{
+	int err = tp->base.so_error;
+
+	if (err != 0) {
+		tp->base.so_error = 0;
+		return -err;
+	}
+	switch (tp->state) {
+	case UST_TCP_ESTABLISHED:
+	case UST_TCP_CLOSE_WAIT:
+		return (tp->tflags & TF_FIN_QUEUED) ? -EPIPE : 0;
+	case UST_TCP_SYN_SENT:
+	case UST_TCP_SYN_RECEIVED:
+		return -EAGAIN;
+	case UST_TCP_CLOSED:
+		return (tp->tflags & TF_WAS_CONN) ? -EPIPE : -ENOTCONN;
+	case UST_TCP_LISTEN:
+		return -ENOTCONN;
+	default:
+		return -EPIPE; /* shut down for writing */
+	}
+}
+
+/* Copy @len bytes to the end of the send queue; returns what was copied
+ * (less when the mbuf pool runs dry). */
+static size_t
+sndq_append(struct ust_stack *stk, struct ust_tcp_sock *tp, const uint8_t *buf,
+	    size_t len)
+{
+	struct rte_mbuf *tail = tp->sndq.tail;
+	size_t done = 0;
+
+	/* fill the tail first: small writes share a buffer (its bytes
+	 * already sent do not move) */
+	if (tail != NULL && tail->nb_segs == 1 && RTE_MBUF_DIRECT(tail) &&
+	    rte_mbuf_refcnt_read(tail) == 1) {
+		size_t k = RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(tail));
+
+		if (k > 0) {
+			memcpy(rte_pktmbuf_mtod_offset(tail, uint8_t *,
+						       tail->data_len),
+			       buf, k);
+			tail->data_len = (uint16_t)(tail->data_len + k);
+			tail->pkt_len += (uint32_t)k;
+			done = k;
+		}
+	}
+	while (done < len) {
+		struct rte_mbuf *m = rte_pktmbuf_alloc(stk->pool);
+		size_t k;
+
+		if (m == NULL)
+			break;
+		k = RTE_MIN(len - done, (size_t)rte_pktmbuf_tailroom(m));
+		memcpy(rte_pktmbuf_mtod(m, uint8_t *), buf + done, k);
+		m->data_len = (uint16_t)k;
+		m->pkt_len = (uint32_t)k;
+		ust_pktq_push(stk->meta_off, &tp->sndq, m);
+		done += k;
+	}
+	tp->snd_buffered += (uint32_t)done;
+	return done;
+}
+
+ssize_t
+ust_tcp_send(struct ust_stack *stk, struct ust_sock *s, const void *buf,
+	     size_t len, int flags)
+{
+	struct ust_tcp_sock *tp = tcp_sk(s);
+	size_t room, n;
+	int rc;
+
+	RTE_SET_USED(flags);
+	rc = tcp_send_state_error(tp);
+	if (rc != 0)
+		return rc;
+	if (len == 0)
+		return 0;
+	room = s->sndbuf > tp->snd_buffered ? s->sndbuf - tp->snd_buffered : 0;
+	if (room == 0)
+		return -EAGAIN;
+	n = sndq_append(stk, tp, buf, RTE_MIN(len, room));
+	if (n == 0)
+		return -ENOBUFS;
+	tcp_output(stk, tp);
+	return (ssize_t)n;
+}
+
+int
+ust_tcp_send_burst(struct ust_stack *stk, struct ust_sock *s,
+		   struct rte_mbuf **pkts, unsigned int n)
+{
+	struct ust_tcp_sock *tp = tcp_sk(s);
+	unsigned int i;
+	int rc;
+
+	rc = tcp_send_state_error(tp);
+	if (rc != 0)
+		return rc;
+	/* the queue may go over sndbuf by the last mbuf taken, as Linux's
+	 * by its last skb */
+	for (i = 0; i < n && tp->snd_buffered < s->sndbuf; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (m->pkt_len == 0) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		tp->snd_buffered += m->pkt_len;
+		ust_pktq_push(stk->meta_off, &tp->sndq, m);
+	}
+	if (i == 0 && n > 0)
+		return -EAGAIN;
+	tcp_output(stk, tp);
+	return (int)i;
+}
+
+/* ---- RECEIVE ---- */
+
+/* Nothing to read: what recv() says. */
+static int
+tcp_recv_empty(struct ust_tcp_sock *tp)
+{
+	int err = tp->base.so_error;
+
+	if (err != 0) {
+		tp->base.so_error = 0;
+		return -err;
+	}
+	if (tp->tflags & (TF_FIN_RCVD | TF_SHUT_RD))
+		return 0;
+	switch (tp->state) {
+	case UST_TCP_LISTEN:
+		return -ENOTCONN;
+	case UST_TCP_CLOSED:
+		return (tp->tflags & TF_WAS_CONN) ? 0 : -ENOTCONN;
+	default:
+		return -EAGAIN;
+	}
+}
+
+/* Reading made room: tell the peer when the window it knows has at least
+ * doubled and grown by a segment (receiver SWS avoidance, RFC 9293
+ * 3.8.6.2.2; Linux's tcp_cleanup_rbuf() rule). */
+static void
+tcp_read_done(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	uint32_t cur, win;
+
+	if (tp->state != UST_TCP_ESTABLISHED &&
+	    tp->state != UST_TCP_FIN_WAIT_1 && tp->state != UST_TCP_FIN_WAIT_2)
+		return;
+	cur = SEQ_GT(tp->rcv_adv, tp->rcv_nxt) ? tp->rcv_adv - tp->rcv_nxt : 0;
+	win = tcp_rcv_window(tp);
+	if (win > cur && win >= 2 * cur &&
+	    win - cur >= RTE_MIN((uint32_t)tp->rcv_mss, tp->rcvbuf / 4)) {
+		tp->tflags |= TF_WIN_UPDATE;
+		tcp_output(stk, tp);
+	}
+}
+
+/* Take the head of the receive queue: its memory goes back. */
+static struct rte_mbuf *
+rcvq_take(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	int off = stk->meta_off;
+	struct rte_mbuf *m = ust_pktq_pop(off, &tp->rcvq);
+
+	tcp_rmem_uncharge(stk, tp, ust_meta(off, m)->truesize,
+			  tp->rcvq.len + tp->ofoq.len > 0 ? 1 : 0);
+	return m;
+}
+
+ssize_t
+ust_tcp_recv(struct ust_stack *stk, struct ust_sock *s, void *buf,
+	     size_t len, int flags)
+{
+	struct ust_tcp_sock *tp = tcp_sk(s);
+	int off = stk->meta_off;
+	bool peek = (flags & MSG_PEEK) != 0;
+	uint32_t moff = tp->rcv_head_off;
+	struct rte_mbuf *m = tp->rcvq.head;
+	uint8_t *dst = buf;
+	size_t done = 0;
+
+	if (tp->rcv_buffered == 0)
+		return tcp_recv_empty(tp);
+	while (done < len && m != NULL) {
+		uint32_t k = (uint32_t)RTE_MIN(len - done,
+					       (size_t)(m->pkt_len - moff));
+		const void *src = rte_pktmbuf_read(m, moff, k, dst + done);
+
+		if (src != dst + done)
+			memcpy(dst + done, src, k);
+		done += k;
+		moff += k;
+		if (moff < m->pkt_len)
+			break;
+		moff = 0;
+		if (peek) {
+			m = ust_meta(off, m)->nextpkt;
+		} else {
+			rte_pktmbuf_free(rcvq_take(stk, tp));
+			m = tp->rcvq.head;
+		}
+	}
+	if (!peek) {
+		tp->rcv_head_off = moff;
+		tp->rcv_buffered -= (uint32_t)done;
+		tcp_read_done(stk, tp);
+	}
+	return (ssize_t)done;
+}
+
+int
+ust_tcp_recv_burst(struct ust_stack *stk, struct ust_sock *s,
+		   struct rte_mbuf **pkts, unsigned int n)
+{
+	struct ust_tcp_sock *tp = tcp_sk(s);
+	unsigned int i = 0;
+
+	if (tp->rcv_buffered == 0)
+		return tcp_recv_empty(tp);
+	while (i < n && tp->rcvq.head != NULL) {
+		struct rte_mbuf *m = rcvq_take(stk, tp);
+
+		if (tp->rcv_head_off != 0) {
+			/* the part read by ust_recv() already */
+			m = ust_mbuf_adj(stk->meta_off, m, tp->rcv_head_off);
+			tp->rcv_head_off = 0;
+		}
+		tp->rcv_buffered -= m->pkt_len;
+		pkts[i++] = m;
+	}
+	tcp_read_done(stk, tp);
+	return (int)i;
+}
+
+/* ---- SHUTDOWN, CLOSE (RFC 9293 3.10.4) ---- */
+
+/* No more data from us: the FIN goes after what is queued. */
+static void
+tcp_shut_wr(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	if (tp->tflags & TF_FIN_QUEUED)
+		return;
+	switch (tp->state) {
+	case UST_TCP_SYN_RECEIVED:
+	case UST_TCP_ESTABLISHED:
+		tcp_set_state(stk, tp, UST_TCP_FIN_WAIT_1);
+		break;
+	case UST_TCP_CLOSE_WAIT:
+		tcp_set_state(stk, tp, UST_TCP_LAST_ACK);
+		break;
+	default:
+		return;
+	}
+	tp->tflags |= TF_FIN_QUEUED;
+	tcp_output(stk, tp);
+}
+
+int
+ust_tcp_shutdown(struct ust_stack *stk, struct ust_sock *s, int how)
+{
+	struct ust_tcp_sock *tp = tcp_sk(s);
+
+	if (how != SHUT_RD && how != SHUT_WR && how != SHUT_RDWR)
+		return -EINVAL;
+	switch (tp->state) {
+	case UST_TCP_CLOSED:
+	case UST_TCP_LISTEN:
+		return -ENOTCONN;
+	case UST_TCP_SYN_SENT:
+		/* as Linux: the attempt is abandoned */
+		tcp_done(stk, tp);
+		return 0;
+	default:
+		break;
+	}
+	if (how != SHUT_WR) {
+		tp->tflags |= TF_SHUT_RD;
+		tcp_wakeup(tp);
+	}
+	if (how != SHUT_RD)
+		tcp_shut_wr(stk, tp);
+	return 0;
+}
+
+void
+ust_tcp_close(struct ust_stack *stk, struct ust_sock *s)
+{
+	struct ust_tcp_sock *tp = tcp_sk(s);
+
+	switch (tp->state) {
+	case UST_TCP_LISTEN:
+		tcp_listen_close(stk, tp);
+		tcp_set_state(stk, tp, UST_TCP_CLOSED);
+		tcp_sock_free(stk, tp);
+		return;
+	case UST_TCP_CLOSED:
+		tcp_purge_queues(stk, tp, true);
+		tcp_sock_free(stk, tp);
+		return;
+	case UST_TCP_SYN_SENT:
+		tp->tflags |= TF_ORPHAN;
+		tcp_done(stk, tp);
+		return;
+	default:
+		break;
+	}
+	tp->tflags |= TF_ORPHAN;
+	if (stk->dying) {
+		tcp_abort(stk, tp, 0, false);
+		return;
+	}
+	if (tp->rcv_buffered > 0 || tp->linger_s == 0) {
+		/* unread data is lost (RFC 2525 2.17), or SO_LINGER 0 asked
+		 * for an abort: RST, not FIN */
+		stk->mib[tp->linger_s == 0 ? UST_MIB_TCPEXT_TCPABORTONLINGER :
+			 UST_MIB_TCPEXT_TCPABORTONCLOSE]++;
+		tcp_abort(stk, tp, 0, true);
+		return;
+	}
+	if (tp->state == UST_TCP_FIN_WAIT_2 &&
+	    tp->rtx_mode != UST_RTX_FIN_WAIT2)
+		tcp_rtx_arm(stk, tp, UST_RTX_FIN_WAIT2,
+			    (uint64_t)stk->conf.tcp.fin_timeout_ms * NS_PER_MS);
+	tcp_shut_wr(stk, tp);
+}
+
+/* ---- options ---- */
+
+static int
+get_int(const void *val, socklen_t len, int *v)
+{
+	if (val == NULL || len < (socklen_t)sizeof(int))
+		return -EINVAL;
+	memcpy(v, val, sizeof(*v));
+	return 0;
+}
+
+static int
+put_int(void *val, socklen_t *len, int v)
+{
+	if (*len < (socklen_t)sizeof(int))
+		return -EINVAL;
+	memcpy(val, &v, sizeof(v));
+	*len = sizeof(int);
+	return 0;
+}
+
+static int
+tcp_set_sol_socket(struct ust_tcp_sock *tp, int name, const void *val,
+		   socklen_t len)
+{
+	struct ust_stack *stk = tp->base.stk;
+	const struct ust_tcp_conf *c = &stk->conf.tcp;
+	struct linger lg;
+	int v, rc;
+
+	if (name == SO_LINGER) {
+		if (val == NULL || len < (socklen_t)sizeof(lg))
+			return -EINVAL;
+		memcpy(&lg, val, sizeof(lg));
+		tp->linger_s = lg.l_onoff ? RTE_MAX(lg.l_linger, 0) : -1;
+		return 0;
+	}
+	rc = get_int(val, len, &v);
+	if (rc != 0)
+		return rc;
+	switch (name) {
+	case SO_RCVBUF:
+	case SO_RCVBUFFORCE:
+		tp->rcvbuf = ust_mem_rcvbuf_from_user((uint32_t)v, c->rmem_max,
+						      name == SO_RCVBUFFORCE);
+		return 0;
+	case SO_SNDBUF:
+	case SO_SNDBUFFORCE:
+		tp->base.sndbuf = ust_mem_sndbuf_from_user((uint32_t)v,
+			c->wmem_max, name == SO_SNDBUFFORCE);
+		tcp_wakeup(tp);
+		return 0;
+	case SO_KEEPALIVE:
+		if (v) {
+			tp->tflags |= TF_KEEPALIVE;
+			tcp_keepalive_reset(stk, tp);
+		} else {
+			tp->tflags &= ~TF_KEEPALIVE;
+			if (tp->rtx_mode == UST_RTX_KEEPALIVE)
+				tcp_rtx_stop(stk, tp);
+		}
+		return 0;
+	case SO_REUSEADDR:
+		if (v)
+			tp->base.flags |= UST_SKF_REUSEADDR;
+		else
+			tp->base.flags &= ~UST_SKF_REUSEADDR;
+		return 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+static int
+tcp_set_sol_tcp(struct ust_tcp_sock *tp, int name, const void *val,
+		socklen_t len)
+{
+	struct ust_stack *stk = tp->base.stk;
+	int v, rc;
+
+	if (name == TCP_CONGESTION) {
+		char cname[16];
+		const struct ust_tcp_cc_ops *ops;
+
+		if (val == NULL || len < 1)
+			return -EINVAL;
+		memset(cname, 0, sizeof(cname));
+		memcpy(cname, val, RTE_MIN((size_t)len, sizeof(cname) - 1));
+		ops = tcp_cc_find(cname);
+		if (ops == NULL)
+			return -ENOENT;
+		if (ops != tp->cc) {
+			tp->cc = ops;
+			ops->init(stk, tp);
+		}
+		return 0;
+	}
+	rc = get_int(val, len, &v);
+	if (rc != 0)
+		return rc;
+	switch (name) {
+	case TCP_NODELAY:
+		if (v) {
+			tp->tflags |= TF_NODELAY;
+			tcp_output(stk, tp); /* what Nagle held goes now */
+		} else {
+			tp->tflags &= ~TF_NODELAY;
+		}
+		return 0;
+	case TCP_MAXSEG:
+		/* before the SYN: the MSS we announce, within what the
+		 * MTU and one mbuf carry */
+		if (tp->state != UST_TCP_CLOSED)
+			return -EINVAL;
+		if (v < UST_TCP_MIN_MSS || v > UINT16_MAX)
+			return -EINVAL;
+		tp->rcv_mss = (uint16_t)RTE_MIN((uint32_t)v,
+						(uint32_t)tcp_local_mss(stk));
+		return 0;
+	case TCP_QUICKACK:
+		if (v) {
+			tp->tflags |= TF_QUICKACK;
+			if (tp->tflags & TF_DELACK) {
+				tp->tflags |= TF_ACK_NOW;
+				tcp_output(stk, tp);
+			}
+		} else {
+			tp->tflags &= ~TF_QUICKACK;
+		}
+		return 0;
+	case TCP_KEEPIDLE:
+	case TCP_KEEPINTVL:
+		if (v < 1 || v > UST_TCP_KEEP_MAX_S)
+			return -EINVAL;
+		if (name == TCP_KEEPIDLE) {
+			tp->keep_idle_ms = (uint32_t)v * 1000;
+			if (tp->rtx_mode == UST_RTX_KEEPALIVE && tp->probes == 0)
+				tcp_keepalive_reset(stk, tp);
+		} else {
+			tp->keep_intvl_ms = (uint32_t)v * 1000;
+		}
+		return 0;
+	case TCP_KEEPCNT:
+		if (v < 1 || v > UST_TCP_KEEP_MAX_CNT)
+			return -EINVAL;
+		tp->keep_cnt = (uint32_t)v;
+		return 0;
+	default:
+		return -ENOPROTOOPT;
+	}
+}
+
+int
+ust_tcp_setsockopt(struct ust_sock *s, int level, int name, const void *val,
+		   socklen_t len)
+{
+	struct ust_tcp_sock *tp = tcp_sk(s);
+
+	if (level == SOL_SOCKET)
+		return tcp_set_sol_socket(tp, name, val, len);
+	if (level == IPPROTO_TCP)
+		return tcp_set_sol_tcp(tp, name, val, len);
+	return -ENOPROTOOPT;
+}
+
+static void
+tcp_info_fill(const struct ust_tcp_sock *tp, struct ust_tcp_info *ti)
+{
+	uint8_t o = 0;
+
+	memset(ti, 0, sizeof(*ti));
+	ti->state = tp->state;
+	if (tp->tflags & TF_WS_OK)
+		o |= UST_TCPOPT_WS;
+	if (tp->tflags & TF_SACK_OK)
+		o |= UST_TCPOPT_SACK_PERM;
+	if (tp->tflags & TF_TS_OK)
+		o |= UST_TCPOPT_TS;
+	ti->options = o;
+	ti->snd_wscale = tp->snd_wscale;
+	ti->rcv_wscale = tp->rcv_wscale;
+	ti->backoff = tp->backoff;
+	ti->in_recovery = (tp->tflags & TF_RECOVERY) != 0;
+	ti->mss = tp->mss;
+	ti->rto_us = tp->rto_us;
+	ti->srtt_us = tp->srtt_us >> 3;
+	ti->rttvar_us = tp->rttvar_us >> 2;
+	ti->cwnd = tp->cwnd;
+	ti->ssthresh = tp->ssthresh;
+	ti->snd_wnd = tp->snd_wnd;
+	ti->rcv_wnd = tp->rcv_wnd;
+	ti->unacked = tp->snd_max - tp->snd_una;
+	ti->sacked = tp->sacked_bytes;
+	ti->snd_buffered = tp->snd_buffered;
+	ti->rcv_buffered = tp->rcv_buffered;
+	ti->ofo_segs = tp->ofo_segs;
+	ti->segs_in = tp->segs_in;
+	ti->segs_out = tp->segs_out;
+	ti->retrans = tp->retrans;
+	ti->bytes_acked = tp->bytes_acked_total;
+	ti->bytes_received = tp->bytes_received;
+	snprintf(ti->congestion, sizeof(ti->congestion), "%s", tp->cc->name);
+}
+
+void
+ust_tcp_meminfo(const struct ust_sock *s, struct ust_sock_meminfo *mi)
+{
+	const struct ust_tcp_sock *tp = (const struct ust_tcp_sock *)s;
+	int off = s->stk->meta_off;
+	const struct ust_pktq *qs[2] = { &tp->rcvq, &tp->ofoq };
+	unsigned int i;
+
+	memset(mi, 0, sizeof(*mi));
+	mi->rcvbuf = tp->rcvbuf;
+	mi->rmem_alloc = tp->rmem_alloc;
+	mi->rmem_alloc_hw = tp->rmem_alloc;
+	mi->forward_alloc = tp->fwd_alloc;
+	mi->forward_alloc_hw = tp->fwd_alloc;
+	mi->sndbuf = s->sndbuf;
+	mi->wmem_queued = tp->snd_buffered;
+	for (i = 0; i < RTE_DIM(qs); i++) {
+		struct rte_mbuf *m;
+
+		for (m = qs[i]->head; m != NULL;
+		     m = ust_meta(off, m)->nextpkt) {
+			mi->queued++;
+			mi->queued_truesize += ust_meta(off, m)->truesize;
+		}
+	}
+}
+
+int
+ust_tcp_getsockopt(struct ust_sock *s, int level, int name, void *val,
+		   socklen_t *len)
+{
+	struct ust_tcp_sock *tp = tcp_sk(s);
+
+	if (val == NULL || len == NULL)
+		return -EINVAL;
+	if (level == SOL_SOCKET) {
+		switch (name) {
+		case SO_RCVBUF:
+			return put_int(val, len, (int)tp->rcvbuf);
+		case SO_SNDBUF:
+			return put_int(val, len, (int)s->sndbuf);
+		case SO_KEEPALIVE:
+			return put_int(val, len,
+				       !!(tp->tflags & TF_KEEPALIVE));
+		case SO_REUSEADDR:
+			return put_int(val, len,
+				       !!(s->flags & UST_SKF_REUSEADDR));
+		case SO_ACCEPTCONN:
+			return put_int(val, len, tp->state == UST_TCP_LISTEN);
+		case SO_TYPE:
+			return put_int(val, len, SOCK_STREAM);
+		case SO_ERROR: {
+			int err = s->so_error;
+
+			if (*len < (socklen_t)sizeof(int))
+				return -EINVAL;
+			s->so_error = 0;
+			return put_int(val, len, err);
+		}
+		case SO_LINGER: {
+			struct linger lg = {
+				.l_onoff = tp->linger_s >= 0,
+				.l_linger = tp->linger_s >= 0 ? tp->linger_s : 0,
+			};
+
+			if (*len < (socklen_t)sizeof(lg))
+				return -EINVAL;
+			memcpy(val, &lg, sizeof(lg));
+			*len = sizeof(lg);
+			return 0;
+		}
+		default:
+			return -ENOPROTOOPT;
+		}
+	}
+	if (level == IPPROTO_TCP) {
+		switch (name) {
+		case TCP_NODELAY:
+			return put_int(val, len, !!(tp->tflags & TF_NODELAY));
+		case TCP_MAXSEG:
+			return put_int(val, len, (tp->tflags & TF_WAS_CONN) ?
+				       tp->mss : tp->rcv_mss);
+		case TCP_QUICKACK:
+			return put_int(val, len, !!(tp->tflags & TF_QUICKACK));
+		case TCP_KEEPIDLE:
+			return put_int(val, len, (int)(tp->keep_idle_ms / 1000));
+		case TCP_KEEPINTVL:
+			return put_int(val, len,
+				       (int)(tp->keep_intvl_ms / 1000));
+		case TCP_KEEPCNT:
+			return put_int(val, len, (int)tp->keep_cnt);
+		case TCP_CONGESTION: {
+			size_t n = strlen(tp->cc->name) + 1;
+
+			if (*len < 1)
+				return -EINVAL;
+			n = RTE_MIN(n, (size_t)*len);
+			memcpy(val, tp->cc->name, n);
+			*len = (socklen_t)n;
+			return 0;
+		}
+		default:
+			return -ENOPROTOOPT;
+		}
+	}
+	if (level == UST_SOL_USTACK && name == UST_TCP_INFO) {
+		struct ust_tcp_info ti;
+
+		if (*len < (socklen_t)sizeof(ti))
+			return -EINVAL;
+		tcp_info_fill(tp, &ti);
+		memcpy(val, &ti, sizeof(ti));
+		*len = sizeof(ti);
+		return 0;
+	}
+	if (level == UST_SOL_USTACK && name == UST_SO_MEMINFO) {
+		struct ust_sock_meminfo mi;
+
+		if (*len < (socklen_t)sizeof(mi))
+			return -EINVAL;
+		ust_tcp_meminfo(s, &mi);
+		memcpy(val, &mi, sizeof(mi));
+		*len = sizeof(mi);
+		return 0;
+	}
+	return -ENOPROTOOPT;
+}
+
+/* ---- readiness ---- */
+
+uint32_t
+ust_tcp_events(const struct ust_sock *s)
+{
+	const struct ust_tcp_sock *tp = (const struct ust_tcp_sock *)s;
+	uint32_t ev = 0;
+
+	if (s->so_error != 0)
+		ev |= UST_EPOLLERR;
+	switch (tp->state) {
+	case UST_TCP_LISTEN:
+		if (tp->listen->acceptq_len > 0)
+			ev |= UST_EPOLLIN;
+		return ev;
+	case UST_TCP_SYN_SENT:
+	case UST_TCP_SYN_RECEIVED:
+		return ev;
+	case UST_TCP_CLOSED:
+		/* as Linux: a closed socket reads (EOF or its error) and
+		 * hangs up */
+		return ev | UST_EPOLLHUP | UST_EPOLLIN |
+			((tp->tflags & TF_FIN_RCVD) ? UST_EPOLLRDHUP : 0);
+	default:
+		break;
+	}
+	if (tp->rcv_buffered > 0 || (tp->tflags & (TF_FIN_RCVD | TF_SHUT_RD)))
+		ev |= UST_EPOLLIN;
+	if (tp->tflags & TF_FIN_RCVD)
+		ev |= UST_EPOLLRDHUP;
+	if ((tp->state == UST_TCP_ESTABLISHED ||
+	     tp->state == UST_TCP_CLOSE_WAIT) &&
+	    !(tp->tflags & TF_FIN_QUEUED) && tp->snd_buffered < s->sndbuf)
+		ev |= UST_EPOLLOUT;
+	if ((tp->tflags & (TF_FIN_RCVD | TF_FIN_QUEUED)) ==
+	    (TF_FIN_RCVD | TF_FIN_QUEUED))
+		ev |= UST_EPOLLHUP;
+	return ev;
+}

@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * TCP timers on the stack's wheel (lib/core/timer.c), and what happens
+ * when they fire:
+ *
+ *  - rtx_timer, one per connection, in one of four modes: RTO (RFC 6298:
+ *    retransmit, back off, RFC 5681 loss window, give up after retries2),
+ *    PERSIST (RFC 9293 3.8.6.1: probe a zero window), KEEPALIVE (RFC 1122
+ *    4.2.3.6) and FIN_WAIT2 (an orphaned connection waiting for a FIN);
+ *  - delack_timer: the delayed ACK (RFC 1122 4.2.3.2, RFC 9293 3.8.6.3);
+ *  - a half-open entry's SYN-ACK retransmission (tcp_listen.c);
+ *  - the end of a TIME_WAIT entry, and TIME_WAIT itself (RFC 9293
+ *    3.10.7.4; RFC 1337: an RST does not end TIME_WAIT; RFC 6191: a SYN
+ *    with a newer timestamp may reuse the 4-tuple).
+ *
+ * The wheel is advanced by ust_stack_timers() from the poll loop.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <rte_mempool.h>
+
+#include "tcp_cc.h"
+#include "tcp_private.h"
+
+#define NS_PER_MS 1000000ull
+#define NS_PER_US 1000ull
+
+uint64_t
+tcp_rto_ns(const struct ust_tcp_sock *tp)
+{
+	const struct ust_tcp_conf *c = &tp->base.stk->conf.tcp;
+	uint64_t rto = (uint64_t)tp->rto_us << tp->backoff;
+
+	if (rto > (uint64_t)c->rto_max_ms * 1000)
+		rto = (uint64_t)c->rto_max_ms * 1000;
+	return rto * NS_PER_US;
+}
+
+void
+tcp_rtx_arm(struct ust_stack *stk, struct ust_tcp_sock *tp,
+	    enum ust_tcp_rtx_mode mode, uint64_t delay_ns)
+{
+	tp->rtx_mode = (uint8_t)mode;
+	ust_timer_arm(&stk->tcp->wheel, &tp->rtx_timer, stk->now + delay_ns);
+}
+
+void
+tcp_rtx_stop(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	ust_timer_cancel(&stk->tcp->wheel, &tp->rtx_timer);
+	tp->rtx_mode = UST_RTX_NONE;
+	tcp_keepalive_reset(stk, tp);
+}
+
+void
+tcp_keepalive_reset(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	if (!(tp->tflags & TF_KEEPALIVE) || tp->state != UST_TCP_ESTABLISHED ||
+	    (tp->rtx_mode != UST_RTX_NONE && tp->rtx_mode != UST_RTX_KEEPALIVE))
+		return;
+	tp->probes = 0;
+	tcp_rtx_arm(stk, tp, UST_RTX_KEEPALIVE,
+		    (uint64_t)tp->keep_idle_ms * NS_PER_MS);
+}
+
+void
+tcp_rtt_sample(struct ust_tcp_sock *tp, uint32_t rtt_us,
+	       const struct ust_tcp_conf *c)
+{
+	uint32_t rto;
+
+	if (rtt_us == 0)
+		rtt_us = 1;
+	/* RFC 6298 2.2 and 2.3; srtt scaled by 8, rttvar by 4 */
+	if (tp->srtt_us == 0) {
+		tp->srtt_us = rtt_us << 3;
+		tp->rttvar_us = rtt_us << 1;
+	} else {
+		int32_t delta = (int32_t)rtt_us - (int32_t)(tp->srtt_us >> 3);
+
+		tp->srtt_us = (uint32_t)((int32_t)tp->srtt_us + delta);
+		if (delta < 0)
+			delta = -delta;
+		tp->rttvar_us = (uint32_t)((int32_t)tp->rttvar_us + delta -
+					   (int32_t)(tp->rttvar_us >> 2));
+	}
+	/* RTO = SRTT + max(G, 4 * RTTVAR), G the 1 ms clock granularity */
+	rto = (tp->srtt_us >> 3) + RTE_MAX(1000u, tp->rttvar_us);
+	if (rto < c->rto_min_ms * 1000)
+		rto = c->rto_min_ms * 1000;
+	if (rto > c->rto_max_ms * 1000)
+		rto = c->rto_max_ms * 1000;
+	tp->rto_us = rto;
+	tp->backoff = 0;
+}
+
+void
+tcp_delack_arm(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	tp->tflags |= TF_DELACK;
+	if (!ust_timer_armed(&tp->delack_timer))
+		ust_timer_arm(&stk->tcp->wheel, &tp->delack_timer,
+			      stk->now + (uint64_t)stk->conf.tcp.delack_ms *
+			      NS_PER_MS);
+}
+
+/* RFC 6298 5.4-5.7 and RFC 5681 3.1: the retransmission timer expired */
+static void
+tcp_rto_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	const struct ust_tcp_conf *c = &stk->conf.tcp;
+
+	if (tp->state == UST_TCP_SYN_SENT) {
+		if (++tp->probes > c->syn_retries) {
+			stk->mib[UST_MIB_TCP_ATTEMPTFAILS]++;
+			tcp_abort(stk, tp, ETIMEDOUT, false);
+			return;
+		}
+		tp->backoff++;
+		tcp_send_syn(stk, tp);
+		tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
+		return;
+	}
+	if (tp->backoff >= c->retries2) {
+		stk->mib[UST_MIB_TCPEXT_TCPABORTONTIMEOUT]++;
+		tcp_abort(stk, tp, ETIMEDOUT, true);
+		return;
+	}
+	stk->mib[UST_MIB_TCPEXT_TCPTIMEOUTS]++;
+	if (tp->backoff == 0) {
+		/* the first timeout of an episode: a loss event */
+		tp->ssthresh = tp->cc->ssthresh(stk, tp);
+		tp->retrans_start_ns = stk->now;
+	}
+	tp->cwnd = tp->mss; /* RFC 5681: the loss window */
+	tp->ts_rto = tcp_ts_now(stk, tp->ts_offset);
+	tp->cc->event(stk, tp, UST_CC_EV_RTO);
+	tp->tflags &= ~(TF_RECOVERY | TF_RTT_TIMING);
+	tp->dupacks = 0;
+	/* RFC 2018 8: after a timeout, SACK information is not trusted */
+	tp->n_sb = 0;
+	tp->sacked_bytes = 0;
+	tp->high_sacked = tp->snd_una;
+	/* go back N: resend from the first unacknowledged byte */
+	tp->snd_nxt = tp->snd_una;
+	tp->high_rxt = tp->snd_una;
+	tp->recover = tp->snd_max;
+	tp->tflags |= TF_LOSS;
+	if ((tp->tflags & TF_FIN_SENT) && tp->snd_una == tp->snd_max - 1 &&
+	    tp->snd_buffered == 0)
+		tp->tflags &= ~TF_FIN_SENT; /* the FIN goes again */
+	tp->backoff++;
+	tcp_output(stk, tp);
+	tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
+}
+
+static void
+tcp_persist_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	const struct ust_tcp_conf *c = &stk->conf.tcp;
+
+	if (tp->snd_wnd != 0 || tcp_snd_data_end(tp) == tp->snd_nxt) {
+		tp->rtx_mode = UST_RTX_NONE;
+		tcp_output(stk, tp);
+		return;
+	}
+	if (tp->probes >= c->retries2) {
+		stk->mib[UST_MIB_TCPEXT_TCPABORTONTIMEOUT]++;
+		tcp_abort(stk, tp, ETIMEDOUT, true);
+		return;
+	}
+	/* a zero-window probe: an ACK one byte to the left of the window,
+	 * which the peer must answer with its current window (Linux's
+	 * tcp_write_wakeup() for a zero window) */
+	tp->probes++;
+	stk->mib[UST_MIB_TCPEXT_TCPWINPROBE]++;
+	tcp_send_reply(stk, &(struct ust_tcp_key){ tp->base.laddr,
+		       tp->base.raddr, tp->base.lport, tp->base.rport },
+		       tp->snd_una - 1, tp->rcv_nxt, UST_TCP_ACK,
+		       tcp_window_field(tp), NULL);
+	if (tp->backoff < 16)
+		tp->backoff++;
+	tcp_rtx_arm(stk, tp, UST_RTX_PERSIST, tcp_rto_ns(tp));
+}
+
+static void
+tcp_keepalive_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	uint64_t idle = stk->now - tp->last_rcv_ns;
+
+	if (idle < (uint64_t)tp->keep_idle_ms * NS_PER_MS && tp->probes == 0) {
+		tcp_rtx_arm(stk, tp, UST_RTX_KEEPALIVE,
+			    (uint64_t)tp->keep_idle_ms * NS_PER_MS - idle);
+		return;
+	}
+	if (tp->probes >= tp->keep_cnt) {
+		stk->mib[UST_MIB_TCPEXT_TCPABORTONTIMEOUT]++;
+		tcp_abort(stk, tp, ETIMEDOUT, true);
+		return;
+	}
+	tp->probes++;
+	stk->mib[UST_MIB_TCPEXT_TCPKEEPALIVE]++;
+	/* RFC 1122 4.2.3.6: SEG.SEQ = SND.NXT - 1, no data */
+	tcp_send_reply(stk, &(struct ust_tcp_key){ tp->base.laddr,
+		       tp->base.raddr, tp->base.lport, tp->base.rport },
+		       tp->snd_max - 1, tp->rcv_nxt, UST_TCP_ACK,
+		       tcp_window_field(tp), NULL);
+	tcp_rtx_arm(stk, tp, UST_RTX_KEEPALIVE,
+		    (uint64_t)tp->keep_intvl_ms * NS_PER_MS);
+}
+
+static void
+tcp_rtx_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	switch (tp->rtx_mode) {
+	case UST_RTX_RTO:
+		tcp_rto_expired(stk, tp);
+		break;
+	case UST_RTX_PERSIST:
+		tcp_persist_expired(stk, tp);
+		break;
+	case UST_RTX_KEEPALIVE:
+		tcp_keepalive_expired(stk, tp);
+		break;
+	case UST_RTX_FIN_WAIT2:
+		tcp_done(stk, tp);
+		break;
+	default:
+		break;
+	}
+}
+
+void
+tcp_timer_fire(struct ust_timer *t, void *ctx)
+{
+	struct ust_stack *stk = ctx;
+
+	switch (t->kind) {
+	case UST_TT_RTX:
+		tcp_rtx_expired(stk, container_of(t, struct ust_tcp_sock,
+						  rtx_timer));
+		break;
+	case UST_TT_DELACK: {
+		struct ust_tcp_sock *tp = container_of(t, struct ust_tcp_sock,
+						       delack_timer);
+
+		if (tp->tflags & TF_DELACK) {
+			stk->mib[UST_MIB_TCPEXT_DELAYEDACKS]++;
+			tcp_send_ack(stk, tp);
+		}
+		break;
+	}
+	case UST_TT_REQ:
+		tcp_req_timeout(stk, container_of(t, struct ust_tcp_req,
+						  timer));
+		break;
+	case UST_TT_TW:
+		tcp_tw_free(stk, container_of(t, struct ust_tcp_tw, timer));
+		break;
+	default:
+		break;
+	}
+}
+
+/* ---- TIME_WAIT ---- */
+
+void
+tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	struct ust_tcp_stack *ts = stk->tcp;
+	struct ust_tcp_tw *tw = NULL;
+	struct ust_tcp_key k;
+
+	tcp_key_of(tp, &k);
+	if (rte_mempool_get(ts->tw_pool, (void **)&tw) == 0) {
+		memset(tw, 0, sizeof(*tw));
+		ust_timer_init(&tw->timer, UST_TT_TW);
+		tw->laddr = k.laddr;
+		tw->raddr = k.raddr;
+		tw->lport = k.lport;
+		tw->rport = k.rport;
+		tw->snd_nxt = tp->snd_nxt;
+		tw->rcv_nxt = tp->rcv_nxt;
+		tw->ts_ok = (tp->tflags & TF_TS_OK) != 0;
+		tw->ts_offset = tp->ts_offset;
+		tw->ts_recent = tp->ts_recent;
+		tw->ts_recent_ns = tp->ts_recent_ns;
+		tw->rcv_wnd = tcp_window_field(tp);
+	}
+	/* the control block leaves the hash; the entry takes its place */
+	tcp_done(stk, tp);
+	if (tw == NULL)
+		return; /* no room: the 4-tuple is free at once */
+	if (tcp_hash_add(stk, &k, tw, UST_TCP_OBJ_TW) < 0) {
+		rte_mempool_put(ts->tw_pool, tw);
+		return;
+	}
+	ts->n_tw++;
+	stk->mib[UST_MIB_TCPEXT_TW]++;
+	ust_timer_arm(&ts->wheel, &tw->timer,
+		      stk->now + (uint64_t)stk->conf.tcp.time_wait_ms *
+		      NS_PER_MS);
+}
+
+void
+tcp_tw_free(struct ust_stack *stk, struct ust_tcp_tw *tw)
+{
+	struct ust_tcp_key k = { tw->laddr, tw->raddr, tw->lport, tw->rport };
+
+	ust_timer_cancel(&stk->tcp->wheel, &tw->timer);
+	tcp_hash_del(stk, &k);
+	stk->tcp->n_tw--;
+	rte_mempool_put(stk->tcp->tw_pool, tw);
+}
+
+void
+tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
+	     struct rte_mbuf *m, const struct ust_tcp_repr *th,
+	     uint32_t seg_len)
+{
+	struct ust_tcp_key k = { tw->laddr, tw->raddr, tw->lport, tw->rport };
+	struct ust_tcp_opts o;
+
+	memset(&o, 0, sizeof(o));
+	if (tw->ts_ok) {
+		o.has = UST_TCPOPT_TS;
+		o.tsval = tcp_ts_now(stk, tw->ts_offset);
+		o.tsecr = tw->ts_recent;
+	}
+	if (th->flags & UST_TCP_RST) {
+		/* RFC 1337: TIME_WAIT is not assassinated by an RST */
+		ust_drop(stk, m, UST_DROP_TCP_RESET);
+		return;
+	}
+	if (th->flags & UST_TCP_SYN) {
+		/* handled by the caller (reuse, RFC 6191) when it is newer;
+		 * here it is an old duplicate: answer with an ACK */
+		tcp_send_reply(stk, &k, tw->snd_nxt, tw->rcv_nxt, UST_TCP_ACK,
+			       tw->rcv_wnd, &o);
+		ust_drop(stk, m, UST_DROP_TCP_INVALID_SYN);
+		return;
+	}
+	if ((th->flags & UST_TCP_FIN) && th->seq + seg_len == tw->rcv_nxt) {
+		/* the peer did not hear our ACK of its FIN: again, and the
+		 * 2 MSL start over (RFC 9293 3.10.7.4) */
+		tcp_send_reply(stk, &k, tw->snd_nxt, tw->rcv_nxt, UST_TCP_ACK,
+			       tw->rcv_wnd, &o);
+		ust_timer_arm(&stk->tcp->wheel, &tw->timer,
+			      stk->now + (uint64_t)stk->conf.tcp.time_wait_ms *
+			      NS_PER_MS);
+		ust_consumed(stk);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	if (seg_len == 0 && !(th->flags & UST_TCP_FIN)) {
+		/* a late ACK: nothing to do */
+		ust_consumed(stk);
+		rte_pktmbuf_free(m);
+		return;
+	}
+	/* data after the connection ended */
+	tcp_send_reply(stk, &k, tw->snd_nxt, tw->rcv_nxt, UST_TCP_ACK,
+		       tw->rcv_wnd, &o);
+	ust_drop(stk, m, UST_DROP_TCP_CLOSE);
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/**
+ * @file
+ * TCP specifics of the socket API (ust_socket.h): connection states, the
+ * options that TCP sockets take, and UST_TCP_INFO.
+ *
+ * TCP sockets use the same calls as UDP ones: ust_socket(AF_INET,
+ * SOCK_STREAM, 0), ust_bind(), ust_listen(), ust_accept(), ust_connect()
+ * (returns -EINPROGRESS; UST_EPOLLOUT or SO_ERROR tell the outcome),
+ * ust_send(), ust_recv(), ust_shutdown(), ust_close(), and the zero-copy
+ * ust_send_burst() / ust_recv_burst().
+ *
+ * Options (level IPPROTO_TCP, values from <netinet/tcp.h>): TCP_NODELAY,
+ * TCP_MAXSEG (before connect or listen), TCP_QUICKACK, TCP_KEEPIDLE,
+ * TCP_KEEPINTVL, TCP_KEEPCNT (seconds, counts), TCP_CONGESTION ("cubic",
+ * "newreno"); level SOL_SOCKET: SO_RCVBUF, SO_SNDBUF (clamped to the
+ * configured maxima, doubled, as Linux), SO_KEEPALIVE, SO_LINGER,
+ * SO_REUSEADDR, SO_ERROR; level UST_SOL_USTACK: UST_TCP_INFO (get).
+ */
+
+#ifndef UST_TCP_H
+#define UST_TCP_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** RFC 9293 connection states (ust_tcp_info.state). */
+enum ust_tcp_state {
+	UST_TCP_CLOSED = 0,
+	UST_TCP_LISTEN,
+	UST_TCP_SYN_SENT,
+	UST_TCP_SYN_RECEIVED,
+	UST_TCP_ESTABLISHED,
+	UST_TCP_FIN_WAIT_1,
+	UST_TCP_FIN_WAIT_2,
+	UST_TCP_CLOSE_WAIT,
+	UST_TCP_CLOSING,
+	UST_TCP_LAST_ACK,
+	UST_TCP_TIME_WAIT,
+};
+
+/** Name of a state ("ESTABLISHED"). */
+const char *ust_tcp_state_name(unsigned int state);
+
+/** get only, struct ust_tcp_info: a connection's state and counters. */
+#define UST_TCP_INFO 16
+
+/** A connection's state, as Linux's struct tcp_info tells it. */
+struct ust_tcp_info {
+	uint8_t state;          /**< enum ust_tcp_state */
+	uint8_t snd_wscale;
+	uint8_t rcv_wscale;
+	uint8_t options;        /**< UST_TCPOPT_* in use (ust_wire.h) */
+	uint8_t backoff;
+	uint8_t in_recovery;
+	uint16_t mss;           /**< send MSS */
+	uint32_t rto_us;
+	uint32_t srtt_us;
+	uint32_t rttvar_us;
+	uint32_t cwnd;          /**< bytes */
+	uint32_t ssthresh;      /**< bytes */
+	uint32_t snd_wnd;       /**< the peer's window, bytes */
+	uint32_t rcv_wnd;       /**< our window, bytes */
+	uint32_t unacked;       /**< bytes in flight */
+	uint32_t sacked;        /**< of which SACKed */
+	uint32_t snd_buffered;  /**< bytes in the send queue */
+	uint32_t rcv_buffered;  /**< bytes waiting to be read */
+	uint32_t ofo_segs;      /**< segments in the out-of-order queue */
+	uint64_t segs_in;
+	uint64_t segs_out;
+	uint64_t retrans;       /**< segments retransmitted */
+	uint64_t bytes_acked;
+	uint64_t bytes_received;
+	char congestion[16];
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UST_TCP_H */
