@@ -127,9 +127,25 @@ app_env_up(struct app_env *env)
 	sc.name = "ust0";
 	sc.pool = env->pool;
 	sc.socket_id = sock;
+	sc.now_ns = ust_clock_ns();
 	if (ust_port_netif(c->port.port_id, 0, &env->port, &sc.netif) != 0)
 		app_usage_error(env->prog, "port %u: no queue 0",
 				c->port.port_id);
+	if (env->fault_spec != NULL) {
+		struct ust_fault_conf fc;
+		char err[160];
+
+		ust_fault_conf_defaults(&fc);
+		if (ust_fault_parse(env->fault_spec, &fc, err,
+				    sizeof(err)) != 0)
+			app_usage_error(env->prog, "--fault: %s", err);
+		env->fault = ust_fault_create(&fc, &sc.netif, env->pool);
+		if (env->fault == NULL)
+			app_usage_error(env->prog, "--fault: cannot create "
+					"the stage: %s",
+					rte_strerror(rte_errno));
+		ust_fault_netif(env->fault, &sc.netif);
+	}
 	env->stk = ust_stack_create(&sc);
 	if (env->stk == NULL)
 		app_usage_error(env->prog, "cannot create the stack: %s",
@@ -147,6 +163,9 @@ app_env_down(struct app_env *env)
 {
 	ust_stack_destroy(env->stk);
 	env->stk = NULL;
+	/* the frames the stage holds back go back to the pool */
+	ust_fault_free(env->fault);
+	env->fault = NULL;
 	ust_port_tx_cleanup(env->cfg.port.port_id, env->port.nb_queues);
 	env->mbuf_in_use_end = rte_mempool_in_use_count(env->pool);
 }
@@ -423,6 +442,13 @@ json_stack(struct app_json *j, struct ust_stack *stk)
 		json_u64(j, ust_drop_name(i), st.drop[i]);
 	json_obj_end(j);
 	json_u64(j, "rx_consumed", st.rx_consumed);
+	json_u64(j, "rx_drops", ust_stats_drops(&st, UST_DROP_PATH_RX));
+	ust_mem_pool_stats_get(ust_stack_tcp_mem(stk), &ps);
+	json_obj(j, "tcp_mem");
+	json_i64(j, "pages", ps.pages);
+	json_i64(j, "high_water", ps.high_water);
+	json_u64(j, "charge_failures", ps.charge_failures);
+	json_obj_end(j);
 	ust_mem_pool_stats_get(ust_stack_udp_mem(stk), &ps);
 	json_obj(j, "udp_mem");
 	json_u64(j, "limit_min", ps.limit[0]);
@@ -490,4 +516,29 @@ json_hist(struct app_json *j, const char *key, const struct app_hist *h)
 	json_u64(j, "p999", app_hist_quantile(h, 0.999));
 	json_u64(j, "max", h->max);
 	json_obj_end(j);
+}
+
+void
+app_fault_check(const char *prog, const char *spec)
+{
+	struct ust_fault_conf fc;
+	char err[160];
+
+	ust_fault_conf_defaults(&fc);
+	if (ust_fault_parse(spec, &fc, err, sizeof(err)) != 0)
+		app_usage_error(prog, "--fault %s: %s", spec, err);
+}
+
+void
+app_print_fault(FILE *f, const struct app_env *env)
+{
+	struct ust_fault_stats fs;
+
+	if (env->fault == NULL)
+		return;
+	ust_fault_stats_get(env->fault, &fs);
+	fprintf(f, "fault stage: %" PRIu64 " frames, dropped %" PRIu64
+		", duplicated %" PRIu64 ", reordered %" PRIu64 ", corrupted %"
+		PRIu64 ", overflow %" PRIu64 "\n", fs.frames, fs.dropped,
+		fs.duplicated, fs.reordered, fs.corrupted, fs.overflow);
 }

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "ust_config.h"
+#include "ust_fault.h"
 #include "ust_port.h"
 #include "ust_stack.h"
 
@@ -40,9 +41,17 @@ struct app_env {
 	struct rte_mempool *pool;
 	struct ust_port_info port;
 	struct ust_stack *stk;
+	const char *fault_spec;    /* --fault: a fault stage in front */
+	struct ust_fault *fault;
 	unsigned int mbuf_in_use_start;
 	unsigned int mbuf_in_use_end;
 };
+
+/* Check a --fault spec now (exit 2 with the reason when it is bad). */
+void app_fault_check(const char *prog, const char *spec);
+
+/* One line of what the fault stage did (nothing without one). */
+void app_print_fault(FILE *f, const struct app_env *env);
 
 /* After rte_eal_init(): pool, port, stack. Exits with status 2 on a
  * configuration the port or the stack refuses, naming it. */

@@ -8,11 +8,13 @@
  *   ust-echo [EAL options] -- --mode server --addr A.B.C.D/N [--port N]
  *   ust-echo [EAL options] -- --mode client --addr A.B.C.D/N --peer A.B.C.D
  *
- * The server echoes every UDP datagram back to its sender, zero copy (the
- * received mbuf is the reply), until SIGINT or SIGTERM, then prints its
- * counters and exits 0. The client runs request-response over --flows
- * sockets, one request outstanding per flow, and prints transactions/s and
- * latency percentiles. Both run the stack on the main lcore.
+ * With --proto udp (the default) the server echoes every UDP datagram back
+ * to its sender, zero copy (the received mbuf is the reply), until SIGINT
+ * or SIGTERM, then prints its counters and exits 0; the client runs
+ * request-response over --flows sockets, one request outstanding per flow,
+ * and prints transactions/s and latency percentiles. With --proto tcp the
+ * same over TCP connections, plus a stream mode (echo_tcp.c). Both run the
+ * stack on the main lcore. This file: options, UDP modes, main().
  */
 
 #include <errno.h>
@@ -27,35 +29,12 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 
-#include "app_common.h"
+#include "echo.h"
 #include "ust_config.h"
 #include "ust_socket.h"
 #include "ust_stack.h"
 
-#define PROG "ust-echo"
-#define MAX_FLOWS 4096
-#define MAX_SIZE 1472
-
-struct opts {
-	bool server;
-	const char *config;
-	const char *addr;
-	const char *gateway;
-	const char *port_id;
-	const char *peer;
-	const char *json;
-	uint32_t port;
-	uint32_t size;
-	uint32_t flows;
-	double duration;
-	double warmup;
-	uint32_t timeout_ms;
-	uint32_t idle_sleep_us;
-	uint32_t stats_period;
-	double linger;
-};
-
-static volatile sig_atomic_t quit;
+volatile sig_atomic_t quit;
 
 static void
 usage(void)
@@ -63,26 +42,47 @@ usage(void)
 	printf(
 "Usage: " PROG " [EAL options] -- [options]\n"
 "\n"
-"Serve UDP echo, or drive an echo server with request-response traffic\n"
-"(one request outstanding per flow), on the first ethdev port.\n"
+"Serve UDP or TCP echo, or drive an echo server with request-response\n"
+"traffic (one request outstanding per flow), on the first ethdev port.\n"
 "\n"
 "Options:\n"
 "  --mode server|client   role (default: server)\n"
-"  --proto udp            transport (default: udp)\n"
+"  --proto udp|tcp        transport (default: udp)\n"
 "  --config FILE          load settings (format: config/ustack.ini);\n"
 "                         the flags below override it\n"
 "  --addr A.B.C.D/N       our address and prefix ([ip] addr); required\n"
 "                         unless the config file sets it\n"
 "  --gateway A.B.C.D      default gateway ([ip] gateway)\n"
-"  --port N               UDP port served, or the server's (default: 7)\n"
+"  --port N               port served, or the server's (default: 7)\n"
 "  --port-id N            ethdev port ([port] id, default: 0)\n"
 "  --peer A.B.C.D         client: the server's address (required)\n"
-"  --size BYTES           client: request size, 1-1472 (default: 64)\n"
+"  --size BYTES           request size: 1-1472 for UDP, 1-65536 for TCP\n"
+"                         (default: 64); a TCP server with --response\n"
+"                         answers every --size bytes it reads\n"
+"  --response BYTES       TCP: response size (client default: --size;\n"
+"                         server default: 0, echo what arrives)\n"
 "  --flows N              client: concurrent flows, 1-4096 (default: 1)\n"
 "  --duration SECONDS     client: measured time (default: 5)\n"
 "  --warmup SECONDS       client: unmeasured time before (default: 0.5)\n"
-"  --timeout MS           client: an unanswered request is counted lost\n"
-"                         and resent after this long (default: 200)\n"
+"  --timeout MS           client: UDP: an unanswered request is counted\n"
+"                         lost and resent after this long; TCP: wait\n"
+"                         before connecting again after an error\n"
+"                         (default: 200)\n"
+"  --reconnect K          TCP client: close each connection and open a new\n"
+"                         one after K transactions (default: 0, never)\n"
+"  --count N              client: stop after N transactions (default: 0,\n"
+"                         run for --duration)\n"
+"  --stream FILE          TCP client: send FILE on one connection, then\n"
+"                         shut down sending and read until EOF\n"
+"  --bulk BYTES           TCP client: as --stream, with BYTES of a pattern\n"
+"  --stream-out FILE      TCP client: write what the server sends back\n"
+"  --discard              TCP server: read and drop (a bulk sink)\n"
+"  --close-rst            TCP server: reset the open connections at exit\n"
+"  --sndbuf BYTES         TCP: SO_SNDBUF of every socket\n"
+"  --rcvbuf BYTES         TCP: SO_RCVBUF of every socket\n"
+"  --fault SPEC           drop, duplicate, reorder, corrupt received frames\n"
+"                         (e.g. drop=10%%,reorder=5%%,dup=1%%,corrupt=1%%,\n"
+"                         seed=7; see ust_fault.h)\n"
 "  --json FILE            write counters, drop reasons, the result and the\n"
 "                         mbuf pool's in-use count at start and end\n"
 "  --idle-sleep US        sleep after an idle poll (default: 0, busy poll)\n"
@@ -94,7 +94,8 @@ usage(void)
 "                         memif unmaps its rings under a polling peer)\n"
 "  --help                 print this text\n"
 "\n"
-"Exit status: 0 on success; 1 when a client completed no transaction;\n"
+"Exit status: 0 on success; 1 when a client completed no transaction (or\n"
+"a stream did not end in order);\n"
 "2 on a bad flag, configuration or device.\n");
 }
 
@@ -128,7 +129,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 {
 	enum { O_MODE = 256, O_PROTO, O_CONFIG, O_ADDR, O_GW, O_PORT,
 	       O_PORTID, O_PEER, O_SIZE, O_FLOWS, O_DURATION, O_WARMUP,
-	       O_TIMEOUT, O_JSON, O_IDLE, O_STATS, O_LINGER, O_HELP };
+	       O_TIMEOUT, O_JSON, O_IDLE, O_STATS, O_LINGER, O_HELP,
+	       O_RESPONSE, O_RECONNECT, O_COUNT, O_STREAM, O_BULK,
+	       O_STREAM_OUT, O_DISCARD, O_CLOSE_RST, O_SNDBUF, O_RCVBUF,
+	       O_FAULT };
 	static const struct option lo[] = {
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "proto", required_argument, NULL, O_PROTO },
@@ -148,6 +152,17 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "stats-period", required_argument, NULL, O_STATS },
 		{ "linger", required_argument, NULL, O_LINGER },
 		{ "help", no_argument, NULL, O_HELP },
+		{ "response", required_argument, NULL, O_RESPONSE },
+		{ "reconnect", required_argument, NULL, O_RECONNECT },
+		{ "count", required_argument, NULL, O_COUNT },
+		{ "stream", required_argument, NULL, O_STREAM },
+		{ "bulk", required_argument, NULL, O_BULK },
+		{ "stream-out", required_argument, NULL, O_STREAM_OUT },
+		{ "discard", no_argument, NULL, O_DISCARD },
+		{ "close-rst", no_argument, NULL, O_CLOSE_RST },
+		{ "sndbuf", required_argument, NULL, O_SNDBUF },
+		{ "rcvbuf", required_argument, NULL, O_RCVBUF },
+		{ "fault", required_argument, NULL, O_FAULT },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -174,9 +189,52 @@ parse_opts(int argc, char **argv, struct opts *o)
 						"server or client", optarg);
 			break;
 		case O_PROTO:
-			if (strcmp(optarg, "udp") != 0)
-				app_usage_error(PROG, "--proto %s: this build "
-						"serves udp only", optarg);
+			if (strcmp(optarg, "udp") == 0)
+				o->tcp = false;
+			else if (strcmp(optarg, "tcp") == 0)
+				o->tcp = true;
+			else
+				app_usage_error(PROG, "--proto %s: expected "
+						"udp or tcp", optarg);
+			break;
+		case O_RESPONSE:
+			o->response = parse_num("--response", optarg, 1,
+						MAX_TCP_SIZE);
+			break;
+		case O_RECONNECT:
+			o->reconnect = parse_num("--reconnect", optarg, 0,
+						 UINT32_MAX);
+			break;
+		case O_COUNT:
+			o->count = parse_num("--count", optarg, 0, UINT32_MAX);
+			break;
+		case O_STREAM:
+			o->stream = optarg;
+			break;
+		case O_BULK:
+			o->bulk = (uint64_t)parse_num("--bulk", optarg, 1,
+						      UINT32_MAX);
+			break;
+		case O_STREAM_OUT:
+			o->stream_out = optarg;
+			break;
+		case O_DISCARD:
+			o->discard = true;
+			break;
+		case O_CLOSE_RST:
+			o->close_rst = true;
+			break;
+		case O_SNDBUF:
+			o->sndbuf = parse_num("--sndbuf", optarg, 1,
+					      INT32_MAX / 2);
+			break;
+		case O_RCVBUF:
+			o->rcvbuf = parse_num("--rcvbuf", optarg, 1,
+					      INT32_MAX / 2);
+			break;
+		case O_FAULT:
+			app_fault_check(PROG, optarg);
+			o->fault = optarg;
 			break;
 		case O_CONFIG:
 			o->config = optarg;
@@ -197,7 +255,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 			o->peer = optarg;
 			break;
 		case O_SIZE:
-			o->size = parse_num("--size", optarg, 1, MAX_SIZE);
+			o->size = parse_num("--size", optarg, 1, MAX_TCP_SIZE);
 			break;
 		case O_FLOWS:
 			o->flows = parse_num("--flows", optarg, 1, MAX_FLOWS);
@@ -242,6 +300,29 @@ parse_opts(int argc, char **argv, struct opts *o)
 	if (optind < argc)
 		app_usage_error(PROG, "unexpected argument '%s'",
 				argv[optind]);
+	if (!o->tcp && o->size > MAX_UDP_SIZE)
+		app_usage_error(PROG, "--size %u: UDP requests are 1-%u bytes",
+				o->size, MAX_UDP_SIZE);
+	if (!o->tcp && (o->response != 0 || o->reconnect != 0 ||
+			o->stream != NULL || o->bulk != 0 ||
+			o->stream_out != NULL || o->discard || o->close_rst ||
+			o->sndbuf != 0 || o->rcvbuf != 0))
+		app_usage_error(PROG, "--response, --reconnect, --stream, "
+				"--bulk, --stream-out, --discard, --close-rst, "
+				"--sndbuf and --rcvbuf need --proto tcp");
+	if (o->server && (o->stream != NULL || o->bulk != 0 ||
+			  o->stream_out != NULL || o->reconnect != 0 ||
+			  o->count != 0))
+		app_usage_error(PROG, "--stream, --bulk, --stream-out, "
+				"--reconnect and --count are client options");
+	if (!o->server && (o->discard || o->close_rst))
+		app_usage_error(PROG, "--discard and --close-rst are server "
+				"options");
+	if (o->stream != NULL && o->bulk != 0)
+		app_usage_error(PROG, "--stream and --bulk exclude each other");
+	if (o->discard && o->response != 0)
+		app_usage_error(PROG, "--discard and --response exclude each "
+				"other");
 }
 
 /* Defaults, then --config, then flags. */
@@ -278,8 +359,8 @@ build_config(const struct opts *o, struct ust_config *cfg, rte_be32_t *peer)
 	}
 }
 
-static void
-idle(const struct opts *o, bool busy)
+void
+echo_idle(const struct opts *o, bool busy)
 {
 	if (!busy && o->idle_sleep_us != 0) {
 		struct timespec ts = {
@@ -291,12 +372,7 @@ idle(const struct opts *o, bool busy)
 	}
 }
 
-/* ---- server ---- */
-
-struct server_result {
-	uint64_t echoed;
-	uint64_t refused; /* replies the stack would not take (EAGAIN) */
-};
+/* ---- UDP server ---- */
 
 static int
 run_server(const struct opts *o, struct app_env *env,
@@ -339,7 +415,7 @@ run_server(const struct opts *o, struct app_env *env,
 			fflush(stdout);
 			next_stats = now + period;
 		}
-		idle(o, rx > 0 || n > 0);
+		echo_idle(o, rx > 0 || n > 0);
 	}
 	ust_close(stk, sd);
 	return 0;
@@ -354,17 +430,6 @@ struct flow {
 	uint64_t sent_ns;
 };
 
-struct client_result {
-	uint64_t transactions;   /* completed in the measured window */
-	uint64_t all;            /* completed in all */
-	uint64_t timeouts;
-	uint64_t late;           /* replies to requests given up on */
-	uint64_t send_errors;
-	uint64_t refused;        /* ICMP port unreachable */
-	double seconds;
-	struct app_hist lat;
-};
-
 static int
 run_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 	   struct client_result *res)
@@ -372,7 +437,7 @@ run_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 	struct ust_stack *stk = env->stk;
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	struct flow *fl;
-	uint8_t req[MAX_SIZE], rsp[MAX_SIZE + 1];
+	uint8_t req[MAX_UDP_SIZE], rsp[MAX_UDP_SIZE + 1];
 	uint64_t start, measure_from, end, tmo = (uint64_t)o->timeout_ms * 1000000;
 	uint64_t period = (uint64_t)o->stats_period * 1000000000u, next_stats;
 	uint32_t f;
@@ -498,8 +563,25 @@ print_client(const struct opts *o, const struct client_result *r)
 {
 	double tps = r->seconds > 0 ? (double)r->transactions / r->seconds : 0;
 
-	printf("%s: udp, %u flow%s, %u-byte requests, %.2f s measured\n",
-	       PROG, o->flows, o->flows == 1 ? "" : "s", o->size, r->seconds);
+	if (o->tcp && (o->stream != NULL || o->bulk != 0)) {
+		printf("%s: tcp stream, %" PRIu64 " bytes sent, %" PRIu64
+		       " received in %.3f s (%.3f Gbit/s out, %.3f in)\n",
+		       PROG, r->bytes_sent, r->bytes_received, r->seconds,
+		       r->seconds > 0 ? r->bytes_sent * 8 / r->seconds / 1e9 :
+		       0, r->seconds > 0 ? r->bytes_received * 8 / r->seconds /
+		       1e9 : 0);
+		printf("stream %s%s%s\n", r->all == 1 ? "completed" :
+		       "failed", r->last_error != 0 ? ": " : "",
+		       r->last_error != 0 ? strerror(r->last_error) : "");
+		return;
+	}
+	printf("%s: %s, %u flow%s, %u-byte requests", PROG,
+	       o->tcp ? "tcp" : "udp", o->flows, o->flows == 1 ? "" : "s",
+	       o->size);
+	if (o->tcp)
+		printf(", %u-byte responses", o->response != 0 ? o->response :
+		       o->size);
+	printf(", %.2f s measured\n", r->seconds);
 	printf("transactions: %" PRIu64 " (%.1f transactions/s)\n",
 	       r->transactions, tps);
 	printf("latency (us): p50 %.1f  p99 %.1f  p99.9 %.1f  (min %.1f, "
@@ -508,6 +590,17 @@ print_client(const struct opts *o, const struct client_result *r)
 	       app_hist_quantile(&r->lat, 0.99) / 1e3,
 	       app_hist_quantile(&r->lat, 0.999) / 1e3,
 	       r->lat.count ? r->lat.min / 1e3 : 0, r->lat.max / 1e3);
+	if (o->tcp) {
+		printf("connections: %" PRIu64 " (%.1f/s), all transactions %"
+		       PRIu64 "\n", r->connects, r->seconds > 0 ?
+		       (double)r->connects / r->seconds : 0, r->all);
+		printf("errors: refused %" PRIu64 ", reset %" PRIu64
+		       ", timed out %" PRIu64 ", other %" PRIu64 "%s%s\n",
+		       r->refused, r->resets, r->conn_timeouts,
+		       r->other_errors, r->last_error != 0 ? "; last: " : "",
+		       r->last_error != 0 ? strerror(r->last_error) : "");
+		return;
+	}
 	printf("timeouts %" PRIu64 ", late replies %" PRIu64 ", port "
 	       "unreachable %" PRIu64 ", send errors %" PRIu64 "\n",
 	       r->timeouts, r->late, r->refused, r->send_errors);
@@ -531,6 +624,7 @@ main(int argc, char **argv)
 	parse_opts(app_argc, app_argv, &o);
 	memset(&env, 0, sizeof(env));
 	env.prog = PROG;
+	env.fault_spec = o.fault;
 	build_config(&o, &env.cfg, &peer);
 	if (o.json != NULL) {
 		json = fopen(o.json, "w");
@@ -546,24 +640,54 @@ main(int argc, char **argv)
 	app_catch_signals(&quit);
 	memset(&sres, 0, sizeof(sres));
 	memset(&cres, 0, sizeof(cres));
-	if (o.server)
+	if (o.server && o.tcp)
+		run_tcp_server(&o, &env, &sres);
+	else if (o.server)
 		run_server(&o, &env, &sres);
+	else if (o.tcp && (o.stream != NULL || o.bulk != 0))
+		run_tcp_stream(&o, &env, peer, &cres);
+	else if (o.tcp)
+		run_tcp_client(&o, &env, peer, &cres);
 	else
 		run_client(&o, &env, peer, &cres);
 	/* a last poll sends what is staged (e.g. final echoes) */
 	ust_stack_flush(env.stk);
 	app_print_stats(stdout, env.stk);
+	app_print_fault(stdout, &env);
 	if (json != NULL) {
 		json_begin(&j, json);
 		json_str(&j, "app", PROG);
 		json_str(&j, "mode", o.server ? "server" : "client");
-		json_str(&j, "proto", "udp");
+		json_str(&j, "proto", o.tcp ? "tcp" : "udp");
 		json_stack(&j, env.stk);
 		json_obj(&j, "result");
 		if (o.server) {
 			json_u64(&j, "echoed", sres.echoed);
 			json_u64(&j, "refused", sres.refused);
+			if (o.tcp) {
+				json_u64(&j, "received", sres.received);
+				json_u64(&j, "accepted", sres.accepted);
+				json_u64(&j, "closed", sres.closed);
+				json_u64(&j, "resets", sres.resets);
+				json_u64(&j, "transactions",
+					 sres.transactions);
+			}
 		} else {
+			if (o.tcp) {
+				json_u64(&j, "response", o.response != 0 ?
+					 o.response : o.size);
+				json_u64(&j, "connects", cres.connects);
+				json_u64(&j, "refused", cres.refused);
+				json_u64(&j, "resets", cres.resets);
+				json_u64(&j, "conn_timeouts",
+					 cres.conn_timeouts);
+				json_u64(&j, "other_errors",
+					 cres.other_errors);
+				json_u64(&j, "bytes_sent", cres.bytes_sent);
+				json_u64(&j, "bytes_received",
+					 cres.bytes_received);
+				json_u64(&j, "all", cres.all);
+			}
 			json_u64(&j, "flows", o.flows);
 			json_u64(&j, "size", o.size);
 			json_dbl(&j, "seconds", cres.seconds);
@@ -588,7 +712,9 @@ main(int argc, char **argv)
 	}
 	if (!o.server) {
 		print_client(&o, &cres);
-		if (cres.transactions == 0)
+		if (o.tcp && (o.stream != NULL || o.bulk != 0))
+			rc = cres.all == 1 ? 0 : 1;
+		else if (cres.transactions == 0)
 			rc = 1;
 	}
 	fflush(stdout);

@@ -89,7 +89,7 @@ ust_fault_parse(const char *spec, struct ust_fault_conf *c, char *err,
 		uint32_t *ppm = NULL;
 
 		if (eq == NULL) {
-			snprintf(err, errlen, "fault: '%s' is not key=value",
+			snprintf(err, errlen, "'%s' is not key=value",
 				 tok);
 			return -1;
 		}
@@ -104,14 +104,14 @@ ust_fault_parse(const char *spec, struct ust_fault_conf *c, char *err,
 			ppm = &c->corrupt_ppm;
 		if (ppm != NULL) {
 			if (parse_ppm(eq, ppm) != 0) {
-				snprintf(err, errlen, "fault: bad %s '%s' "
+				snprintf(err, errlen, "bad %s '%s' "
 					 "(want e.g. 5%% or 500ppm)", tok, eq);
 				return -1;
 			}
 		} else if (strcmp(tok, "seed") == 0) {
 			c->seed = strtoull(eq, &end, 0);
 			if (*eq == '\0' || *end != '\0') {
-				snprintf(err, errlen, "fault: bad seed '%s'",
+				snprintf(err, errlen, "bad seed '%s'",
 					 eq);
 				return -1;
 			}
@@ -119,13 +119,13 @@ ust_fault_parse(const char *spec, struct ust_fault_conf *c, char *err,
 			unsigned long d = strtoul(eq, &end, 10);
 
 			if (*eq == '\0' || *end != '\0' || d < 1 || d > 64) {
-				snprintf(err, errlen, "fault: depth '%s' not "
+				snprintf(err, errlen, "depth '%s' not "
 					 "in 1..64", eq);
 				return -1;
 			}
 			c->reorder_depth = (uint16_t)d;
 		} else {
-			snprintf(err, errlen, "fault: unknown key '%s' (drop, "
+			snprintf(err, errlen, "unknown key '%s' (drop, "
 				 "dup, reorder, corrupt, depth, seed)", tok);
 			return -1;
 		}

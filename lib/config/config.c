@@ -23,7 +23,7 @@
 
 enum key_type {
 	K_U8, K_U16, K_U32, K_BOOL, K_PREFIX, K_IPV4_OPT, K_SCHEDULE,
-	K_RELEASE, K_UDP_MEM, K_EPHEMERAL, K_STATIC_ARP,
+	K_RELEASE, K_MEM, K_EPHEMERAL, K_STATIC_ARP, K_CC,
 };
 
 struct key {
@@ -76,11 +76,48 @@ static const struct key keys[] = {
 	  INT32_MAX },
 	{ "udp", "rmem_min", K_U32, OFF(stack.udp_mem.rmem_min), 0,
 	  INT32_MAX },
-	{ "udp", "mem", K_UDP_MEM, 0, 0, 0 },
+	{ "udp", "mem", K_MEM, OFF(stack.udp_mem), 0, 0 },
 	{ "udp", "pcpu_reserve", K_U32, OFF(stack.udp_mem.pcpu_reserve), 0,
 	  1u << 20 },
 	{ "udp", "schedule", K_SCHEDULE, OFF(stack.udp_mem.schedule), 0, 0 },
 	{ "udp", "release", K_RELEASE, OFF(stack.udp_mem.release), 0, 0 },
+	{ "tcp", "max_conns", K_U32, OFF(stack.tcp.max_conns), 1, 1u << 24 },
+	{ "tcp", "rmem_default", K_U32, OFF(stack.tcp.rmem_default),
+	  UST_SOCK_MIN_RCVBUF, INT32_MAX },
+	{ "tcp", "rmem_max", K_U32, OFF(stack.tcp.rmem_max), 1, INT32_MAX },
+	{ "tcp", "wmem_default", K_U32, OFF(stack.tcp.wmem_default),
+	  UST_SOCK_MIN_SNDBUF, INT32_MAX },
+	{ "tcp", "wmem_max", K_U32, OFF(stack.tcp.wmem_max), 1, INT32_MAX },
+	{ "tcp", "mem", K_MEM, OFF(stack.tcp_mem), 0, 0 },
+	{ "tcp", "rto_min_ms", K_U32, OFF(stack.tcp.rto_min_ms), 1, 60000 },
+	{ "tcp", "rto_max_ms", K_U32, OFF(stack.tcp.rto_max_ms), 1, 3600000 },
+	{ "tcp", "rto_init_ms", K_U32, OFF(stack.tcp.rto_init_ms), 1, 60000 },
+	{ "tcp", "delack_ms", K_U32, OFF(stack.tcp.delack_ms), 1, 500 },
+	{ "tcp", "quickack", K_U32, OFF(stack.tcp.quickack), 0, 255 },
+	{ "tcp", "syn_retries", K_U32, OFF(stack.tcp.syn_retries), 1, 127 },
+	{ "tcp", "synack_retries", K_U32, OFF(stack.tcp.synack_retries), 1,
+	  127 },
+	{ "tcp", "retries2", K_U32, OFF(stack.tcp.retries2), 1, 127 },
+	{ "tcp", "max_syn_backlog", K_U32, OFF(stack.tcp.max_syn_backlog), 1,
+	  1u << 24 },
+	{ "tcp", "syncookies", K_U32, OFF(stack.tcp.syncookies), 0, 1 },
+	{ "tcp", "time_wait_ms", K_U32, OFF(stack.tcp.time_wait_ms), 1,
+	  3600000 },
+	{ "tcp", "fin_timeout_ms", K_U32, OFF(stack.tcp.fin_timeout_ms), 1,
+	  3600000 },
+	{ "tcp", "keepalive_time_ms", K_U32, OFF(stack.tcp.keepalive_time_ms),
+	  1000, 32767000 },
+	{ "tcp", "keepalive_intvl_ms", K_U32,
+	  OFF(stack.tcp.keepalive_intvl_ms), 1000, 32767000 },
+	{ "tcp", "keepalive_probes", K_U32, OFF(stack.tcp.keepalive_probes), 1,
+	  127 },
+	{ "tcp", "init_cwnd", K_U32, OFF(stack.tcp.init_cwnd), 1, 1000 },
+	{ "tcp", "challenge_ack_limit", K_U32,
+	  OFF(stack.tcp.challenge_ack_limit), 0, 1000000 },
+	{ "tcp", "sack", K_U8, OFF(stack.tcp.sack), 0, 1 },
+	{ "tcp", "timestamps", K_U8, OFF(stack.tcp.timestamps), 0, 1 },
+	{ "tcp", "window_scaling", K_U8, OFF(stack.tcp.window_scaling), 0, 1 },
+	{ "tcp", "congestion", K_CC, OFF(stack.tcp.congestion), 0, 0 },
 };
 
 void
@@ -265,7 +302,8 @@ set_key(struct ust_config *cfg, const struct key *k, const char *val,
 			return -1;
 		}
 		return 0;
-	case K_UDP_MEM: {
+	case K_MEM: {
+		struct ust_mem_conf *mc = (struct ust_mem_conf *)(base + k->off);
 		unsigned long long a, b, c;
 		char tail;
 
@@ -274,11 +312,20 @@ set_key(struct ust_config *cfg, const struct key *k, const char *val,
 			*why = "expected three page counts, min <= pressure <= max";
 			return -1;
 		}
-		cfg->stack.udp_mem.mem[0] = a;
-		cfg->stack.udp_mem.mem[1] = b;
-		cfg->stack.udp_mem.mem[2] = c;
+		mc->mem[0] = a;
+		mc->mem[1] = b;
+		mc->mem[2] = c;
 		return 0;
 	}
+	case K_CC:
+		if (strcmp(val, "cubic") != 0 && strcmp(val, "newreno") != 0 &&
+		    strcmp(val, "reno") != 0) {
+			*why = "expected cubic or newreno";
+			return -1;
+		}
+		snprintf(cfg->stack.tcp.congestion,
+			 sizeof(cfg->stack.tcp.congestion), "%s", val);
+		return 0;
 	case K_EPHEMERAL: {
 		unsigned int lo, hi;
 		char tail;

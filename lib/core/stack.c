@@ -126,6 +126,11 @@ stack_conf_check(const struct ust_stack_conf *c)
 	if (c->arp.entries == 0 || c->arp.retrans_ms == 0 ||
 	    c->arp.max_probes == 0 || c->arp.queue_len == 0)
 		return -EINVAL;
+	if (c->tcp.max_conns == 0 || c->tcp.rto_min_ms == 0 ||
+	    c->tcp.rto_max_ms < c->tcp.rto_min_ms || c->tcp.rto_init_ms == 0 ||
+	    c->tcp.init_cwnd == 0 || c->tcp.delack_ms == 0 ||
+	    c->tcp.time_wait_ms == 0 || c->tcp.max_syn_backlog == 0)
+		return -EINVAL;
 	if (c->netif.mtu < 68 ||
 	    !rte_is_valid_assigned_ether_addr(&c->netif.mac))
 		return -EINVAL;

@@ -178,6 +178,9 @@ void ust_stack_stats_get(const struct ust_stack *stk, struct ust_stats *st);
 /** The instance's UDP memory pool (stats, A/B switches). */
 struct ust_mem_pool *ust_stack_udp_mem(struct ust_stack *stk);
 
+/** The stack's TCP receive memory pool (tcp_mem), for its statistics. */
+struct ust_mem_pool *ust_stack_tcp_mem(struct ust_stack *stk);
+
 /** The instance's name. */
 const char *ust_stack_name(const struct ust_stack *stk);
 

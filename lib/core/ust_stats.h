@@ -117,6 +117,7 @@ extern "C" {
 	X(TcpExt, TCPEXT_TCPHPACKS, "TCPHPAcks") \
 	X(TcpExt, TCPEXT_TCPTIMEOUTS, "TCPTimeouts") \
 	X(TcpExt, TCPEXT_TCPFASTRETRANS, "TCPFastRetrans") \
+	X(TcpExt, TCPEXT_TCPLOSSPROBES, "TCPLossProbes") \
 	X(TcpExt, TCPEXT_TCPSLOWSTARTRETRANS, "TCPSlowStartRetrans") \
 	X(TcpExt, TCPEXT_TCPSACKRECOVERY, "TCPSackRecovery") \
 	X(TcpExt, TCPEXT_TCPRENORECOVERY, "TCPRenoRecovery") \

@@ -403,3 +403,9 @@ tcp_wakeup(struct ust_tcp_sock *tp)
 	if (tp->parent != NULL && tp->parent->base.ep != NULL)
 		ust_sock_wakeup(&tp->parent->base);
 }
+
+struct ust_mem_pool *
+ust_stack_tcp_mem(struct ust_stack *stk)
+{
+	return stk->tcp->mem;
+}

@@ -92,9 +92,11 @@ tcp_options_from_peer(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	uint32_t mss = UST_TCP_DEFAULT_MSS;
 
 	RTE_SET_USED(syn);
-	/* RFC 9293 3.7.1: without a usable option, 536 */
-	if ((o->has & UST_TCPOPT_MSS) && o->mss >= UST_TCP_MIN_MSS)
-		mss = o->mss;
+	/* RFC 9293 3.7.1: without a usable option (none, or 0), 536; a
+	 * smaller value than our floor is raised to the floor, not to 536,
+	 * which the peer said it cannot take */
+	if ((o->has & UST_TCPOPT_MSS) && o->mss != 0)
+		mss = RTE_MAX(o->mss, (uint16_t)UST_TCP_MIN_MSS);
 	if (c->window_scaling && (o->has & UST_TCPOPT_WS)) {
 		tp->tflags |= TF_WS_OK;
 		tp->snd_wscale = o->wscale;
@@ -217,19 +219,21 @@ static bool
 tcp_seq_acceptable(const struct ust_tcp_sock *tp, uint32_t seq,
 		   uint32_t seg_len)
 {
-	uint32_t wnd = tp->rcv_wnd;
+	/* the window is the larger of the last one announced and what is
+	 * left of it: its right edge never moves left (3.8.6.2.2) */
+	uint32_t left = SEQ_GT(tp->rcv_adv, tp->rcv_nxt) ?
+		tp->rcv_adv - tp->rcv_nxt : 0;
+	uint32_t wnd = RTE_MAX(tp->rcv_wnd, left);
 
-	if (seg_len == 0) {
-		if (wnd == 0)
-			return seq == tp->rcv_nxt;
-		return SEQ_GEQ(seq, tp->rcv_nxt) &&
-		       SEQ_LT(seq, tp->rcv_nxt + wnd);
-	}
-	if (wnd == 0)
-		return false;
-	return (SEQ_GEQ(seq, tp->rcv_nxt) && SEQ_LT(seq, tp->rcv_nxt + wnd)) ||
-	       (SEQ_GEQ(seq + seg_len - 1, tp->rcv_nxt) &&
-		SEQ_LT(seq + seg_len - 1, tp->rcv_nxt + wnd));
+	/* The RFC's four cases, with the allowance it asks for ("special
+	 * allowance should be made to accept valid ACKs, URGs, and RSTs")
+	 * made as Linux's tcp_sequence() makes it: a segment is acceptable
+	 * unless it ends before RCV.NXT or starts beyond the right edge. So
+	 * an ACK at the right edge of a full (or zero) window, and data at
+	 * RCV.NXT into a zero window, go on for their control fields; their
+	 * text, if any, is then dropped by tcp_data_in(). */
+	return SEQ_GEQ(seq + seg_len, tp->rcv_nxt) &&
+	       SEQ_LEQ(seq, tp->rcv_nxt + wnd);
 }
 
 static void
@@ -301,8 +305,12 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	const struct ust_tcp_repr *th, uint32_t payload_len)
 {
 	uint32_t ack = th->ack;
-	uint32_t win = (uint32_t)th->window << tp->snd_wscale;
+	/* RFC 7323 2.2: the window of a segment with SYN is never scaled
+	 * (here: the SYN-ACK ending a simultaneous open) */
+	uint32_t win = (th->flags & UST_TCP_SYN) ? th->window :
+		(uint32_t)th->window << tp->snd_wscale;
 	uint32_t max_wnd = RTE_MAX(tp->snd_wnd_max, UST_TCP_MAX_WIN);
+	bool new_sack = false;
 
 	if (SEQ_GT(ack, tp->snd_max)) {
 		/* it acknowledges what we never sent */
@@ -314,8 +322,12 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		tcp_challenge_ack(stk, tp);
 		return ACK_DROP_OLD;
 	}
-	if ((tp->tflags & TF_SACK_OK) && (th->opts.has & UST_TCPOPT_SACK))
+	if ((tp->tflags & TF_SACK_OK) && (th->opts.has & UST_TCPOPT_SACK)) {
+		uint32_t before = tp->sacked_bytes;
+
 		tcp_sack_sender_update(tp, &th->opts);
+		new_sack = tp->sacked_bytes > before;
+	}
 
 	if (SEQ_GT(ack, tp->snd_una)) {
 		uint32_t acked = ack - tp->snd_una;
@@ -383,16 +395,21 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			tp->cc->cong_avoid(stk, tp, acked);
 		}
 		/* RFC 6298 5.2-5.3: all acknowledged, stop; else restart */
+		tp->tflags &= ~TF_TLP_SENT;
 		if (tp->snd_una == tp->snd_max)
 			tcp_rtx_stop(stk, tp);
-		else if (tp->rtx_mode == UST_RTX_RTO)
-			tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
+		else if (tp->rtx_mode == UST_RTX_RTO ||
+			 tp->rtx_mode == UST_RTX_TLP)
+			tcp_rtx_rearm(stk, tp, true);
 		if (tp->snd_buffered < tp->base.sndbuf)
 			tcp_wakeup(tp);
-	} else if (ack == tp->snd_una && payload_len == 0 &&
-		   !(th->flags & (UST_TCP_SYN | UST_TCP_FIN)) &&
-		   win == tp->snd_wnd && tp->snd_una != tp->snd_max) {
-		/* a duplicate ACK (RFC 5681 2) */
+	} else if (ack == tp->snd_una && tp->snd_una != tp->snd_max &&
+		   (new_sack || (payload_len == 0 &&
+				 !(th->flags & (UST_TCP_SYN | UST_TCP_FIN)) &&
+				 win == tp->snd_wnd))) {
+		/* a duplicate ACK: RFC 5681 2's definition, or RFC 6675 2's
+		 * (an ACK that SACKs data not SACKed before, whatever its
+		 * window or payload) */
 		tp->dupacks++;
 		if (tp->tflags & TF_RECOVERY) {
 			if (!(tp->tflags & TF_SACK_OK))
@@ -419,6 +436,11 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			tcp_rtx_stop(stk, tp);
 		}
 	}
+	/* an answer to our zero-window probes: only unanswered probes count
+	 * towards giving up (RFC 1122 4.2.2.17: the connection MUST NOT be
+	 * closed while the receiver keeps acknowledging them) */
+	if (tp->rtx_mode == UST_RTX_PERSIST)
+		tp->probes = 0;
 	return ACK_OK;
 }
 
@@ -450,6 +472,14 @@ tcp_data_in(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	uint32_t len = m->pkt_len, ts;
 	bool was_empty = tp->rcvq.len == 0;
 
+	/* all of it arrived before (the segment was acceptable for its FIN
+	 * or its ACK): a duplicate, answered at once (RFC 5681 4.2); a FIN
+	 * it carries is the caller's */
+	if (SEQ_LEQ(seq + len, tp->rcv_nxt)) {
+		tp->tflags |= TF_ACK_NOW;
+		ust_drop(stk, m, UST_DROP_TCP_OLD_DATA);
+		return;
+	}
 	/* what lies beyond the window we announced is not ours to keep */
 	if (SEQ_GT(seq + len, tp->rcv_nxt + tp->rcv_wnd)) {
 		uint32_t keep = SEQ_GT(tp->rcv_nxt + tp->rcv_wnd, seq) ?
@@ -559,6 +589,14 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	uint32_t payload = m->pkt_len;
 	bool time_wait = false, fin_acked;
 	enum ack_result ar;
+	/* a simultaneous open (RFC 9293 figure 8, line 6): the peer's
+	 * SYN-ACK repeats a SYN we acknowledged already, so that the steps
+	 * below read literally find it unacceptable, and neither end would
+	 * leave SYN-RECEIVED; as Linux, it is taken for the ACK it carries */
+	bool synack = tp->state == UST_TCP_SYN_RECEIVED &&
+		(th->flags & (UST_TCP_SYN | UST_TCP_ACK | UST_TCP_RST |
+			      UST_TCP_FIN)) == (UST_TCP_SYN | UST_TCP_ACK) &&
+		th->seq + 1 == tp->rcv_nxt && payload == 0;
 
 	/* first: PAWS (RFC 7323 5.3 R1) */
 	if ((tp->tflags & TF_TS_OK) && (o->has & UST_TCPOPT_TS) &&
@@ -571,7 +609,7 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		return;
 	}
 	/* first: the sequence number */
-	if (!tcp_seq_acceptable(tp, th->seq, seg_len)) {
+	if (!synack && !tcp_seq_acceptable(tp, th->seq, seg_len)) {
 		if (!(th->flags & UST_TCP_RST)) {
 			tp->tflags |= TF_ACK_NOW;
 			tcp_output(stk, tp);
@@ -615,7 +653,7 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		return;
 	}
 	/* fourth: a SYN in a synchronized state (RFC 5961 4.2) */
-	if (th->flags & UST_TCP_SYN) {
+	if ((th->flags & UST_TCP_SYN) && !synack) {
 		stk->mib[UST_MIB_TCPEXT_TCPSYNCHALLENGE]++;
 		tcp_challenge_ack(stk, tp);
 		ust_drop(stk, m, UST_DROP_TCP_INVALID_SYN);
@@ -640,9 +678,15 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		}
 		tp->snd_wl1 = th->seq;
 		tp->snd_wl2 = th->ack;
-		tp->snd_wnd = (uint32_t)th->window << tp->snd_wscale;
+		/* the window of a SYN-ACK is not scaled (RFC 7323 2.2) */
+		tp->snd_wnd = synack ? th->window :
+			(uint32_t)th->window << tp->snd_wscale;
 		tp->snd_wnd_max = tp->snd_wnd;
 		tcp_established(stk, tp);
+		/* a close in SYN-RECEIVED, queued until now (RFC 9293
+		 * 3.10.4): the FIN goes with the output below */
+		if (tp->tflags & TF_FIN_QUEUED)
+			tcp_set_state(stk, tp, UST_TCP_FIN_WAIT_1);
 		tcp_wakeup(tp);
 	}
 	if (payload == 0 && !(th->flags & UST_TCP_FIN))
@@ -688,8 +732,9 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		case UST_TCP_ESTABLISHED:
 		case UST_TCP_FIN_WAIT_1:
 		case UST_TCP_FIN_WAIT_2:
-			if (tp->tflags & TF_ORPHAN) {
-				/* data for an application that closed:
+			if ((tp->tflags & TF_ORPHAN) && tp->parent == NULL) {
+				/* data for an application that closed (not
+				 * a connection waiting in the accept queue):
 				 * RFC 2525 2.17, reset */
 				stk->mib[UST_MIB_TCPEXT_TCPABORTONDATA]++;
 				ust_drop(stk, m, UST_DROP_TCP_CLOSE);

@@ -30,11 +30,12 @@
 #define NS_PER_MS 1000000ull
 
 /* The window a listener's SYN-ACK announces (unscaled): what its
- * children's receive buffer gives (tcp_rcv_window() of an empty one). */
+ * children's receive buffer gives (tcp_rcv_window() of an empty one, as
+ * the listener's is). */
 static uint16_t
 tcp_initial_window(const struct ust_tcp_sock *lp)
 {
-	return (uint16_t)RTE_MIN(lp->rcvbuf / 2, UST_TCP_MAX_WIN);
+	return (uint16_t)RTE_MIN(tcp_rcv_window(lp), UST_TCP_MAX_WIN);
 }
 
 static void
@@ -306,11 +307,13 @@ tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	agreed = tcp_agreed_options(stk, &th->opts);
 	if (l->synq_len >= RTE_MIN(l->backlog, c->max_syn_backlog) ||
 	    rte_mempool_get(stk->tcp->req_pool, (void **)&rq) != 0) {
+		/* as tcp_options_from_peer() */
 		uint16_t peer = (th->opts.has & UST_TCPOPT_MSS) &&
-			th->opts.mss >= UST_TCP_MIN_MSS ? th->opts.mss :
+			th->opts.mss != 0 ?
+			RTE_MAX(th->opts.mss, (uint16_t)UST_TCP_MIN_MSS) :
 			UST_TCP_DEFAULT_MSS;
 		uint16_t mss = RTE_MIN(peer, tcp_local_mss(stk));
-		uint8_t idx = 0, i;
+		uint8_t idx = 7, i; /* the table's smallest, 88 */
 		uint32_t tsval = 0;
 
 		if (!c->syncookies) {
@@ -318,7 +321,8 @@ tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 			ust_drop(stk, m, UST_DROP_TCP_LISTEN_OVERFLOW);
 			return;
 		}
-		/* the largest MSS of the table not above what both carry */
+		/* the largest MSS of the table not above what both carry
+		 * (mss is at least the smallest: a start that fits) */
 		for (i = 0; i < 8; i++)
 			if (tcp_cookie_mss[i] <= mss &&
 			    tcp_cookie_mss[i] > tcp_cookie_mss[idx])

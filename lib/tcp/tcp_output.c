@@ -32,13 +32,21 @@
 uint32_t
 tcp_rcv_window(const struct ust_tcp_sock *tp)
 {
+	struct rte_mempool *mp = tp->base.stk->pool;
 	uint32_t space = tp->rcvbuf > tp->rmem_alloc ?
 		tp->rcvbuf - tp->rmem_alloc : 0;
 	uint32_t max = UST_TCP_MAX_WIN << tp->rcv_wscale;
+	uint32_t per = (uint32_t)sizeof(struct rte_mbuf) +
+		rte_pktmbuf_priv_size(mp) + rte_pktmbuf_data_room_size(mp);
+	uint32_t by_mbufs = space / per * tp->rcv_mss;
 
 	/* half the memory for payload, half for the buffers around it
-	 * (Linux's tcp_adv_win_scale = 1) */
+	 * (Linux's tcp_adv_win_scale = 1); and no more than a segment for
+	 * each whole mbuf that still fits, since a segment that does not
+	 * join the tail's buffer takes one: near a full buffer, half the
+	 * memory left would invite data that the memory then refuses */
 	space /= 2;
+	space = RTE_MIN(space, by_mbufs);
 	return space > max ? max : space;
 }
 
@@ -60,6 +68,11 @@ tcp_window_field(struct ust_tcp_sock *tp)
 		 cur != 0)
 		win = cur;
 	field = win >> tp->rcv_wscale;
+	/* rounded down to the scale's unit, the edge would move left: up,
+	 * then (as Linux's tcp_select_window()) */
+	if ((field << tp->rcv_wscale) < cur)
+		field = RTE_ALIGN_CEIL(cur, 1u << tp->rcv_wscale) >>
+			tp->rcv_wscale;
 	if (field > UST_TCP_MAX_WIN)
 		field = UST_TCP_MAX_WIN;
 	if (field == 0 && tp->rcv_wnd != 0)
@@ -384,12 +397,6 @@ tcp_tx_blocked(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	return true;
 }
 
-static void
-tcp_arm_rto_if_idle(struct ust_stack *stk, struct ust_tcp_sock *tp)
-{
-	if (tp->rtx_mode != UST_RTX_RTO)
-		tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
-}
 
 void
 tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
@@ -431,9 +438,20 @@ tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 						     true) != 0)
 					break;
 				tp->high_rxt = s + l;
-				tcp_arm_rto_if_idle(stk, tp);
+				tcp_rtx_rearm(stk, tp, false);
 				continue;
 			}
+		} else if ((tp->tflags & TF_LOSS) && tp->n_sb > 0) {
+			/* going back N after a timeout: what the peer SACKed
+			 * is neither sent again nor counted in flight */
+			uint32_t e = tcp_sack_skip(tp, tp->snd_nxt);
+
+			if (e != tp->snd_nxt && SEQ_LT(tp->snd_nxt, tp->snd_max)) {
+				tp->snd_nxt = e;
+				continue;
+			}
+			flight = tp->snd_nxt - tp->snd_una -
+				tcp_sack_below(tp, tp->snd_nxt);
 		} else {
 			flight = tp->snd_nxt - tp->snd_una;
 		}
@@ -456,6 +474,11 @@ tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			data_end && SEQ_LEQ(tp->snd_nxt, data_end);
 		if (avail > 0 && room > 0) {
 			len = RTE_MIN(avail, RTE_MIN((uint32_t)tp->mss, room));
+			if ((tp->tflags & TF_LOSS) && tp->n_sb > 0 &&
+			    SEQ_LT(tp->snd_nxt, tp->snd_max))
+				/* up to the next SACKed range */
+				len = RTE_MIN(len, tcp_sack_next_start(tp,
+					tp->snd_nxt) - tp->snd_nxt);
 			/* sender SWS avoidance: no small segment because the
 			 * window is small, while data is in flight */
 			if (len < tp->mss && len < avail && flight > 0 &&
@@ -488,7 +511,9 @@ tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 				tp->tflags |= TF_FIN_SENT;
 			}
 			tp->snd_max = SEQ_MAX(tp->snd_max, tp->snd_nxt);
-			tcp_arm_rto_if_idle(stk, tp);
+			/* RFC 8985 7.2: after new data, the probe timer */
+			tcp_rtx_rearm(stk, tp, !rtx && tp->rtx_mode ==
+				      UST_RTX_TLP);
 			continue;
 		}
 		if (avail == 0 && fin && tp->snd_nxt == data_end) {
@@ -501,7 +526,7 @@ tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			tp->snd_nxt++;
 			tp->snd_max = SEQ_MAX(tp->snd_max, tp->snd_nxt);
 			tp->tflags |= TF_FIN_SENT;
-			tcp_arm_rto_if_idle(stk, tp);
+			tcp_rtx_rearm(stk, tp, false);
 			continue;
 		}
 		break;

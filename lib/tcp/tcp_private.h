@@ -48,6 +48,9 @@
 #define UST_TCP_MAX_WIN 65535u
 #define UST_TCP_SB_MAX 16           /* scoreboard ranges kept */
 #define UST_TCP_DUPTHRESH 3
+#define UST_TCP_TLP_DELACK_MS 40  /* PTO allowance for a delayed ACK
+				    * when one segment is out (Linux's
+				    * minimum delayed ACK) */
 #define UST_TCP_COALESCE_MAX 1024  /* payload copied into the tail mbuf */
 #define UST_TCP_PAWS_IDLE_MS (24ull * 24 * 3600 * 1000) /* RFC 7323 5.5 */
 
@@ -66,6 +69,7 @@ enum ust_tcp_rtx_mode {
 	UST_RTX_PERSIST,    /* zero window, data waiting */
 	UST_RTX_KEEPALIVE,
 	UST_RTX_FIN_WAIT2,  /* orphaned FIN_WAIT_2 */
+	UST_RTX_TLP,        /* tail loss probe (RFC 8985 7), then RTO */
 };
 
 /* connection flags */
@@ -91,6 +95,7 @@ enum ust_tcp_rtx_mode {
 #define TF_WIN_UPDATE  (1u << 19) /* reading opened the window */
 #define TF_PORT_REF    (1u << 20) /* holds a port_refs count */
 #define TF_WAS_CONN    (1u << 21) /* reached ESTABLISHED once */
+#define TF_TLP_SENT    (1u << 22) /* a loss probe is out, unanswered */
 
 struct ust_tcp_cc_ops;
 struct ust_tcp_listen;
@@ -451,6 +456,11 @@ void tcp_timer_fire(struct ust_timer *t, void *ctx);
 void tcp_rtx_arm(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		 enum ust_tcp_rtx_mode mode, uint64_t delay_ns);
 void tcp_rtx_stop(struct ust_stack *stk, struct ust_tcp_sock *tp);
+/* data is outstanding: (re)arm the tail loss probe when it may be used
+ * (RFC 8985 7.2), else the RTO if it is not running; @restart restarts a
+ * running RTO (an ACK of new data, RFC 6298 5.3) */
+void tcp_rtx_rearm(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		   bool restart);
 void tcp_rtt_sample(struct ust_tcp_sock *tp, uint32_t rtt_us,
 		    const struct ust_tcp_conf *c);
 uint64_t tcp_rto_ns(const struct ust_tcp_sock *tp);
@@ -488,6 +498,12 @@ bool tcp_sack_is_sacked(const struct ust_tcp_sock *tp, uint32_t seq);
 bool tcp_sack_next_seg(const struct ust_tcp_sock *tp, uint32_t *seq,
 		       uint32_t *len);
 uint32_t tcp_sack_pipe(const struct ust_tcp_sock *tp);
+/* the end of the SACKed range holding @seq, or @seq when none does */
+uint32_t tcp_sack_skip(const struct ust_tcp_sock *tp, uint32_t seq);
+/* the start of the first SACKed range above @seq, or snd_max */
+uint32_t tcp_sack_next_start(const struct ust_tcp_sock *tp, uint32_t seq);
+/* bytes SACKed below @seq */
+uint32_t tcp_sack_below(const struct ust_tcp_sock *tp, uint32_t seq);
 
 /* ---- tcp_reass.c ---- */
 /* queue an out-of-order segment (payload mbuf, data at the payload) */

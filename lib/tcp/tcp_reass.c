@@ -79,6 +79,11 @@ tcp_reass_insert(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	}
 	if (cur != NULL && SEQ_LT(tcp_mseq(off, cur), end)) {
 		/* our tail runs into cur */
+		if (tcp_mseq(off, cur) == seq) {
+			/* and our head into prev: all of it is queued */
+			ust_drop(stk, m, UST_DROP_TCP_OLD_DATA);
+			return false;
+		}
 		ust_mbuf_trim_to(m, tcp_mseq(off, cur) - seq);
 		end = tcp_mseq(off, cur);
 	}

@@ -241,3 +241,37 @@ tcp_sack_pipe(const struct ust_tcp_sock *tp)
 	}
 	return pipe;
 }
+
+uint32_t
+tcp_sack_skip(const struct ust_tcp_sock *tp, uint32_t seq)
+{
+	unsigned int i;
+
+	for (i = 0; i < tp->n_sb; i++)
+		if (SEQ_GEQ(seq, tp->sb[i].start) && SEQ_LT(seq, tp->sb[i].end))
+			return tp->sb[i].end;
+	return seq;
+}
+
+uint32_t
+tcp_sack_next_start(const struct ust_tcp_sock *tp, uint32_t seq)
+{
+	unsigned int i;
+
+	/* the scoreboard is sorted */
+	for (i = 0; i < tp->n_sb; i++)
+		if (SEQ_GT(tp->sb[i].start, seq))
+			return tp->sb[i].start;
+	return tp->snd_max;
+}
+
+uint32_t
+tcp_sack_below(const struct ust_tcp_sock *tp, uint32_t seq)
+{
+	uint32_t n = 0;
+	unsigned int i;
+
+	for (i = 0; i < tp->n_sb && SEQ_LT(tp->sb[i].start, seq); i++)
+		n += SEQ_MIN(tp->sb[i].end, seq) - tp->sb[i].start;
+	return n;
+}

@@ -303,7 +303,8 @@ tcp_send_state_error(struct ust_tcp_sock *tp)
 		return (tp->tflags & TF_FIN_QUEUED) ? -EPIPE : 0;
 	case UST_TCP_SYN_SENT:
 	case UST_TCP_SYN_RECEIVED:
-		return -EAGAIN;
+		/* (a FIN queued in SYN-RECEIVED: tcp_shut_wr()) */
+		return (tp->tflags & TF_FIN_QUEUED) ? -EPIPE : -EAGAIN;
 	case UST_TCP_CLOSED:
 		return (tp->tflags & TF_WAS_CONN) ? -EPIPE : -ENOTCONN;
 	case UST_TCP_LISTEN:
@@ -538,6 +539,10 @@ tcp_shut_wr(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		return;
 	switch (tp->state) {
 	case UST_TCP_SYN_RECEIVED:
+		/* (of a simultaneous open) the FIN waits for ESTABLISHED
+		 * (RFC 9293 3.10.4), while the SYN-ACK is retransmitted */
+		tp->tflags |= TF_FIN_QUEUED;
+		return;
 	case UST_TCP_ESTABLISHED:
 		tcp_set_state(stk, tp, UST_TCP_FIN_WAIT_1);
 		break;

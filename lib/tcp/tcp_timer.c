@@ -57,6 +57,71 @@ tcp_rtx_stop(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tcp_keepalive_reset(stk, tp);
 }
 
+/* RFC 8985 7.1: a probe may go when the RTT is known, nothing is being
+ * recovered and no probe is out already */
+static bool
+tcp_tlp_ok(const struct ust_tcp_sock *tp)
+{
+	return tp->srtt_us != 0 &&
+	       (tp->state == UST_TCP_ESTABLISHED ||
+		tp->state == UST_TCP_CLOSE_WAIT) &&
+	       !(tp->tflags & (TF_RECOVERY | TF_LOSS | TF_TLP_SENT));
+}
+
+void
+tcp_rtx_rearm(struct ust_stack *stk, struct ust_tcp_sock *tp, bool restart)
+{
+	if (tcp_tlp_ok(tp)) {
+		/* RFC 8985 7.2: PTO = 2 * SRTT, plus room for a delayed ACK
+		 * when one segment is out, never later than the RTO */
+		uint64_t pto = 2ull * (tp->srtt_us >> 3) * NS_PER_US;
+		uint64_t rto = tcp_rto_ns(tp);
+
+		pto += tp->snd_max - tp->snd_una <= tp->mss ?
+			UST_TCP_TLP_DELACK_MS * NS_PER_MS : 2 * NS_PER_MS;
+		tcp_rtx_arm(stk, tp, UST_RTX_TLP, pto < rto ? pto : rto);
+		return;
+	}
+	if (tp->rtx_mode != UST_RTX_RTO || restart)
+		tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
+}
+
+/* RFC 8985 7.3: the probe timer expired. Send one segment, new data if
+ * the window allows, else the last segment again, to draw the SACKs that
+ * start fast recovery instead of waiting for the RTO. */
+static void
+tcp_tlp_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	uint32_t data_end = tcp_snd_data_end(tp);
+	uint32_t avail = SEQ_LT(tp->snd_nxt, data_end) ?
+		data_end - tp->snd_nxt : 0;
+	uint32_t room = SEQ_GT(tp->snd_una + tp->snd_wnd, tp->snd_nxt) ?
+		tp->snd_una + tp->snd_wnd - tp->snd_nxt : 0;
+
+	stk->mib[UST_MIB_TCPEXT_TCPLOSSPROBES]++;
+	tp->tflags |= TF_TLP_SENT;
+	if (avail > 0 && room > 0 && tp->snd_nxt == tp->snd_max &&
+	    !(tp->tflags & TF_FIN_SENT)) {
+		uint32_t len = RTE_MIN(avail, RTE_MIN((uint32_t)tp->mss, room));
+
+		tcp_send_segment(stk, tp, tp->snd_nxt, len,
+				 UST_TCP_ACK | (len == avail ? UST_TCP_PSH : 0),
+				 false);
+		tp->snd_nxt += len;
+		tp->snd_max = tp->snd_nxt;
+	} else {
+		bool fin = (tp->tflags & TF_FIN_SENT) != 0;
+		uint32_t end = fin ? tp->snd_max - 1 : tp->snd_max;
+		uint32_t len = RTE_MIN((uint32_t)tp->mss,
+				       SEQ_GT(end, tp->snd_una) ?
+				       end - tp->snd_una : 0);
+
+		tcp_send_segment(stk, tp, end - len, len,
+				 UST_TCP_ACK | (fin ? UST_TCP_FIN : 0), true);
+	}
+	tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
+}
+
 void
 tcp_keepalive_reset(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
@@ -115,7 +180,10 @@ tcp_rto_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	const struct ust_tcp_conf *c = &stk->conf.tcp;
 
-	if (tp->state == UST_TCP_SYN_SENT) {
+	/* our SYN, or the SYN-ACK of a simultaneous open (tcp_output() sends
+	 * nothing before ESTABLISHED), as Linux's tcp_write_timeout() */
+	if (tp->state == UST_TCP_SYN_SENT ||
+	    tp->state == UST_TCP_SYN_RECEIVED) {
 		if (++tp->probes > c->syn_retries) {
 			stk->mib[UST_MIB_TCP_ATTEMPTFAILS]++;
 			tcp_abort(stk, tp, ETIMEDOUT, false);
@@ -142,21 +210,45 @@ tcp_rto_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tp->cc->event(stk, tp, UST_CC_EV_RTO);
 	tp->tflags &= ~(TF_RECOVERY | TF_RTT_TIMING);
 	tp->dupacks = 0;
-	/* RFC 2018 8: after a timeout, SACK information is not trusted */
-	tp->n_sb = 0;
-	tp->sacked_bytes = 0;
-	tp->high_sacked = tp->snd_una;
+	/* The scoreboard survives the first timeout, so that going back N
+	 * skips what the peer holds (RFC 6675 5.1, as Linux does); a second
+	 * timeout in a row suggests the peer reneged on its SACKs, which are
+	 * then forgotten (RFC 2018 8) */
+	if (tp->backoff > 0) {
+		tp->n_sb = 0;
+		tp->sacked_bytes = 0;
+		tp->high_sacked = tp->snd_una;
+	}
 	/* go back N: resend from the first unacknowledged byte */
 	tp->snd_nxt = tp->snd_una;
 	tp->high_rxt = tp->snd_una;
 	tp->recover = tp->snd_max;
 	tp->tflags |= TF_LOSS;
-	if ((tp->tflags & TF_FIN_SENT) && tp->snd_una == tp->snd_max - 1 &&
-	    tp->snd_buffered == 0)
-		tp->tflags &= ~TF_FIN_SENT; /* the FIN goes again */
+	/* (a FIN sent stays TF_FIN_SENT: tcp_output() sends it again from
+	 * snd_nxt, and an ACK of the first one may still come) */
 	tp->backoff++;
 	tcp_output(stk, tp);
 	tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
+}
+
+/* A probe (zero window, keepalive): an ACK at @seq without data, with
+ * the timestamps that every segment but an RST carries once they are in
+ * use (RFC 7323 3.2: a peer may drop a segment without them) */
+static void
+tcp_send_probe(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t seq)
+{
+	struct ust_tcp_key k;
+	struct ust_tcp_opts o;
+
+	tcp_key_of(tp, &k);
+	memset(&o, 0, sizeof(o));
+	if (tp->tflags & TF_TS_OK) {
+		o.has = UST_TCPOPT_TS;
+		o.tsval = tcp_ts_now(stk, tp->ts_offset);
+		o.tsecr = tp->ts_recent;
+	}
+	tcp_send_reply(stk, &k, seq, tp->rcv_nxt, UST_TCP_ACK,
+		       tcp_window_field(tp), &o);
 }
 
 static void
@@ -179,10 +271,7 @@ tcp_persist_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	 * tcp_write_wakeup() for a zero window) */
 	tp->probes++;
 	stk->mib[UST_MIB_TCPEXT_TCPWINPROBE]++;
-	tcp_send_reply(stk, &(struct ust_tcp_key){ tp->base.laddr,
-		       tp->base.raddr, tp->base.lport, tp->base.rport },
-		       tp->snd_una - 1, tp->rcv_nxt, UST_TCP_ACK,
-		       tcp_window_field(tp), NULL);
+	tcp_send_probe(stk, tp, tp->snd_una - 1);
 	if (tp->backoff < 16)
 		tp->backoff++;
 	tcp_rtx_arm(stk, tp, UST_RTX_PERSIST, tcp_rto_ns(tp));
@@ -206,10 +295,7 @@ tcp_keepalive_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tp->probes++;
 	stk->mib[UST_MIB_TCPEXT_TCPKEEPALIVE]++;
 	/* RFC 1122 4.2.3.6: SEG.SEQ = SND.NXT - 1, no data */
-	tcp_send_reply(stk, &(struct ust_tcp_key){ tp->base.laddr,
-		       tp->base.raddr, tp->base.lport, tp->base.rport },
-		       tp->snd_max - 1, tp->rcv_nxt, UST_TCP_ACK,
-		       tcp_window_field(tp), NULL);
+	tcp_send_probe(stk, tp, tp->snd_max - 1);
 	tcp_rtx_arm(stk, tp, UST_RTX_KEEPALIVE,
 		    (uint64_t)tp->keep_intvl_ms * NS_PER_MS);
 }
@@ -229,6 +315,9 @@ tcp_rtx_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		break;
 	case UST_RTX_FIN_WAIT2:
 		tcp_done(stk, tp);
+		break;
+	case UST_RTX_TLP:
+		tcp_tlp_expired(stk, tp);
 		break;
 	default:
 		break;

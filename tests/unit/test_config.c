@@ -78,6 +78,9 @@ test_shipped_file(void)
 	UT_EQ(c.stack.udp_mem.pcpu_reserve, d.stack.udp_mem.pcpu_reserve);
 	UT_EQ(c.stack.udp_mem.schedule, d.stack.udp_mem.schedule);
 	UT_EQ(c.stack.udp_mem.release, d.stack.udp_mem.release);
+	UT_ASSERT(memcmp(&c.stack.tcp, &d.stack.tcp, sizeof(c.stack.tcp)) ==
+		  0, "[tcp] in config/ustack.ini differs from the defaults");
+	UT_EQ(c.stack.tcp_mem.mem[2], d.stack.tcp_mem.mem[2]);
 	UT_EQ(c.stack.gateway, 0);
 	UT_EQ(c.n_static_arp, 0);
 	return 0;
@@ -95,8 +98,15 @@ test_values(void)
 		   "[stack]\nephemeral = 40000-40100\n"
 		   "[arp]\nstatic = 198.19.0.1=02:00:00:00:00:01, "
 		   "198.19.0.9=02:00:00:00:00:09\n"
-		   "[port]\nmtu = 9000\npromisc = 1\n", &c, err,
+		   "[port]\nmtu = 9000\npromisc = 1\n"
+		   "[tcp]\ncongestion = newreno\nsack = 0\nrto_min_ms = 50\n"
+		   "mem = 1 2 3\ntime_wait_ms = 2000\n", &c, err,
 		   sizeof(err)), 0);
+	UT_ASSERT(strcmp(c.stack.tcp.congestion, "newreno") == 0);
+	UT_EQ(c.stack.tcp.sack, 0);
+	UT_EQ(c.stack.tcp.rto_min_ms, 50);
+	UT_EQ(c.stack.tcp_mem.mem[2], 3);
+	UT_EQ(c.stack.tcp.time_wait_ms, 2000);
 	UT_EQ(c.stack.addr, RTE_BE32(UT_IPV4(198, 19, 1, 1)));
 	UT_EQ(c.stack.prefix_len, 16);
 	UT_EQ(c.stack.gateway, RTE_BE32(UT_IPV4(198, 19, 0, 1)));
@@ -145,6 +155,11 @@ test_errors(void)
 	UT_EQ(expect_error("[ip]\naddr = 198.18.0.1/33\n", "[ip] addr"), 0);
 	UT_EQ(expect_error("[ip]\ngateway = nope\n", "[ip] gateway"), 0);
 	UT_EQ(expect_error("[udp]\nmem = 3 2 1\n", "[udp] mem"), 0);
+	UT_EQ(expect_error("[tcp]\ncongestion = bbr\n",
+			   "[tcp] congestion: expected cubic or newreno"), 0);
+	UT_EQ(expect_error("[tcp]\nsack = 2\n", "[tcp] sack"), 0);
+	UT_EQ(expect_error("[tcp]\nrto_min_ms = 0\n", "[tcp] rto_min_ms"),
+	      0);
 	UT_EQ(expect_error("[stack]\nephemeral = 5000-4000\n",
 			   "[stack] ephemeral"), 0);
 	UT_EQ(expect_error("[arp]\nstatic = 1.2.3.4=zz:00:00:00:00:00\n",

@@ -4,11 +4,20 @@
 
 /*
  * TCP, packets in and packets out: the test plays the peer with segments
- * built by hand (ut_tcp_frame()), reads what the stack sends
- * (ut_tx_tcp()) and drives time with a fake clock. Every state transition
- * of RFC 9293, the options (RFC 7323, RFC 2018), RFC 5961's challenge
- * ACKs, the timers and the memory accounting; each test ends with the
- * conservation law and the mempool back to where it started.
+ * built by hand (ut_tcp_frame(), or raw bytes for malformed headers),
+ * reads what the stack sends (ut_tx_tcp()) and drives time with a fake
+ * clock. Covered: every state transition of RFC 9293 (passive and active
+ * open, simultaneous open and close, half-close both ways, half-open
+ * entries of a listener, TIME_WAIT and its reuse, RFC 6191), option
+ * parsing edge cases, sequence-number wraparound, RFC 7323's PAWS, RFC
+ * 5961's challenge ACKs and their rate limit, zero windows both ways and
+ * persist probes, the receive window near a full buffer, retransmission
+ * by timeout and fast retransmit (SACK, RFC 6675, and NewReno, RFC 6582),
+ * out-of-order reassembly with SACK blocks (RFC 2018), SYN cookies and
+ * listen queue overflows, delayed ACKs and Nagle, keepalive, the send
+ * buffer, the socket API's errors, aborts on close, the zero-copy calls,
+ * and the memory accounting. Each test ends with the conservation law and
+ * the mempool back to where it started.
  */
 
 #include <errno.h>
@@ -25,6 +34,7 @@
 #define MS 1000000ull
 #define SEQ_LE(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) <= 0)
 #define SEQ_GT_(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) > 0)
+#define NO_WS 0xff           /* struct peer: no window scale option */
 
 static struct rte_mempool *pool;
 static struct ut_netif nif;
@@ -38,10 +48,12 @@ struct peer {
 	uint32_t tsval;     /* its timestamp clock */
 	uint32_t ts_recent; /* our last timestamp */
 	uint16_t win;       /* its window field */
-	uint8_t wscale;
+	uint8_t wscale;     /* NO_WS: no option */
 	bool ts;            /* timestamps in use */
 	bool sack;
-	uint16_t port;
+	int mss;            /* the MSS option of its SYN, -1: none */
+	uint16_t port;      /* the peer's port */
+	uint16_t lport;     /* ours */
 };
 
 static struct ust_stats st;
@@ -53,14 +65,14 @@ mib(struct ust_stack *stk, enum ust_mib c)
 	return st.mib[c];
 }
 
-static __rte_unused uint64_t
+static uint64_t
 drops(struct ust_stack *stk, enum ust_drop_reason r)
 {
 	ust_stack_stats_get(stk, &st);
 	return st.drop[r];
 }
 
-static __rte_unused void
+static void
 run(struct ust_stack *stk, uint64_t ms)
 {
 	now += ms * MS;
@@ -74,26 +86,61 @@ inject(struct ust_stack *stk, struct rte_mbuf *m)
 	ust_stack_poll(stk, now);
 }
 
-/* A segment from the peer, with its timestamps if in use. */
-static void
-seg(struct ust_stack *stk, struct peer *p, uint32_t seq, uint8_t flags,
-    const void *data, uint16_t len)
+/* Nothing sent: the TX staging flushed, no frame on the wire. */
+static bool
+tx_none(void)
+{
+	ust_stack_flush(cur);
+	return nif.tx_n == 0;
+}
+
+/* Advance the clock a millisecond at a time until the stack sends a
+ * frame: the milliseconds it took, or -1 after @limit. */
+static int
+wait_tx(struct ust_stack *stk, int limit)
+{
+	int i;
+
+	for (i = 1; i <= limit; i++) {
+		run(stk, 1);
+		ust_stack_flush(stk);
+		if (nif.tx_n > 0)
+			return i;
+	}
+	return -1;
+}
+
+/* A segment from the peer: @o adds options (SACK blocks; a SYN's), and
+ * the peer's timestamps are added if in use. */
+static struct rte_mbuf *
+frame(struct peer *p, uint32_t seq, uint32_t ack, uint8_t flags,
+      const struct ust_tcp_opts *o, const void *data, uint16_t len)
 {
 	struct ust_tcp_repr th;
 
 	memset(&th, 0, sizeof(th));
 	th.src_port = p->port;
-	th.dst_port = LPORT;
+	th.dst_port = p->lport;
 	th.seq = seq;
-	th.ack = (flags & UST_TCP_ACK) ? p->rcv_nxt : 0;
+	th.ack = (flags & UST_TCP_ACK) ? ack : 0;
 	th.flags = flags;
 	th.window = p->win;
+	if (o != NULL)
+		th.opts = *o;
 	if (p->ts) {
 		th.opts.has |= UST_TCPOPT_TS;
 		th.opts.tsval = p->tsval;
-		th.opts.tsecr = p->ts_recent;
+		th.opts.tsecr = (flags & UST_TCP_ACK) ? p->ts_recent : 0;
 	}
-	inject(stk, ut_tcp_frame(pool, &th, data, len));
+	return ut_tcp_frame(pool, &th, data, len);
+}
+
+/* A segment from the peer at @seq, acknowledging what it received. */
+static void
+seg(struct ust_stack *stk, struct peer *p, uint32_t seq, uint8_t flags,
+    const void *data, uint16_t len)
+{
+	inject(stk, frame(p, seq, p->rcv_nxt, flags, NULL, data, len));
 }
 
 /* The peer sends in order: data (len bytes), flags. */
@@ -103,6 +150,25 @@ psend(struct ust_stack *stk, struct peer *p, uint8_t flags, const void *data,
 {
 	seg(stk, p, p->snd_nxt, flags | UST_TCP_ACK, data, len);
 	p->snd_nxt += len + ((flags & UST_TCP_FIN) ? 1 : 0);
+}
+
+/* A pure ACK from the peer with @n SACK blocks [b[i][0], b[i][1]). */
+static void
+psack(struct ust_stack *stk, struct peer *p, const uint32_t b[][2],
+      unsigned int n)
+{
+	struct ust_tcp_opts o;
+	unsigned int i;
+
+	memset(&o, 0, sizeof(o));
+	if (n > 0)
+		o.has = UST_TCPOPT_SACK;
+	o.nsack = (uint8_t)n;
+	for (i = 0; i < n; i++) {
+		o.sack[i].start = b[i][0];
+		o.sack[i].end = b[i][1];
+	}
+	inject(stk, frame(p, p->snd_nxt, p->rcv_nxt, UST_TCP_ACK, &o, NULL, 0));
 }
 
 /* The next segment we sent; updates what the peer acknowledges. */
@@ -140,8 +206,11 @@ teardown(struct ust_stack *stk)
 static struct ust_stack *
 stack(void (*tweak)(struct ust_stack_conf *))
 {
-	struct ust_stack *stk = ut_stack_create(&nif, pool, tweak);
+	struct ust_stack *stk;
 
+	/* what a failed test left on the wire is not this test's */
+	ut_tx_drain(&nif);
+	stk = ut_stack_create(&nif, pool, tweak);
 	now = 1000 * MS;
 	if (stk != NULL) {
 		ust_stack_arp_add_static(stk, UT_PEER_IP, &ut_peer_mac);
@@ -170,14 +239,45 @@ state_of(struct ust_stack *stk, int sd)
 }
 
 static int
-listener(struct ust_stack *stk, uint16_t port, int backlog)
+setopt_int(struct ust_stack *stk, int sd, int level, int name, int v)
+{
+	return ust_setsockopt(stk, sd, level, name, &v, sizeof(v));
+}
+
+static int
+getopt_int(struct ust_stack *stk, int sd, int level, int name)
+{
+	socklen_t l = sizeof(int);
+	int v = -1, rc;
+
+	rc = ust_getsockopt(stk, sd, level, name, &v, &l);
+	return rc != 0 ? rc : v;
+}
+
+static struct sockaddr_in
+addr_of(rte_be32_t ip, uint16_t port)
 {
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = rte_cpu_to_be_16(port) };
+
+	sin.sin_addr.s_addr = ip;
+	return sin;
+}
+
+static int
+bind_port(struct ust_stack *stk, int sd, uint16_t port)
+{
+	struct sockaddr_in sin = addr_of(0, port);
+
+	return ust_bind(stk, sd, (struct sockaddr *)&sin, sizeof(sin));
+}
+
+static int
+listener(struct ust_stack *stk, uint16_t port, int backlog)
+{
 	int sd = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
 
-	if (sd < 0 || ust_bind(stk, sd, (struct sockaddr *)&sin,
-			       sizeof(sin)) != 0 ||
+	if (sd < 0 || bind_port(stk, sd, port) != 0 ||
 	    ust_listen(stk, sd, backlog) != 0)
 		return -1;
 	return sd;
@@ -193,66 +293,202 @@ peer_init(struct peer *p, uint32_t isn)
 	p->wscale = 7;
 	p->ts = true;
 	p->sack = true;
+	p->mss = 1460;
 	p->port = PPORT;
+	p->lport = LPORT;
 }
 
-/* The peer's SYN with the options @p offers. */
+/* The options of the peer's SYN (timestamps: frame() adds them). */
 static void
-peer_syn(struct ust_stack *stk, struct peer *p)
+syn_opts(const struct peer *p, struct ust_tcp_opts *o)
 {
-	struct ust_tcp_repr th;
-
-	memset(&th, 0, sizeof(th));
-	th.src_port = p->port;
-	th.dst_port = LPORT;
-	th.seq = p->snd_nxt;
-	th.flags = UST_TCP_SYN;
-	th.window = p->win;
-	th.opts.has = UST_TCPOPT_MSS;
-	th.opts.mss = 1460;
-	if (p->wscale != 0xff) {
-		th.opts.has |= UST_TCPOPT_WS;
-		th.opts.wscale = p->wscale;
+	memset(o, 0, sizeof(*o));
+	if (p->mss >= 0) {
+		o->has |= UST_TCPOPT_MSS;
+		o->mss = (uint16_t)p->mss;
+	}
+	if (p->wscale != NO_WS) {
+		o->has |= UST_TCPOPT_WS;
+		o->wscale = p->wscale;
 	}
 	if (p->sack)
-		th.opts.has |= UST_TCPOPT_SACK_PERM;
-	if (p->ts) {
-		th.opts.has |= UST_TCPOPT_TS;
-		th.opts.tsval = p->tsval;
-	}
-	inject(stk, ut_tcp_frame(pool, &th, NULL, 0));
+		o->has |= UST_TCPOPT_SACK_PERM;
+}
+
+/* The peer's SYN, or with UST_TCP_ACK in @flags its SYN-ACK, with the
+ * options @p offers. */
+static void
+peer_syn_flags(struct ust_stack *stk, struct peer *p, uint8_t flags)
+{
+	struct ust_tcp_opts o;
+
+	syn_opts(p, &o);
+	inject(stk, frame(p, p->snd_nxt, p->rcv_nxt, UST_TCP_SYN | flags, &o,
+			  NULL, 0));
 	p->snd_nxt++;
 }
 
+static void
+peer_syn(struct ust_stack *stk, struct peer *p)
+{
+	peer_syn_flags(stk, p, 0);
+}
+
+/* Check that the options of our SYN or SYN-ACK answer what @p offers. */
+static int
+check_syn_opts(const struct peer *p, const struct ust_tcp_repr *th)
+{
+	UT_ASSERT(th->opts.has & UST_TCPOPT_MSS);
+	UT_EQ(th->opts.mss, 1460);
+	UT_EQ((th->opts.has & UST_TCPOPT_WS) != 0, p->wscale != NO_WS);
+	UT_EQ((th->opts.has & UST_TCPOPT_SACK_PERM) != 0, p->sack);
+	UT_EQ((th->opts.has & UST_TCPOPT_TS) != 0, p->ts);
+	if (p->ts)
+		UT_EQ(th->opts.tsecr, p->tsval);
+	return 0;
+}
+
 /*
- * A passive open: the peer's SYN, our SYN-ACK (checked), the peer's ACK,
- * accept(). Returns the connection's descriptor.
+ * The handshake of a passive open with a prepared peer: its SYN, our
+ * SYN-ACK (checked), its ACK, accept(). Returns the connection's
+ * descriptor.
  */
 static int
-open_passive(struct ust_stack *stk, int ls, struct peer *p, uint32_t isn)
+handshake_passive(struct ust_stack *stk, int ls, struct peer *p)
 {
 	struct ust_tcp_repr th;
+	uint32_t isn = p->snd_nxt;
 	int sd;
 
-	peer_init(p, isn);
 	peer_syn(stk, p);
 	UT_EQ(expect(p, &th, NULL, 0), 0);
 	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
 	UT_EQ(th.ack, isn + 1);
-	UT_EQ(th.src_port, LPORT);
+	UT_EQ(th.src_port, p->lport);
 	UT_EQ(th.dst_port, p->port);
-	UT_ASSERT(th.opts.has & UST_TCPOPT_MSS);
-	UT_EQ(th.opts.mss, 1460);
-	UT_ASSERT(th.opts.has & UST_TCPOPT_WS);
-	UT_ASSERT(th.opts.has & UST_TCPOPT_SACK_PERM);
-	UT_ASSERT(th.opts.has & UST_TCPOPT_TS);
-	UT_EQ(th.opts.tsecr, p->tsval);
+	UT_EQ(check_syn_opts(p, &th), 0);
 	UT_EQ(ust_accept(stk, ls, NULL, NULL), -EAGAIN);
 	p->tsval++;
 	psend(stk, p, 0, NULL, 0);
 	sd = ust_accept(stk, ls, NULL, NULL);
 	UT_ASSERT(sd >= 0, "accept: %d", sd);
 	return sd;
+}
+
+/* A passive open from a peer with the usual options. */
+static int
+open_passive(struct ust_stack *stk, int ls, struct peer *p, uint32_t isn)
+{
+	peer_init(p, isn);
+	return handshake_passive(stk, ls, p);
+}
+
+/* connect() to the peer's @port; our SYN is read and checked, and @p
+ * learns our port and sequence number. Returns the descriptor. */
+static int
+connect_to(struct ust_stack *stk, struct peer *p, uint16_t port)
+{
+	struct sockaddr_in sin = addr_of(UT_PEER_IP, port);
+	struct ust_tcp_repr th;
+	int sd = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
+
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_connect(stk, sd, (struct sockaddr *)&sin, sizeof(sin)),
+	      -EINPROGRESS);
+	UT_EQ(expect(p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN);
+	UT_EQ(th.dst_port, port);
+	UT_ASSERT(th.src_port >= 32768 && th.src_port <= 60999,
+		  "port %u", th.src_port);
+	UT_EQ(th.window, 65535);
+	UT_EQ(th.opts.has, UST_TCPOPT_MSS | UST_TCPOPT_WS |
+	      UST_TCPOPT_SACK_PERM | UST_TCPOPT_TS);
+	UT_EQ(th.opts.mss, 1460);
+	UT_EQ(th.opts.wscale, 6); /* rmem_max 6 MiB: 65535 << 6 covers half */
+	UT_EQ(th.opts.tsecr, 0);
+	p->port = port;
+	p->lport = th.src_port;
+	return sd;
+}
+
+/* An active open: connect(), the peer's SYN-ACK, our ACK. */
+static int
+open_active(struct ust_stack *stk, struct peer *p, uint32_t isn)
+{
+	struct ust_tcp_repr th;
+	int sd;
+
+	peer_init(p, isn);
+	sd = connect_to(stk, p, LPORT);
+	UT_ASSERT(sd >= 0);
+	peer_syn_flags(stk, p, UST_TCP_ACK);
+	UT_EQ(expect(p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.ack, isn + 1);
+	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	return sd;
+}
+
+/* An event set watching @sd for @events; returns its descriptor. */
+static int
+watch(struct ust_stack *stk, int sd, uint32_t events)
+{
+	struct ust_epoll_event ev = { .events = events, .data = (uint64_t)sd };
+	int epd = ust_epoll_create(stk);
+
+	if (epd < 0 || ust_epoll_ctl(stk, epd, UST_EPOLL_CTL_ADD, sd, &ev) != 0)
+		return -1;
+	return epd;
+}
+
+/* The events reported for the one socket of @epd (0: none). */
+static uint32_t
+events_of(struct ust_stack *stk, int epd)
+{
+	struct ust_epoll_event ev[4];
+
+	if (ust_epoll_wait(stk, epd, ev, 4) < 1)
+		return 0;
+	return ev[0].events;
+}
+
+/* A TCP header at the L4 offset of a frame built by ut_tcp_frame(). */
+static uint8_t *
+tcp_hdr_of(struct rte_mbuf *m)
+{
+	return rte_pktmbuf_mtod_offset(m, uint8_t *, UST_ETH_HDR_LEN + 20);
+}
+
+/* A SYN from @p whose option bytes are @opt as they are (@n a multiple of
+ * 4), its data offset and checksum set to match. */
+static struct rte_mbuf *
+raw_syn(struct peer *p, const uint8_t *opt, uint16_t n)
+{
+	struct ust_tcp_repr th;
+	struct rte_mbuf *m;
+	uint8_t *tcp;
+
+	memset(&th, 0, sizeof(th));
+	th.src_port = p->port;
+	th.dst_port = p->lport;
+	th.seq = p->snd_nxt;
+	th.flags = UST_TCP_SYN;
+	th.window = p->win;
+	/* the option bytes go in as payload, then become the header's */
+	m = ut_tcp_frame(pool, &th, opt, n);
+	tcp = tcp_hdr_of(m);
+	tcp[12] = (uint8_t)(((20 + n) / 4) << 4);
+	ust_tcp_set_csum(tcp, 20u + n, UT_PEER_IP, UT_OUR_IP, 0, 0);
+	return m;
+}
+
+static void
+fill(uint8_t *buf, size_t n, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		buf[i] = (uint8_t)(seed + i * 7 + (i >> 8));
 }
 
 /* ---- the tests ---- */
@@ -271,6 +507,7 @@ test_passive_open_close(void)
 
 	ls = listener(stk, LPORT, 8);
 	UT_ASSERT(ls >= 0);
+	UT_EQ(state_of(stk, ls), UST_TCP_LISTEN);
 	sd = open_passive(stk, ls, &p, 1000);
 	UT_ASSERT(sd >= 0);
 	UT_EQ(mib(stk, UST_MIB_TCP_PASSIVEOPENS), 1);
@@ -313,8 +550,2390 @@ test_passive_open_close(void)
 	return teardown(stk);
 }
 
+static void
+tw_short(struct ust_stack_conf *c)
+{
+	c->tcp.time_wait_ms = 500;
+	c->tcp.fin_timeout_ms = 300;
+}
+
+static int
+test_active_open_close(void)
+{
+	struct ust_stack *stk = stack(tw_short);
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	struct sockaddr_in sin = addr_of(UT_PEER_IP, LPORT);
+	struct peer p;
+	uint32_t iss;
+	char buf[64];
+	int sd, epd;
+
+	peer_init(&p, 7000);
+	sd = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSED);
+	epd = watch(stk, sd, UST_EPOLLIN | UST_EPOLLOUT);
+	UT_ASSERT(epd >= 0);
+	/* CLOSED -> SYN_SENT: our SYN with MSS, WS, SACK-permitted, TS */
+	UT_EQ(ust_connect(stk, sd, (struct sockaddr *)&sin, sizeof(sin)),
+	      -EINPROGRESS);
+	UT_EQ(state_of(stk, sd), UST_TCP_SYN_SENT);
+	UT_EQ(events_of(stk, epd), 0);
+	UT_EQ(ust_connect(stk, sd, (struct sockaddr *)&sin, sizeof(sin)),
+	      -EALREADY);
+	UT_EQ(ust_send(stk, sd, "x", 1, 0), -EAGAIN);
+	UT_EQ(mib(stk, UST_MIB_TCP_ACTIVEOPENS), 1);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN);
+	UT_EQ(th.dst_port, LPORT);
+	UT_ASSERT(th.src_port >= 32768 && th.src_port <= 60999);
+	UT_EQ(th.opts.has, UST_TCPOPT_MSS | UST_TCPOPT_WS |
+	      UST_TCPOPT_SACK_PERM | UST_TCPOPT_TS);
+	UT_EQ(th.opts.mss, 1460);
+	UT_EQ(th.opts.wscale, 6);
+	UT_ASSERT(th.opts.tsval != 0);
+	iss = th.seq;
+	p.lport = th.src_port;
+	p.port = LPORT;
+	UT_EQ(events_of(stk, epd), 0);
+	/* SYN_SENT -> ESTABLISHED on the SYN-ACK; our ACK echoes its TS */
+	run(stk, 3);
+	peer_syn_flags(stk, &p, UST_TCP_ACK);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.seq, iss + 1);
+	UT_EQ(th.ack, 7001);
+	UT_EQ(th.opts.tsecr, p.tsval);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.state, UST_TCP_ESTABLISHED);
+	UT_EQ(ti.snd_wscale, 7);
+	UT_EQ(ti.rcv_wscale, 6);
+	UT_EQ(ti.mss, 1448);
+	UT_EQ(ti.options, UST_TCPOPT_WS | UST_TCPOPT_SACK_PERM |
+	      UST_TCPOPT_TS);
+	UT_ASSERT(ti.srtt_us >= 2000 && ti.srtt_us <= 4000, "srtt %u",
+		  ti.srtt_us);
+	UT_EQ(events_of(stk, epd), UST_EPOLLOUT);
+	UT_EQ(mib(stk, UST_MIB_TCP_CURRESTAB), 1);
+	UT_EQ(ust_connect(stk, sd, (struct sockaddr *)&sin, sizeof(sin)),
+	      -EISCONN);
+	/* data both ways */
+	UT_EQ(ust_send(stk, sd, "ping", 4, 0), 4);
+	UT_EQ(expect(&p, &th, buf, sizeof(buf)), 4);
+	UT_EQ(th.seq, iss + 1);
+	p.tsval++;
+	psend(stk, &p, UST_TCP_PSH, "pong", 4);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, 7005);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 4);
+	UT_EQ(events_of(stk, epd), UST_EPOLLOUT);
+	/* we close first: ESTABLISHED -> FIN_WAIT_1 */
+	UT_EQ(ust_shutdown(stk, sd, SHUT_WR), 0);
+	UT_EQ(state_of(stk, sd), UST_TCP_FIN_WAIT_1);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	UT_EQ(th.seq, iss + 5);
+	UT_EQ(mib(stk, UST_MIB_TCP_CURRESTAB), 0);
+	/* FIN_WAIT_1 -> FIN_WAIT_2 when our FIN is acknowledged */
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(state_of(stk, sd), UST_TCP_FIN_WAIT_2);
+	UT_ASSERT(tx_none());
+	/* FIN_WAIT_2 -> TIME_WAIT on the peer's FIN, which we acknowledge */
+	p.tsval++;
+	psend(stk, &p, UST_TCP_FIN, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.seq, iss + 6);
+	UT_EQ(th.ack, 7006);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TW), 1);
+	/* the socket is done with; a TIME_WAIT entry holds the 4-tuple */
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSED);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 0);
+	UT_EQ(ust_send(stk, sd, "x", 1, 0), -EPIPE);
+	/* TIME_WAIT answers a retransmitted FIN with an ACK, and the 2 MSL
+	 * start over */
+	run(stk, 200);
+	seg(stk, &p, p.snd_nxt - 1, UST_TCP_FIN | UST_TCP_ACK, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.seq, iss + 6);
+	UT_EQ(th.ack, 7006);
+	UT_ASSERT(th.opts.has & UST_TCPOPT_TS);
+	UT_EQ(th.opts.tsecr, p.tsval);
+	/* a late ACK is absorbed; data is answered with an ACK */
+	psend(stk, &p, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	run(stk, 499);
+	seg(stk, &p, p.snd_nxt, UST_TCP_ACK, "late", 4);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.ack, 7006);
+	UT_EQ(drops(stk, UST_DROP_TCP_CLOSE), 1);
+	/* TIME_WAIT ends after time_wait_ms: the 4-tuple is unknown, and a
+	 * segment to it is reset (<SEQ=SEG.ACK><CTL=RST>) */
+	run(stk, 1);
+	seg(stk, &p, p.snd_nxt, UST_TCP_ACK, "late", 4);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST);
+	UT_EQ(th.seq, iss + 6);
+	UT_EQ(drops(stk, UST_DROP_NO_SOCKET), 1);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, epd), 0);
+	return teardown(stk);
+}
+
+/* close() rather than shutdown(): the orphan goes the same way, and an
+ * orphan in FIN_WAIT_2 gives up after fin_timeout_ms. */
+static int
+test_active_close_orphan(void)
+{
+	struct ust_stack *stk = stack(tw_short);
+	struct ust_tcp_repr th;
+	struct peer p, q;
+	uint32_t fin;
+	int sd;
+
+	/* FIN_WAIT_1 -> FIN_WAIT_2 -> TIME_WAIT, then gone */
+	sd = open_active(stk, &p, 100);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	fin = th.seq;
+	/* the peer acknowledges and closes in one segment */
+	psend(stk, &p, UST_TCP_FIN, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.seq, fin + 1);
+	UT_EQ(th.ack, 102);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TW), 1);
+	run(stk, 500);
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST);
+	/* an orphan in FIN_WAIT_2 whose peer never closes */
+	sd = open_active(stk, &q, 5000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&q, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	fin = th.seq;
+	/* the FIN is lost: again after the RTO (200 ms: rto_min) */
+	UT_EQ(wait_tx(stk, 1000), 200);
+	UT_EQ(expect(&q, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	UT_EQ(th.seq, fin);
+	psend(stk, &q, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	run(stk, 299);
+	psend(stk, &q, 0, NULL, 0);
+	UT_ASSERT(tx_none()); /* still there: the ACK is absorbed */
+	run(stk, 301);
+	/* gone without a TIME_WAIT: its late FIN is reset */
+	psend(stk, &q, UST_TCP_FIN, NULL, 0);
+	UT_EQ(expect(&q, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TW), 1);
+	return teardown(stk);
+}
+
+static void
+syn_retries_2(struct ust_stack_conf *c)
+{
+	c->tcp.syn_retries = 2;
+}
+
+static int
+test_connect_refused_timeout(void)
+{
+	struct ust_stack *stk = stack(syn_retries_2);
+	struct ust_tcp_repr th;
+	struct peer p;
+	uint32_t iss;
+	int sd, epd;
+
+	/* a closed port: RST|ACK acknowledging our SYN */
+	peer_init(&p, 0);
+	sd = connect_to(stk, &p, 81);
+	UT_ASSERT(sd >= 0);
+	epd = watch(stk, sd, UST_EPOLLIN | UST_EPOLLOUT);
+	UT_ASSERT(epd >= 0);
+	iss = p.rcv_nxt - 1;
+	/* an RST without ACK, or with an ACK of something else, is not for
+	 * this SYN: dropped, not answered */
+	seg(stk, &p, 0, UST_TCP_RST, NULL, 0);
+	UT_EQ(drops(stk, UST_DROP_TCP_RESET), 1);
+	inject(stk, frame(&p, 0, iss + 5, UST_TCP_RST | UST_TCP_ACK, NULL,
+			  NULL, 0));
+	UT_EQ(drops(stk, UST_DROP_TCP_INVALID_SEQUENCE), 1);
+	UT_ASSERT(tx_none());
+	/* a SYN-ACK acknowledging something else: reset, and we wait on */
+	inject(stk, frame(&p, 0, iss + 7, UST_TCP_SYN | UST_TCP_ACK, NULL,
+			  NULL, 0));
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST);
+	UT_EQ(th.seq, iss + 7);
+	UT_EQ(state_of(stk, sd), UST_TCP_SYN_SENT);
+	p.rcv_nxt = iss + 1;
+	seg(stk, &p, 0, UST_TCP_RST | UST_TCP_ACK, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCP_ATTEMPTFAILS), 1);
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSED);
+	UT_EQ(events_of(stk, epd) & UST_EPOLLERR, UST_EPOLLERR);
+	UT_EQ(ust_send(stk, sd, "x", 1, 0), -ECONNREFUSED);
+	/* reported once */
+	UT_EQ(getopt_int(stk, sd, SOL_SOCKET, SO_ERROR), 0);
+	UT_EQ(ust_send(stk, sd, "x", 1, 0), -ENOTCONN);
+	UT_EQ(ust_close(stk, epd), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+
+	/* nobody answers: the SYN again after 1 s, 2 s (RFC 6298 backoff
+	 * from the initial RTO), then ETIMEDOUT after syn_retries */
+	peer_init(&p, 0);
+	sd = connect_to(stk, &p, 82);
+	UT_ASSERT(sd >= 0);
+	iss = p.rcv_nxt - 1;
+	UT_EQ(wait_tx(stk, 5000), 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN);
+	UT_EQ(th.seq, iss);
+	UT_EQ(wait_tx(stk, 5000), 2000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN);
+	UT_EQ(th.seq, iss);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 2);
+	UT_EQ(state_of(stk, sd), UST_TCP_SYN_SENT);
+	UT_EQ(wait_tx(stk, 3999), -1);
+	run(stk, 1);
+	UT_ASSERT(tx_none());
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSED);
+	UT_EQ(mib(stk, UST_MIB_TCP_ATTEMPTFAILS), 2);
+	UT_EQ(getopt_int(stk, sd, SOL_SOCKET, SO_ERROR), ETIMEDOUT);
+	UT_EQ(ust_close(stk, sd), 0);
+	return teardown(stk);
+}
+
+static int
+test_simultaneous_open_close(void)
+{
+	struct ust_stack *stk = stack(tw_short);
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	struct peer p;
+	uint32_t iss, fin;
+	int sd, epd;
+
+	/* both SYNs cross: SYN_SENT -> SYN_RECEIVED, our SYN-ACK */
+	peer_init(&p, 3000);
+	sd = connect_to(stk, &p, LPORT);
+	UT_ASSERT(sd >= 0);
+	iss = p.rcv_nxt - 1;
+	epd = watch(stk, sd, UST_EPOLLOUT);
+	UT_ASSERT(epd >= 0);
+	p.rcv_nxt = 0; /* the peer has not seen our SYN */
+	peer_syn(stk, &p);
+	UT_EQ(state_of(stk, sd), UST_TCP_SYN_RECEIVED);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	UT_EQ(th.seq, iss);
+	UT_EQ(th.ack, 3001);
+	UT_EQ(check_syn_opts(&p, &th), 0);
+	UT_EQ(events_of(stk, epd), 0);
+	/* the peer's SYN-ACK to our SYN (RFC 9293 figure 8, line 6):
+	 * SYN_RECEIVED -> ESTABLISHED */
+	p.snd_nxt = 3000;
+	peer_syn_flags(stk, &p, UST_TCP_ACK);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.state, UST_TCP_ESTABLISHED);
+	UT_EQ(ti.snd_wscale, 7);
+	UT_EQ(ti.options, UST_TCPOPT_WS | UST_TCPOPT_SACK_PERM |
+	      UST_TCPOPT_TS);
+	/* the window of a SYN is never scaled (RFC 7323 2.2) */
+	UT_EQ(ti.snd_wnd, 65535);
+	UT_EQ(events_of(stk, epd), UST_EPOLLOUT);
+	UT_EQ(mib(stk, UST_MIB_TCP_CURRESTAB), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPSYNCHALLENGE), 0);
+	/* data flows */
+	UT_EQ(ust_send(stk, sd, "abc", 3, 0), 3);
+	UT_EQ(expect(&p, &th, NULL, 0), 3);
+	UT_EQ(th.seq, iss + 1);
+	psend(stk, &p, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+
+	/* both FINs cross: FIN_WAIT_1 -> CLOSING -> TIME_WAIT */
+	UT_EQ(ust_shutdown(stk, sd, SHUT_WR), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	fin = th.seq;
+	p.rcv_nxt = fin; /* the peer has not seen our FIN */
+	psend(stk, &p, UST_TCP_FIN, NULL, 0);
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSING);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.ack, p.snd_nxt);
+	/* ... then our FIN arrives, and the peer acknowledges it */
+	p.rcv_nxt = fin + 1;
+	psend(stk, &p, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TW), 1);
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSED);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, epd), 0);
+	return teardown(stk);
+}
+
+/* In a simultaneous open, our SYN-ACK is retransmitted like a SYN until
+ * the handshake completes (a plain ACK completes it too), or gives up
+ * after syn_retries; an RST refuses the connection; a close waits for
+ * ESTABLISHED. */
+static int
+test_simultaneous_open_rtx(void)
+{
+	struct ust_stack *stk = stack(syn_retries_2);
+	struct ust_tcp_repr th;
+	struct peer p;
+	uint32_t iss;
+	int sd;
+
+	peer_init(&p, 3000);
+	sd = connect_to(stk, &p, LPORT);
+	UT_ASSERT(sd >= 0);
+	iss = p.rcv_nxt - 1;
+	p.rcv_nxt = 0;
+	peer_syn(stk, &p);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	/* the SYN-ACK is lost: again after the RTO */
+	UT_EQ(wait_tx(stk, 3000), 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	UT_EQ(th.seq, iss);
+	UT_EQ(th.ack, 3001);
+	UT_EQ(state_of(stk, sd), UST_TCP_SYN_RECEIVED);
+	/* the peer's ACK: ESTABLISHED, the retransmissions stop */
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	UT_EQ(wait_tx(stk, 5000), -1);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	psend(stk, &p, 0, NULL, 0);
+
+	/* no answer at all: ETIMEDOUT after syn_retries, as a SYN */
+	peer_init(&p, 9000);
+	sd = connect_to(stk, &p, LPORT + 1);
+	UT_ASSERT(sd >= 0);
+	p.rcv_nxt = 0;
+	peer_syn(stk, &p);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(wait_tx(stk, 3000), 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	UT_EQ(wait_tx(stk, 3000), 2000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(wait_tx(stk, 4000), -1);
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSED);
+	UT_EQ(getopt_int(stk, sd, SOL_SOCKET, SO_ERROR), ETIMEDOUT);
+	UT_EQ(ust_close(stk, sd), 0);
+
+	/* an RST in SYN_RECEIVED, the connection coming from SYN_SENT:
+	 * refused (RFC 9293 3.10.7.4) */
+	peer_init(&p, 12000);
+	sd = connect_to(stk, &p, LPORT + 2);
+	UT_ASSERT(sd >= 0);
+	p.rcv_nxt = 0;
+	peer_syn(stk, &p);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	seg(stk, &p, p.snd_nxt, UST_TCP_RST, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSED);
+	UT_EQ(ust_send(stk, sd, "x", 1, 0), -ECONNREFUSED);
+	UT_EQ(mib(stk, UST_MIB_TCP_ATTEMPTFAILS), 2);
+	UT_EQ(ust_close(stk, sd), 0);
+
+	/* shutdown(SHUT_WR) in SYN_RECEIVED: the FIN waits for ESTABLISHED
+	 * (RFC 9293 3.10.4), the SYN-ACK goes again meanwhile */
+	peer_init(&p, 15000);
+	sd = connect_to(stk, &p, LPORT + 3);
+	UT_ASSERT(sd >= 0);
+	iss = p.rcv_nxt - 1;
+	p.rcv_nxt = 0;
+	peer_syn(stk, &p);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(ust_send(stk, sd, "x", 1, 0), -EAGAIN);
+	UT_EQ(ust_shutdown(stk, sd, SHUT_WR), 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(state_of(stk, sd), UST_TCP_SYN_RECEIVED);
+	UT_EQ(ust_send(stk, sd, "x", 1, 0), -EPIPE);
+	UT_EQ(wait_tx(stk, 3000), 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	UT_EQ(th.seq, iss);
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(state_of(stk, sd), UST_TCP_FIN_WAIT_1);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	UT_EQ(th.seq, iss + 1);
+	psend(stk, &p, UST_TCP_FIN, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.ack, 15002);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TW), 1);
+	UT_EQ(ust_close(stk, sd), 0);
+	return teardown(stk);
+}
+
+static int
+test_half_close(void)
+{
+	struct ust_stack *stk = stack(tw_short);
+	struct ust_tcp_repr th;
+	struct peer p;
+	char buf[64];
+	int ls, sd, epd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+
+	/* the peer closes first; we keep sending in CLOSE_WAIT */
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	epd = watch(stk, sd, UST_EPOLLIN | UST_EPOLLOUT | UST_EPOLLRDHUP);
+	UT_ASSERT(epd >= 0);
+	UT_EQ(events_of(stk, epd), UST_EPOLLOUT);
+	psend(stk, &p, UST_TCP_FIN, "bye", 3);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, 1001 + 4);
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSE_WAIT);
+	UT_EQ(events_of(stk, epd), UST_EPOLLIN | UST_EPOLLOUT |
+	      UST_EPOLLRDHUP);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 3);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 0);
+	UT_EQ(ust_send(stk, sd, "still here", 10, 0), 10);
+	UT_EQ(expect(&p, &th, buf, sizeof(buf)), 10);
+	UT_ASSERT(memcmp(buf, "still here", 10) == 0);
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(ust_send(stk, sd, "more", 4, 0), 4);
+	UT_EQ(expect(&p, &th, buf, sizeof(buf)), 4);
+	psend(stk, &p, 0, NULL, 0);
+	/* CLOSE_WAIT -> LAST_ACK -> CLOSED */
+	UT_EQ(ust_shutdown(stk, sd, SHUT_WR), 0);
+	UT_EQ(state_of(stk, sd), UST_TCP_LAST_ACK);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	UT_EQ(events_of(stk, epd), UST_EPOLLIN | UST_EPOLLRDHUP |
+	      UST_EPOLLHUP);
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSED);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TW), 0);
+	UT_EQ(ust_close(stk, epd), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+
+	/* we close first (shutdown(SHUT_WR)); the peer still sends */
+	sd = open_passive(stk, ls, &p, 2000);
+	UT_ASSERT(sd >= 0);
+	epd = watch(stk, sd, UST_EPOLLIN | UST_EPOLLOUT | UST_EPOLLRDHUP);
+	UT_ASSERT(epd >= 0);
+	UT_EQ(ust_shutdown(stk, sd, SHUT_WR), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	UT_EQ(ust_send(stk, sd, "x", 1, 0), -EPIPE);
+	UT_EQ(events_of(stk, epd), 0);
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(state_of(stk, sd), UST_TCP_FIN_WAIT_2);
+	psend(stk, &p, UST_TCP_PSH, "late data", 9);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, 2001 + 9);
+	UT_EQ(events_of(stk, epd), UST_EPOLLIN);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 9);
+	UT_ASSERT(memcmp(buf, "late data", 9) == 0);
+	psend(stk, &p, UST_TCP_PSH, "and more", 8);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 8);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -EAGAIN);
+	UT_EQ(ust_send(stk, sd, "x", 1, 0), -EPIPE);
+	psend(stk, &p, UST_TCP_FIN, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TW), 1);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 0);
+	UT_EQ(ust_close(stk, epd), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static int
+test_rst_syn_challenge(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct ust_tcp_opts o;
+	struct peer p;
+	char buf[16];
+	int ls, sd, epd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	psend(stk, &p, 0, "data", 4);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 4);
+
+	/* RFC 5961 3.2: an RST in the window but not at RCV.NXT gets a
+	 * challenge ACK, and the connection stays */
+	seg(stk, &p, p.snd_nxt + 10, UST_TCP_RST, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 1);
+	UT_EQ(drops(stk, UST_DROP_TCP_RESET), 1);
+	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	/* out of the window: dropped silently, either side */
+	seg(stk, &p, p.snd_nxt + 0x40000000u, UST_TCP_RST, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(drops(stk, UST_DROP_TCP_INVALID_SEQUENCE), 1);
+	seg(stk, &p, p.snd_nxt - 100, UST_TCP_RST | UST_TCP_ACK, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(drops(stk, UST_DROP_TCP_OLD_DATA), 1);
+	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	/* RFC 5961 4.2: a SYN in the window gets a challenge ACK */
+	syn_opts(&p, &o);
+	inject(stk, frame(&p, p.snd_nxt + 100, 0, UST_TCP_SYN, &o, NULL, 0));
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPSYNCHALLENGE), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 2);
+	UT_EQ(drops(stk, UST_DROP_TCP_INVALID_SYN), 1);
+	/* ... and so does a SYN at RCV.NXT, with an ACK */
+	inject(stk, frame(&p, p.snd_nxt, p.rcv_nxt, UST_TCP_SYN | UST_TCP_ACK,
+			  &o, NULL, 0));
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPSYNCHALLENGE), 2);
+	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	/* RFC 5961 5.2: an ACK older than the window the peer may know of
+	 * gets a challenge ACK; one of what we never sent, an ACK (RFC
+	 * 9293 3.10.7.4); both are dropped */
+	inject(stk, frame(&p, p.snd_nxt, p.rcv_nxt - 0x40000000u,
+			  UST_TCP_ACK, NULL, "x", 1));
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 4);
+	UT_EQ(drops(stk, UST_DROP_TCP_OLD_ACK), 1);
+	inject(stk, frame(&p, p.snd_nxt, p.rcv_nxt + 1000, UST_TCP_ACK, NULL,
+			  "x", 1));
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(drops(stk, UST_DROP_TCP_ACK_UNSENT_DATA), 1);
+	/* the connection still works */
+	psend(stk, &p, 0, "more", 4);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 4);
+	UT_EQ(mib(stk, UST_MIB_TCP_ESTABRESETS), 0);
+
+	/* an RST at RCV.NXT resets: ECONNRESET once, then EOF */
+	epd = watch(stk, sd, UST_EPOLLIN);
+	UT_ASSERT(epd >= 0);
+	psend(stk, &p, 0, "unread", 6);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	seg(stk, &p, p.snd_nxt, UST_TCP_RST, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCP_ESTABRESETS), 1);
+	UT_EQ(mib(stk, UST_MIB_TCP_CURRESTAB), 0);
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSED);
+	UT_EQ(events_of(stk, epd), UST_EPOLLIN | UST_EPOLLERR | UST_EPOLLHUP);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -ECONNRESET);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 0);
+	UT_EQ(ust_send(stk, sd, "x", 1, 0), -EPIPE);
+	/* what was received is lost with the connection */
+	UT_EQ(drops(stk, UST_DROP_TCP_ABORT), 1);
+	UT_EQ(ust_close(stk, epd), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static void
+chack_2(struct ust_stack_conf *c)
+{
+	c->tcp.challenge_ack_limit = 2;
+}
+
+/* RFC 5961 7: challenge ACKs are rate limited (a token bucket of
+ * challenge_ack_limit a second) */
+static int
+test_challenge_ack_limit(void)
+{
+	struct ust_stack *stk = stack(chack_2);
+	struct ust_tcp_repr th;
+	struct peer p;
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	for (i = 0; i < 3; i++)
+		seg(stk, &p, p.snd_nxt + 10, UST_TCP_RST, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 2);
+	UT_EQ(drops(stk, UST_DROP_TCP_RESET), 3);
+	run(stk, 500);
+	seg(stk, &p, p.snd_nxt + 10, UST_TCP_RST, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 3);
+	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static int
+test_paws(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct peer p;
+	char buf[16];
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	p.tsval = 6000;
+	psend(stk, &p, 0, "new", 3);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.opts.tsecr, 6000);
+	/* RFC 7323 5.3: an older TSval is an old duplicate: dropped and
+	 * answered with an ACK echoing the newest TSval */
+	p.tsval = 5999;
+	seg(stk, &p, p.snd_nxt, UST_TCP_ACK, "old", 3);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(th.opts.tsecr, 6000);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_PAWSESTAB), 1);
+	UT_EQ(drops(stk, UST_DROP_TCP_RFC7323_PAWS), 1);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 3);
+	UT_ASSERT(memcmp(buf, "new", 3) == 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -EAGAIN);
+	/* an equal TSval is fine (several segments per tick) */
+	p.tsval = 6000;
+	psend(stk, &p, 0, "same", 4);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 4);
+	/* an RST is exempt from PAWS (RFC 7323 5.3 R1) */
+	p.tsval = 100;
+	seg(stk, &p, p.snd_nxt, UST_TCP_RST, NULL, 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_PAWSESTAB), 1);
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSED);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -ECONNRESET);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static int
+test_options_edge(void)
+{
+	/* malformed option lists, each on a SYN of its own (4 bytes each
+	 * unless said) */
+	static const uint8_t bad[][8] = {
+		{ 1, 1, 1, 2 },             /* a kind with no length byte */
+		{ 2, 8, 0x05, 0xb4 },       /* length past the header */
+		{ 2, 0, 0x05, 0xb4 },       /* length 0 */
+		{ 2, 1, 0x05, 0xb4 },       /* length 1 */
+		{ 2, 3, 0x05, 0 },          /* MSS of length 3 */
+		{ 3, 2, 1, 1 },             /* window scale of length 2 */
+		{ 8, 10, 0, 0 },            /* timestamps cut short */
+		{ 4, 3, 0, 0 },             /* SACK-permitted of length 3 */
+		{ 1, 1, 5, 6, 0, 0, 0, 0 }, /* SACK of 6 bytes: not 8n + 2 */
+	};
+	static const uint16_t bad_len[] = { 4, 4, 4, 4, 4, 4, 4, 4, 8 };
+	struct ust_stack *stk = stack(NULL);
+	uint8_t unknown[8] = { 254, 6, 1, 2, 3, 4, 0, 0 };
+	uint8_t after_eol[4] = { 0, 0xff, 0xff, 0xff };
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	struct rte_mbuf *m;
+	struct peer p;
+	unsigned int i;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 64);
+	UT_ASSERT(ls >= 0);
+	peer_init(&p, 1);
+	for (i = 0; i < RTE_DIM(bad); i++) {
+		p.port = (uint16_t)(PPORT + i);
+		inject(stk, raw_syn(&p, bad[i], bad_len[i]));
+		UT_ASSERT(tx_none(), "case %u answered", i);
+		UT_EQ(drops(stk, UST_DROP_TCP_HDR), i + 1);
+		UT_EQ(mib(stk, UST_MIB_TCP_INERRS), i + 1);
+	}
+	/* a data offset beyond the segment, and one below 5 words */
+	m = raw_syn(&p, NULL, 0);
+	tcp_hdr_of(m)[12] = 15 << 4;
+	ust_tcp_set_csum(tcp_hdr_of(m), 20, UT_PEER_IP, UT_OUR_IP, 0, 0);
+	inject(stk, m);
+	m = raw_syn(&p, NULL, 0);
+	tcp_hdr_of(m)[12] = 4 << 4;
+	ust_tcp_set_csum(tcp_hdr_of(m), 20, UT_PEER_IP, UT_OUR_IP, 0, 0);
+	inject(stk, m);
+	UT_ASSERT(tx_none());
+	UT_EQ(drops(stk, UST_DROP_TCP_HDR), RTE_DIM(bad) + 2);
+	UT_EQ(mib(stk, UST_MIB_TCP_INSEGS), 0);
+	/* an unknown option is skipped, and what follows an end of list is
+	 * not read: both SYNs are answered, with only MSS (no other option
+	 * was offered) */
+	p.port = 41000;
+	inject(stk, raw_syn(&p, unknown, sizeof(unknown)));
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	UT_EQ(th.opts.has, UST_TCPOPT_MSS);
+	p.port = 41001;
+	inject(stk, raw_syn(&p, after_eol, sizeof(after_eol)));
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+
+	/* a window scale of 20 is used as 14 (RFC 7323 2.3) */
+	peer_init(&p, 100);
+	p.port = 42000;
+	p.wscale = 20;
+	sd = handshake_passive(stk, ls, &p);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.snd_wscale, 14);
+	UT_EQ(ti.snd_wnd, 65535u << 14);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+
+	/* MSS 0 is no usable value: 536 (RFC 9293 3.7.1), less the
+	 * timestamps */
+	peer_init(&p, 200);
+	p.port = 42001;
+	p.mss = 0;
+	sd = handshake_passive(stk, ls, &p);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.mss, 536 - 12);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+
+	/* a tiny MSS is raised to the floor, never to 536 */
+	peer_init(&p, 250);
+	p.port = 42002;
+	p.mss = 40;
+	p.ts = false;
+	sd = handshake_passive(stk, ls, &p);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.mss, 88);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+
+	/* no options at all: 536, no scaling, no SACK, no timestamps */
+	peer_init(&p, 300);
+	p.port = 42003;
+	p.mss = -1;
+	p.wscale = NO_WS;
+	p.sack = false;
+	p.ts = false;
+	sd = handshake_passive(stk, ls, &p);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.mss, 536);
+	UT_EQ(ti.options, 0);
+	UT_EQ(ti.snd_wscale, 0);
+	UT_EQ(ti.rcv_wscale, 0);
+	UT_EQ(ust_send(stk, sd, "hi", 2, 0), 2);
+	UT_EQ(expect(&p, &th, NULL, 0), 2);
+	UT_EQ(th.opts.has, 0);
+	UT_EQ(th.window, 65535);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static int
+test_seq_wraparound(void)
+{
+	/* [start, end) offsets of the peer's segments, in sending order */
+	static const uint16_t segs[][2] = {
+		{ 0, 200 }, { 400, 600 }, { 800, 1024 }, { 200, 400 },
+		{ 600, 800 },
+	};
+	struct ust_stack *stk = stack(NULL);
+	uint8_t data[1024], got[2048];
+	struct ust_tcp_repr th;
+	struct peer p;
+	uint32_t base;
+	unsigned int i;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	peer_init(&p, 0xFFFFFF00u);
+	p.tsval = 0xFFFFFFFDu; /* the timestamp clock wraps too */
+	sd = handshake_passive(stk, ls, &p);
+	UT_ASSERT(sd >= 0);
+	base = p.snd_nxt;
+	UT_EQ(base, 0xFFFFFF01u);
+	fill(data, sizeof(data), 3);
+	for (i = 0; i < RTE_DIM(segs); i++) {
+		uint16_t s = segs[i][0], e = segs[i][1];
+
+		p.tsval++;
+		seg(stk, &p, base + s, UST_TCP_ACK, data + s, e - s);
+		UT_EQ(expect(&p, &th, NULL, 0), 0);
+		switch (i) {
+		case 0:
+			UT_EQ(th.ack, base + 200);
+			UT_EQ(th.opts.nsack, 0);
+			break;
+		case 1:
+			UT_EQ(th.ack, base + 200);
+			UT_EQ(th.opts.nsack, 1);
+			UT_EQ(th.opts.sack[0].start, base + 400);
+			UT_EQ(th.opts.sack[0].end, base + 600);
+			break;
+		case 2:
+			UT_EQ(th.ack, base + 200);
+			UT_EQ(th.opts.nsack, 2);
+			UT_EQ(th.opts.sack[0].start, base + 800);
+			UT_EQ(th.opts.sack[0].end, base + 1024);
+			UT_EQ(th.opts.sack[1].start, base + 400);
+			break;
+		case 3:
+			UT_EQ(th.ack, base + 600);
+			UT_EQ(th.opts.nsack, 1);
+			UT_EQ(th.opts.sack[0].start, base + 800);
+			break;
+		default:
+			UT_EQ(th.ack, base + 1024);
+			UT_EQ(th.opts.nsack, 0);
+			break;
+		}
+	}
+	UT_EQ(p.tsval, 3);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_PAWSESTAB), 0);
+	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), 1024);
+	UT_ASSERT(memcmp(got, data, sizeof(data)) == 0);
+	/* and a FIN beyond 2^32 */
+	p.snd_nxt = base + 1024;
+	psend(stk, &p, UST_TCP_FIN, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, base + 1025);
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSE_WAIT);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static int
+test_zero_window(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	uint8_t data[1448], got[16384];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	uint32_t edge, total = 0;
+	struct peer p;
+	bool zero = false;
+	int ls, sd, i;
+
+	fill(data, sizeof(data), 9);
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	/* children inherit the listener's receive buffer: 2 x 4608 */
+	UT_EQ(setopt_int(stk, ls, SOL_SOCKET, SO_RCVBUF, 4608), 0);
+	UT_EQ(getopt_int(stk, ls, SOL_SOCKET, SO_RCVBUF), 9216);
+	peer_init(&p, 1000);
+	p.wscale = NO_WS; /* windows in bytes */
+	peer_syn(stk, &p);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.window, 4608);
+	edge = p.snd_nxt + th.window;
+	psend(stk, &p, 0, NULL, 0);
+	sd = ust_accept(stk, ls, NULL, NULL);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(getopt_int(stk, sd, SOL_SOCKET, SO_RCVBUF), 9216);
+	/* the peer fills what we announce, and we do not read: the window
+	 * closes, without a byte dropped on the way */
+	for (i = 0; i < 20 && !zero; i++) {
+		uint16_t len = (uint16_t)RTE_MIN(edge - p.snd_nxt, 1448u);
+
+		UT_ASSERT(len > 0);
+		psend(stk, &p, 0, data, len);
+		total += len;
+		UT_EQ(expect(&p, &th, NULL, 0), 0);
+		UT_EQ(th.ack, p.snd_nxt);
+		/* the right edge never moves left (RFC 9293 3.8.6.2.2) */
+		UT_ASSERT(!SEQ_GT_(edge, th.ack + th.window));
+		edge = th.ack + th.window;
+		zero = th.window == 0;
+	}
+	UT_ASSERT(zero);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTOZEROWINDOWADV), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPRCVQDROP), 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.rcv_wnd, 0);
+	UT_EQ(ti.rcv_buffered, total);
+	/* a segment into the zero window: its data is dropped and ACKed,
+	 * its ACK is taken (RFC 9293 3.10.7.4: "special allowance should be
+	 * made to accept valid ACKs") */
+	UT_EQ(ust_send(stk, sd, "out", 3, 0), 3);
+	UT_EQ(expect(&p, &th, NULL, 0), 3);
+	seg(stk, &p, p.snd_nxt, UST_TCP_ACK, data, 100);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(th.window, 0);
+	UT_EQ(drops(stk, UST_DROP_TCP_ZEROWINDOW), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPZEROWINDOWDROP), 1);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.unacked, 0);
+	/* a zero-window probe (one byte to the left) is answered */
+	seg(stk, &p, p.snd_nxt - 1, UST_TCP_ACK, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.window, 0);
+	/* reading opens the window, and the peer hears of it */
+	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), (int)total);
+	UT_ASSERT(memcmp(got, data, 1448) == 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.window, 4608);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPFROMZEROWINDOWADV), 1);
+	/* and the data flows again */
+	psend(stk, &p, 0, data, 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), 1000);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static void
+retries2_3(struct ust_stack_conf *c)
+{
+	c->tcp.retries2 = 3;
+}
+
+static int
+test_persist(void)
+{
+	struct ust_stack *stk = stack(retries2_3);
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	uint8_t got[64];
+	struct peer p;
+	int ls, sd, i, expect_ms;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	/* the peer's window closes while we have nothing to send */
+	p.win = 0;
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.snd_wnd, 0);
+	UT_EQ(ust_send(stk, sd, "queued", 6, 0), 6);
+	UT_ASSERT(tx_none());
+	/* after the RTO (200 ms: rto_min), a zero-window probe: no data,
+	 * one byte to the left of the window; then backing off. The peer
+	 * answers every probe, with its window still closed: the
+	 * connection must not time out (RFC 1122 4.2.2.17), even beyond
+	 * retries2 probes */
+	expect_ms = 200;
+	for (i = 0; i < 6; i++) {
+		UT_EQ(wait_tx(stk, 100000), expect_ms);
+		UT_EQ(expect(&p, &th, NULL, 0), 0);
+		UT_EQ(th.flags, UST_TCP_ACK);
+		UT_EQ(th.seq, p.rcv_nxt - 1);
+		UT_EQ(th.ack, p.snd_nxt);
+		UT_ASSERT(th.opts.has & UST_TCPOPT_TS);
+		p.tsval++;
+		psend(stk, &p, 0, NULL, 0);
+		UT_ASSERT(tx_none());
+		expect_ms *= 2;
+	}
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPWINPROBE), 6);
+	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	/* the window opens: the data goes */
+	p.win = 65535;
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(expect(&p, &th, got, sizeof(got)), 6);
+	UT_ASSERT(memcmp(got, "queued", 6) == 0);
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(wait_tx(stk, 5000), -1);
+
+	/* a peer that stops answering the probes: ETIMEDOUT after retries2
+	 * probes */
+	p.win = 0;
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(ust_send(stk, sd, "again", 5, 0), 5);
+	UT_ASSERT(tx_none());
+	for (i = 0; i < 3; i++) {
+		UT_ASSERT(wait_tx(stk, 100000) > 0);
+		UT_EQ(expect(&p, &th, NULL, 0), 0);
+		UT_EQ(th.flags, UST_TCP_ACK);
+	}
+	UT_ASSERT(wait_tx(stk, 100000) > 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST | UST_TCP_ACK);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPABORTONTIMEOUT), 1);
+	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), -ETIMEDOUT);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* Advance the clock a millisecond at a time until counter @c grows: the
+ * milliseconds it took, or -1 after @limit. */
+static int
+wait_mib(struct ust_stack *stk, enum ust_mib c, int limit)
+{
+	uint64_t v = mib(stk, c);
+	int i;
+
+	for (i = 1; i <= limit; i++) {
+		run(stk, 1);
+		if (mib(stk, c) != v)
+			return i;
+	}
+	return -1;
+}
+
+/* What we sent since: at least one segment, each @len bytes of @data at
+ * @seq (a retransmission, and maybe a loss probe before it). */
+static int
+expect_again(struct peer *p, uint32_t seq, const char *data, int len)
+{
+	struct ust_tcp_repr th;
+	uint8_t got[64];
+	int n, k = 0;
+
+	while ((n = expect(p, &th, got, sizeof(got))) >= 0) {
+		UT_EQ(n, len);
+		UT_EQ(th.seq, seq);
+		UT_ASSERT(memcmp(got, data, (size_t)len) == 0);
+		k++;
+	}
+	UT_ASSERT(k > 0);
+	p->rcv_nxt = seq;
+	return 0;
+}
+
+static int
+test_rto(void)
+{
+	struct ust_stack *stk = stack(retries2_3);
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	uint8_t got[64];
+	struct peer p;
+	uint32_t seq;
+	int ls, sd, i, t;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.rto_us, 200000);
+	/* one episode: the segment again after the RTO (200 ms, rto_min; a
+	 * loss probe, RFC 8985, may go first and put the RTO back by its
+	 * own timeout); its ACK ends the episode */
+	UT_EQ(ust_send(stk, sd, "first", 5, 0), 5);
+	UT_EQ(expect(&p, &th, NULL, 0), 5);
+	seq = th.seq;
+	p.rcv_nxt = seq;
+	t = wait_mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS, 1000);
+	UT_ASSERT(t >= 200 && t < 400, "first RTO after %d ms", t);
+	UT_EQ(expect_again(&p, seq, "first", 5), 0);
+	UT_ASSERT(mib(stk, UST_MIB_TCP_RETRANSSEGS) >= 1);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.backoff, 1);
+	UT_ASSERT(ti.retrans >= 1);
+	run(stk, 10);
+	p.rcv_nxt = seq + 5;
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.backoff, 0);
+	UT_EQ(ti.unacked, 0);
+	UT_EQ(wait_tx(stk, 3000), -1);
+
+	/* nothing acknowledged: the RTO doubles at each expiry (RFC 6298
+	 * 5.5), and the connection is given up after retries2 with an RST */
+	UT_EQ(ust_send(stk, sd, "second", 6, 0), 6);
+	UT_EQ(expect(&p, &th, NULL, 0), 6);
+	seq = th.seq;
+	p.rcv_nxt = seq;
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	t = wait_mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS, 100000);
+	UT_ASSERT(t >= (int)(ti.rto_us / 1000), "first RTO after %d ms", t);
+	UT_EQ(expect_again(&p, seq, "second", 6), 0);
+	for (i = 1; i < 3; i++) {
+		UT_EQ(wait_mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS, 100000),
+		      (int)(ti.rto_us / 1000) << i);
+		UT_EQ(expect_again(&p, seq, "second", 6), 0);
+		UT_EQ(tcp_info(stk, sd, &ti), 0);
+		UT_EQ(ti.backoff, i + 1);
+	}
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS), 4);
+	UT_EQ(wait_tx(stk, 100000), (int)(ti.rto_us / 1000) << 3);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST | UST_TCP_ACK);
+	UT_EQ(th.seq, seq + 6);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPABORTONTIMEOUT), 1);
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSED);
+	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), -ETIMEDOUT);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* Ten full segments out; the first is lost. */
+static int
+ten_in_flight(struct ust_stack *stk, int sd, struct peer *p, uint32_t *base,
+	      uint8_t *data)
+{
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	int i;
+
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 10u * ti.mss);
+	fill(data, 10u * ti.mss, 5);
+	UT_EQ(ust_send(stk, sd, data, 10u * ti.mss, 0), (int)(10 * ti.mss));
+	for (i = 0; i < 10; i++) {
+		UT_EQ(expect(p, &th, NULL, 0), ti.mss);
+		if (i == 0)
+			*base = th.seq;
+		UT_EQ(th.seq, *base + (uint32_t)i * ti.mss);
+	}
+	UT_ASSERT(tx_none());
+	p->rcv_nxt = *base;
+	return 0;
+}
+
+static int
+test_fast_retransmit(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[16 * 1460];
+	uint8_t got[1500];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	uint32_t b, blk[1][2];
+	struct peer p;
+	int ls, sd, i;
+	const uint32_t mss = 1448;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+
+	/* SACK (RFC 6675): duplicate ACKs with blocks for segments 2.. */
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	for (i = 1; i <= 2; i++) {
+		blk[0][0] = b + mss;
+		blk[0][1] = b + mss + (uint32_t)i * mss;
+		psack(stk, &p, blk, 1);
+		UT_ASSERT(tx_none(), "dup ACK %d", i);
+	}
+	blk[0][1] = b + 4 * mss;
+	psack(stk, &p, blk, 1);
+	/* the third: the first hole again, and nothing more (pipe) */
+	UT_EQ(expect(&p, &th, got, sizeof(got)), (int)mss);
+	UT_EQ(th.seq, b);
+	UT_ASSERT(memcmp(got, data, mss) == 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPFASTRETRANS), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPSACKRECOVERY), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPRENORECOVERY), 0);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 1);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 1);
+	UT_EQ(ti.sacked, 3 * mss);
+	/* everything acknowledged: recovery ends */
+	p.rcv_nxt = b + 10 * mss;
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 0);
+	UT_EQ(ti.unacked, 0);
+	UT_EQ(ti.sacked, 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+
+	/* two holes (segments 1 and 5): one ACK whose blocks show them both
+	 * lost starts recovery (RFC 6675 IsLost()), and both go again */
+	peer_init(&p, 3000);
+	p.port = PPORT + 2;
+	sd = handshake_passive(stk, ls, &p);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	{
+		const uint32_t two[2][2] = {
+			{ b + 5 * mss, b + 10 * mss },
+			{ b + mss, b + 4 * mss },
+		};
+
+		psack(stk, &p, two, 2);
+	}
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 4 * mss);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPSACKRECOVERY), 2);
+	p.rcv_nxt = b + 10 * mss;
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 0);
+	UT_EQ(ti.unacked, 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+
+	/* without SACK (the peer's SYN has no SACK-permitted): NewReno, RFC
+	 * 6582; segments 1 and 3 are lost */
+	peer_init(&p, 2000);
+	p.port = PPORT + 1;
+	p.sack = false;
+	sd = handshake_passive(stk, ls, &p);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	for (i = 1; i <= 2; i++) {
+		psend(stk, &p, 0, NULL, 0);
+		UT_ASSERT(tx_none());
+	}
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b);
+	UT_ASSERT(tx_none());
+	p.rcv_nxt = b; /* the retransmission is not there yet */
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPRENORECOVERY), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPFASTRETRANS), 3);
+	/* more duplicates inflate the window, nothing new to send */
+	psend(stk, &p, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	/* a partial ACK (up to the second hole): that hole goes at once */
+	p.rcv_nxt = b + 2 * mss;
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 2 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 1);
+	p.rcv_nxt = b + 10 * mss;
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 0);
+	UT_EQ(ti.unacked, 0);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 5);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static int
+test_reassembly(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	uint8_t data[3000], got[4096];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	struct peer p;
+	uint32_t b;
+	int ls, sd;
+
+	fill(data, sizeof(data), 77);
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	b = p.snd_nxt;
+	/* the third part first: a hole before it, an ACK at once with its
+	 * SACK block */
+	seg(stk, &p, b + 2000, UST_TCP_ACK, data + 2000, 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, b);
+	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(th.opts.sack[0].start, b + 2000);
+	UT_EQ(th.opts.sack[0].end, b + 3000);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPOFOQUEUE), 1);
+	/* the same again: a duplicate, refused, ACKed */
+	seg(stk, &p, b + 2000, UST_TCP_ACK, data + 2000, 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, b);
+	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(drops(stk, UST_DROP_TCP_OLD_DATA), 1);
+	/* [1500, 2100) overlaps the queued part: trimmed to [1500, 2000),
+	 * the block grows to the left */
+	seg(stk, &p, b + 1500, UST_TCP_ACK, data + 1500, 600);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, b);
+	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(th.opts.sack[0].start, b + 1500);
+	UT_EQ(th.opts.sack[0].end, b + 3000);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.ofo_segs, 2);
+	UT_EQ(ti.rcv_buffered, 0);
+	/* the first part: in order, the hole [1000, 1500) remains */
+	seg(stk, &p, b, UST_TCP_ACK, data, 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, b + 1000);
+	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(th.opts.sack[0].start, b + 1500);
+	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), 1000);
+	UT_ASSERT(memcmp(got, data, 1000) == 0);
+	/* [800, 2200): overlaps both sides; fills the hole and covers a
+	 * queued part entirely */
+	seg(stk, &p, b + 800, UST_TCP_ACK, data + 800, 1400);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, b + 3000);
+	UT_EQ(th.opts.nsack, 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.ofo_segs, 0);
+	UT_EQ(ti.rcv_buffered, 2000);
+	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), 2000);
+	UT_ASSERT(memcmp(got, data + 1000, 2000) == 0);
+	/* old data entirely: ACKed, dropped */
+	seg(stk, &p, b + 100, UST_TCP_ACK, data + 100, 100);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, b + 3000);
+	UT_EQ(drops(stk, UST_DROP_TCP_OLD_DATA), 2);
+	/* a FIN beyond a hole waits for it */
+	p.snd_nxt = b + 3000;
+	seg(stk, &p, b + 3100, UST_TCP_ACK | UST_TCP_FIN, data, 50);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, b + 3000);
+	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	seg(stk, &p, b + 3000, UST_TCP_ACK, data, 100);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, b + 3151);
+	UT_EQ(state_of(stk, sd), UST_TCP_CLOSE_WAIT);
+	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), 150);
+	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static void
+synack_retries_2(struct ust_stack_conf *c)
+{
+	c->tcp.synack_retries = 2;
+}
+
+/* A listener's half-open entries (SYN_RECEIVED): SYN-ACK retransmissions
+ * with backoff, a duplicate SYN, an RST, the end after synack_retries. */
+static int
+test_half_open(void)
+{
+	struct ust_stack *stk = stack(synack_retries_2);
+	struct ust_tcp_repr th;
+	struct peer p, q;
+	uint32_t iss;
+	int ls;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	peer_init(&p, 1000);
+	peer_syn(stk, &p);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	iss = th.seq;
+	/* the peer's SYN again (our SYN-ACK was lost): the same SYN-ACK */
+	p.snd_nxt--;
+	peer_syn(stk, &p);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	UT_EQ(th.seq, iss);
+	UT_EQ(th.ack, 1001);
+	/* unanswered: again after 1 s, 2 s, then forgotten */
+	UT_EQ(wait_tx(stk, 10000), 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	UT_EQ(th.seq, iss);
+	UT_EQ(wait_tx(stk, 10000), 2000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.seq, iss);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 2);
+	UT_EQ(wait_tx(stk, 10000), -1);
+	/* its ACK now finds no entry, and no valid cookie: reset */
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST);
+	UT_EQ(th.seq, iss + 1);
+	UT_EQ(ust_accept(stk, ls, NULL, NULL), -EAGAIN);
+	/* an RST at the right sequence ends a half-open entry; another one
+	 * is dropped */
+	peer_init(&q, 5000);
+	q.port = PPORT + 1;
+	peer_syn(stk, &q);
+	UT_EQ(expect(&q, &th, NULL, 0), 0);
+	seg(stk, &q, q.snd_nxt + 5, UST_TCP_RST, NULL, 0);
+	UT_EQ(drops(stk, UST_DROP_TCP_RESET), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_EMBRYONICRSTS), 0);
+	seg(stk, &q, q.snd_nxt, UST_TCP_RST, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_EMBRYONICRSTS), 1);
+	UT_EQ(wait_tx(stk, 5000), -1);
+	/* a wrong ACK for an entry: reset, the entry stays */
+	peer_init(&q, 6000);
+	q.port = PPORT + 2;
+	peer_syn(stk, &q);
+	UT_EQ(expect(&q, &th, NULL, 0), 0);
+	q.rcv_nxt += 10;
+	psend(stk, &q, 0, NULL, 0);
+	UT_EQ(expect(&q, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST);
+	q.rcv_nxt -= 10;
+	psend(stk, &q, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_ASSERT(ust_accept(stk, ls, NULL, NULL) >= 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static void
+synq_2(struct ust_stack_conf *c)
+{
+	c->tcp.max_syn_backlog = 2;
+}
+
+static int
+test_syncookies(void)
+{
+	struct ust_stack *stk = stack(synq_2);
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	struct peer p[5];
+	uint32_t cookie;
+	char buf[16];
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	/* two SYNs fill the SYN queue; the next ones are answered with
+	 * cookies, in the sequence number and the timestamp */
+	for (i = 0; i < 5; i++) {
+		peer_init(&p[i], 1000u * (uint32_t)(i + 1));
+		p[i].port = (uint16_t)(PPORT + i);
+		peer_syn(stk, &p[i]);
+		UT_EQ(expect(&p[i], &th, NULL, 0), 0);
+		UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+		UT_EQ(th.ack, 1000u * (uint32_t)(i + 1) + 1);
+		UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESSENT),
+		      i < 2 ? 0 : i - 1);
+	}
+	/* a cookie's SYN-ACK: MSS from the table, our window scale, SACK
+	 * and the peer's shift in the timestamp's low bits */
+	UT_EQ(th.opts.mss, 1460);
+	UT_ASSERT(th.opts.has & UST_TCPOPT_WS);
+	UT_ASSERT(th.opts.has & UST_TCPOPT_SACK_PERM);
+	UT_EQ(th.opts.tsval & 0x1f, 0x10 | 7);
+	/* a valid cookie: a connection, with data on the ACK */
+	p[2].tsval++;
+	psend(stk, &p[2], UST_TCP_PSH, "cookie", 6);
+	UT_EQ(expect(&p[2], &th, NULL, 0), 0);
+	UT_EQ(th.ack, p[2].snd_nxt);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESRECV), 1);
+	sd = ust_accept(stk, ls, NULL, NULL);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.state, UST_TCP_ESTABLISHED);
+	UT_EQ(ti.snd_wscale, 7);
+	UT_EQ(ti.rcv_wscale, 6);
+	UT_EQ(ti.mss, 1448);
+	UT_EQ(ti.options, UST_TCPOPT_WS | UST_TCPOPT_SACK_PERM |
+	      UST_TCPOPT_TS);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 6);
+	UT_ASSERT(memcmp(buf, "cookie", 6) == 0);
+	UT_EQ(ust_send(stk, sd, "ok", 2, 0), 2);
+	UT_EQ(expect(&p[2], &th, NULL, 0), 2);
+	UT_EQ(th.seq, p[2].rcv_nxt - 2);
+	/* a bad cookie: reset (<SEQ=SEG.ACK><CTL=RST>) */
+	cookie = p[3].rcv_nxt - 1;
+	p[3].rcv_nxt = cookie + 1 + 0x1000;
+	psend(stk, &p[3], 0, NULL, 0);
+	UT_EQ(expect(&p[3], &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST);
+	UT_EQ(th.seq, cookie + 1 + 0x1000);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESFAILED), 1);
+	/* a cookie for another 4-tuple is bad too */
+	p[4].port = PPORT + 9;
+	psend(stk, &p[4], 0, NULL, 0);
+	UT_EQ(expect(&p[4], &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESFAILED), 2);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESRECV), 1);
+	/* the half-open entries complete as usual */
+	psend(stk, &p[0], 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCP_PASSIVEOPENS), 2);
+	UT_ASSERT(ust_accept(stk, ls, NULL, NULL) >= 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* a cookie without timestamps carries the MSS only */
+static int
+test_syncookies_no_ts(void)
+{
+	struct ust_stack *stk = stack(synq_2);
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	struct peer p;
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	for (i = 0; i < 3; i++) {
+		peer_init(&p, 500);
+		p.port = (uint16_t)(PPORT + i);
+		p.ts = false;
+		p.mss = 1400;
+		peer_syn(stk, &p);
+		UT_EQ(expect(&p, &th, NULL, 0), 0);
+	}
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESSENT), 1);
+	UT_EQ(th.opts.has, UST_TCPOPT_MSS);
+	UT_EQ(th.opts.mss, 1300); /* the table's, not above 1400 */
+	psend(stk, &p, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	sd = ust_accept(stk, ls, NULL, NULL);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.mss, 1300);
+	UT_EQ(ti.options, 0);
+	/* a peer's MSS below every entry but the smallest: the smallest,
+	 * never more than the peer takes */
+	peer_init(&p, 900);
+	p.port = PPORT + 7;
+	p.ts = false;
+	p.mss = 300;
+	peer_syn(stk, &p);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESSENT), 2);
+	UT_EQ(th.opts.mss, 88);
+	psend(stk, &p, 0, NULL, 0);
+	sd = ust_accept(stk, ls, NULL, NULL);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.mss, 88);
+	/* a cookie is good for 64 to 128 seconds: still after 69 s ... */
+	peer_init(&p, 1100);
+	p.port = PPORT + 8;
+	p.ts = false;
+	peer_syn(stk, &p);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESSENT), 3);
+	run(stk, 69000);
+	ut_tx_drain(&nif); /* the half-open entries' SYN-ACKs */
+	psend(stk, &p, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESRECV), 3);
+	/* ... not after 130 s (SYNs until one gets a cookie: the SYN queue
+	 * may have room again) */
+	for (i = 0; i < 3; i++) {
+		uint64_t sent = mib(stk, UST_MIB_TCPEXT_SYNCOOKIESSENT);
+
+		peer_init(&p, 1200);
+		p.port = (uint16_t)(PPORT + 10 + i);
+		p.ts = false;
+		peer_syn(stk, &p);
+		UT_EQ(expect(&p, &th, NULL, 0), 0);
+		if (mib(stk, UST_MIB_TCPEXT_SYNCOOKIESSENT) > sent)
+			break;
+	}
+	UT_ASSERT(i < 3);
+	run(stk, 130000);
+	ut_tx_drain(&nif);
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESFAILED), 1);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static int
+test_listen_overflow(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct peer a, b;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 1);
+	UT_ASSERT(ls >= 0);
+	/* one connection waits in the accept queue, which holds one */
+	sd = open_passive(stk, ls, &a, 100);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&a, &th, NULL, 0), 0);
+	peer_init(&a, 100);
+	a.port = PPORT + 1;
+	peer_syn(stk, &a);
+	UT_EQ(expect(&a, &th, NULL, 0), 0);
+	psend(stk, &a, 0, NULL, 0);
+	UT_EQ(mib(stk, UST_MIB_TCP_PASSIVEOPENS), 2);
+	/* a SYN now: dropped, not answered (the peer tries again) */
+	peer_init(&b, 200);
+	b.port = PPORT + 2;
+	peer_syn(stk, &b);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_LISTENOVERFLOWS), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_LISTENDROPS), 1);
+	UT_EQ(drops(stk, UST_DROP_TCP_LISTEN_OVERFLOW), 1);
+	/* accept() makes room: the SYN again is answered */
+	sd = ust_accept(stk, ls, NULL, NULL);
+	UT_ASSERT(sd >= 0);
+	b.snd_nxt = 200;
+	peer_syn(stk, &b);
+	UT_EQ(expect(&b, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	/* the handshake's last ACK while the queue is full again: dropped,
+	 * the half-open entry kept for the ACK's retransmission. (The one
+	 * half-open place is b's: a comes in with a cookie and fills the
+	 * accept queue.) */
+	peer_init(&a, 300);
+	a.port = PPORT + 3;
+	peer_syn(stk, &a);
+	UT_EQ(expect(&a, &th, NULL, 0), 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESSENT), 1);
+	psend(stk, &a, 0, NULL, 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESRECV), 1);
+	psend(stk, &b, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_LISTENOVERFLOWS), 2);
+	UT_EQ(mib(stk, UST_MIB_TCP_PASSIVEOPENS), 3);
+	UT_ASSERT(ust_accept(stk, ls, NULL, NULL) >= 0);
+	psend(stk, &b, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_ASSERT(ust_accept(stk, ls, NULL, NULL) >= 0);
+	UT_EQ(mib(stk, UST_MIB_TCP_PASSIVEOPENS), 4);
+	/* unaccepted connections are reset when the listener closes */
+	peer_init(&b, 400);
+	b.port = PPORT + 4;
+	peer_syn(stk, &b);
+	UT_EQ(expect(&b, &th, NULL, 0), 0);
+	psend(stk, &b, 0, NULL, 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	UT_EQ(expect(&b, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST | UST_TCP_ACK);
+	return teardown(stk);
+}
+
+/* Close a passive connection first; TIME_WAIT on our side. */
+static int
+close_to_time_wait(struct ust_stack *stk, int sd, struct peer *p)
+{
+	struct ust_tcp_repr th;
+
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	p->tsval++;
+	psend(stk, p, UST_TCP_FIN, NULL, 0);
+	UT_EQ(expect(p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	return 0;
+}
+
+static int
+test_time_wait_reuse(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct ust_tcp_opts o;
+	struct peer p;
+	uint32_t old_rcv;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(close_to_time_wait(stk, sd, &p), 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TW), 1);
+	old_rcv = p.rcv_nxt;
+	/* a SYN with an older (here: equal) timestamp: an old duplicate,
+	 * answered with the TIME_WAIT ACK and dropped */
+	p.snd_nxt = 500000;
+	syn_opts(&p, &o);
+	inject(stk, frame(&p, p.snd_nxt, 0, UST_TCP_SYN, &o, NULL, 0));
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.seq, old_rcv);
+	UT_EQ(th.ack, 1000 + 2); /* SYN and FIN */
+	UT_EQ(drops(stk, UST_DROP_TCP_INVALID_SYN), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TWRECYCLED), 0);
+	/* a newer timestamp: RFC 6191, the 4-tuple is reused */
+	p.tsval += 1000;
+	peer_syn(stk, &p);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TWRECYCLED), 1);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	UT_EQ(th.ack, 500001);
+	psend(stk, &p, 0, NULL, 0);
+	sd = ust_accept(stk, ls, NULL, NULL);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	UT_EQ(mib(stk, UST_MIB_TCP_PASSIVEOPENS), 2);
+
+	/* without timestamps the sequence number decides */
+	UT_EQ(close_to_time_wait(stk, sd, &p), 0);
+	peer_init(&p, 7000);
+	p.port = PPORT + 1;
+	p.ts = false;
+	sd = handshake_passive(stk, ls, &p);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(close_to_time_wait(stk, sd, &p), 0);
+	p.snd_nxt = 6000; /* below what the old connection reached */
+	peer_syn(stk, &p);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	p.snd_nxt = 9000;
+	peer_syn(stk, &p);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	UT_EQ(th.ack, 9001);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TWRECYCLED), 2);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static int
+test_bad_segments(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct rte_mbuf *m;
+	struct peer p;
+	int ls;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	peer_init(&p, 1000);
+	/* a bad checksum */
+	m = frame(&p, 1000, 0, UST_TCP_SYN, NULL, "x", 1);
+	tcp_hdr_of(m)[16] ^= 0x5a;
+	inject(stk, m);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCP_INCSUMERRORS), 1);
+	UT_EQ(mib(stk, UST_MIB_TCP_INERRS), 1);
+	UT_EQ(drops(stk, UST_DROP_TCP_CSUM), 1);
+	/* SYN with FIN, SYN with RST */
+	inject(stk, frame(&p, 1000, 0, UST_TCP_SYN | UST_TCP_FIN, NULL, NULL,
+			  0));
+	inject(stk, frame(&p, 1000, 0, UST_TCP_SYN | UST_TCP_RST, NULL, NULL,
+			  0));
+	UT_ASSERT(tx_none());
+	UT_EQ(drops(stk, UST_DROP_TCP_FLAGS), 2);
+	UT_EQ(mib(stk, UST_MIB_TCP_INERRS), 3);
+	/* to a listener: an RST is ignored, an ACK is reset, a segment
+	 * without SYN nor ACK dropped */
+	seg(stk, &p, 1000, UST_TCP_RST, NULL, 0);
+	UT_EQ(drops(stk, UST_DROP_TCP_RESET), 1);
+	inject(stk, frame(&p, 1000, 0, 0, NULL, "x", 1));
+	UT_EQ(drops(stk, UST_DROP_TCP_FLAGS), 3);
+	UT_ASSERT(tx_none());
+	/* a closed port: RFC 9293 3.10.7.1 */
+	p.lport = 81;
+	p.rcv_nxt = 123456;
+	seg(stk, &p, 1000, UST_TCP_ACK, "data", 4);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST); /* <SEQ=SEG.ACK><CTL=RST> */
+	UT_EQ(th.seq, 123456);
+	UT_EQ(th.src_port, 81);
+	UT_EQ(th.dst_port, PPORT);
+	seg(stk, &p, 1000, UST_TCP_SYN, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	/* <SEQ=0><ACK=SEG.SEQ+SEG.LEN><CTL=RST,ACK> */
+	UT_EQ(th.flags, UST_TCP_RST | UST_TCP_ACK);
+	UT_EQ(th.seq, 0);
+	UT_EQ(th.ack, 1001);
+	seg(stk, &p, 2000, UST_TCP_FIN, "abc", 3);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST | UST_TCP_ACK);
+	UT_EQ(th.ack, 2004);
+	UT_EQ(drops(stk, UST_DROP_NO_SOCKET), 3);
+	UT_EQ(mib(stk, UST_MIB_TCP_OUTRSTS), 3);
+	/* an RST to a closed port: never answered */
+	seg(stk, &p, 1000, UST_TCP_RST | UST_TCP_ACK, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(drops(stk, UST_DROP_NO_SOCKET), 4);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static void
+delack_40(struct ust_stack_conf *c)
+{
+	c->tcp.quickack = 0;
+	c->tcp.delack_ms = 40;
+}
+
+static int
+test_delayed_ack(void)
+{
+	struct ust_stack *stk = stack(delack_40);
+	static uint8_t data[1448 * 2];
+	struct ust_tcp_repr th;
+	struct peer p;
+	char buf[4096];
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	/* one small segment: its ACK waits delack_ms */
+	psend(stk, &p, 0, "small", 5);
+	UT_ASSERT(tx_none());
+	UT_EQ(wait_tx(stk, 1000), 40);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_DELAYEDACKS), 1);
+	/* two full-size segments: ACKed at the second (RFC 9293 3.8.6.3) */
+	psend(stk, &p, 0, data, 1448);
+	UT_ASSERT(tx_none());
+	psend(stk, &p, 0, data + 1448, 1448);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(wait_tx(stk, 100), -1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_DELAYEDACKS), 1);
+	/* data we send carries the owed ACK: none goes later */
+	psend(stk, &p, 0, "piggy", 5);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_send(stk, sd, "back", 4, 0), 4);
+	UT_EQ(expect(&p, &th, NULL, 0), 4);
+	UT_EQ(th.ack, p.snd_nxt);
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(wait_tx(stk, 100), -1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_DELAYEDACKS), 1);
+	/* TCP_QUICKACK: the ACK owed goes now, and the next ones at once */
+	psend(stk, &p, 0, "q1", 2);
+	UT_ASSERT(tx_none());
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_QUICKACK, 1), 0);
+	UT_EQ(getopt_int(stk, sd, IPPROTO_TCP, TCP_QUICKACK), 1);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, p.snd_nxt);
+	psend(stk, &p, 0, "q2", 2);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_DELAYEDACKS), 1);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 5 + 2 * 1448 + 5 + 4);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static int
+test_nagle(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct peer p;
+	char buf[16];
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(getopt_int(stk, sd, IPPROTO_TCP, TCP_NODELAY), 0);
+	/* RFC 896: the first small segment goes, the second waits for the
+	 * first's ACK */
+	UT_EQ(ust_send(stk, sd, "a", 1, 0), 1);
+	UT_EQ(expect(&p, &th, buf, sizeof(buf)), 1);
+	UT_EQ(ust_send(stk, sd, "b", 1, 0), 1);
+	UT_EQ(ust_send(stk, sd, "c", 1, 0), 1);
+	UT_ASSERT(tx_none());
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(expect(&p, &th, buf, sizeof(buf)), 2);
+	UT_ASSERT(memcmp(buf, "bc", 2) == 0);
+	/* setting TCP_NODELAY sends what Nagle holds */
+	UT_EQ(ust_send(stk, sd, "d", 1, 0), 1);
+	UT_ASSERT(tx_none());
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_NODELAY, 1), 0);
+	UT_EQ(expect(&p, &th, buf, sizeof(buf)), 1);
+	UT_EQ(buf[0], 'd');
+	/* with TCP_NODELAY each small write goes at once */
+	UT_EQ(ust_send(stk, sd, "e", 1, 0), 1);
+	UT_EQ(expect(&p, &th, buf, sizeof(buf)), 1);
+	UT_EQ(ust_send(stk, sd, "f", 1, 0), 1);
+	UT_EQ(expect(&p, &th, buf, sizeof(buf)), 1);
+	UT_EQ(buf[0], 'f');
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static int
+test_keepalive(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct peer p;
+	char buf[16];
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_KEEPIDLE, 0), -EINVAL);
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_KEEPIDLE, 2), 0);
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_KEEPINTVL, 1), 0);
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_KEEPCNT, 2), 0);
+	UT_EQ(getopt_int(stk, sd, IPPROTO_TCP, TCP_KEEPIDLE), 2);
+	UT_EQ(getopt_int(stk, sd, IPPROTO_TCP, TCP_KEEPINTVL), 1);
+	UT_EQ(getopt_int(stk, sd, IPPROTO_TCP, TCP_KEEPCNT), 2);
+	UT_ASSERT(tx_none());
+	UT_EQ(setopt_int(stk, sd, SOL_SOCKET, SO_KEEPALIVE, 1), 0);
+	UT_EQ(getopt_int(stk, sd, SOL_SOCKET, SO_KEEPALIVE), 1);
+	UT_EQ(ust_send(stk, sd, "hi", 2, 0), 2);
+	UT_EQ(expect(&p, &th, NULL, 0), 2);
+	psend(stk, &p, 0, NULL, 0);
+	/* idle for KEEPIDLE: a probe, SEG.SEQ = SND.NXT - 1 (RFC 1122
+	 * 4.2.3.6), with our timestamp (RFC 7323 3.2) */
+	UT_EQ(wait_tx(stk, 5000), 2000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.seq, p.rcv_nxt - 1);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_ASSERT(th.opts.has & UST_TCPOPT_TS);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPKEEPALIVE), 1);
+	/* the peer answers: idle again from its answer */
+	run(stk, 100);
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(wait_tx(stk, 5000), 2000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.seq, p.rcv_nxt - 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPKEEPALIVE), 2);
+	/* no answer: KEEPCNT probes KEEPINTVL apart, then ETIMEDOUT */
+	UT_EQ(wait_tx(stk, 5000), 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.seq, p.rcv_nxt - 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPKEEPALIVE), 3);
+	UT_EQ(wait_tx(stk, 5000), 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST | UST_TCP_ACK);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPABORTONTIMEOUT), 1);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -ETIMEDOUT);
+	UT_EQ(ust_close(stk, sd), 0);
+
+	/* SO_KEEPALIVE off: no probes */
+	sd = open_passive(stk, ls, &p, 5000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_KEEPIDLE, 1), 0);
+	UT_EQ(setopt_int(stk, sd, SOL_SOCKET, SO_KEEPALIVE, 1), 0);
+	UT_EQ(setopt_int(stk, sd, SOL_SOCKET, SO_KEEPALIVE, 0), 0);
+	UT_EQ(wait_tx(stk, 5000), -1);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static int
+test_socket_api(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct sockaddr_in sin = addr_of(UT_PEER_IP, LPORT);
+	struct ust_sock_meminfo mi;
+	struct ust_tcp_repr th;
+	struct peer p;
+	socklen_t l;
+	char name[32], buf[64];
+	int a, b, c, ls, sd;
+
+	/* a port is held by bind(): a second bind fails, SO_REUSEADDR or
+	 * not, once a socket listens on it */
+	a = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
+	b = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
+	c = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
+	UT_ASSERT(a >= 0 && b >= 0 && c >= 0);
+	UT_EQ(getopt_int(stk, a, SOL_SOCKET, SO_TYPE), SOCK_STREAM);
+	UT_EQ(ust_send(stk, a, "x", 1, 0), -ENOTCONN);
+	UT_EQ(ust_recv(stk, a, buf, sizeof(buf), 0), -ENOTCONN);
+	UT_EQ(ust_shutdown(stk, a, SHUT_WR), -ENOTCONN);
+	UT_EQ(ust_accept(stk, a, NULL, NULL), -EINVAL);
+	UT_EQ(bind_port(stk, a, 8080), 0);
+	UT_EQ(bind_port(stk, a, 8081), -EINVAL);
+	UT_EQ(bind_port(stk, b, 8080), -EADDRINUSE);
+	UT_EQ(setopt_int(stk, b, SOL_SOCKET, SO_REUSEADDR, 1), 0);
+	UT_EQ(getopt_int(stk, b, SOL_SOCKET, SO_REUSEADDR), 1);
+	UT_EQ(bind_port(stk, b, 8080), 0);
+	UT_EQ(ust_listen(stk, a, 4), 0);
+	UT_EQ(getopt_int(stk, a, SOL_SOCKET, SO_ACCEPTCONN), 1);
+	UT_EQ(ust_listen(stk, a, 8), 0); /* again: a new backlog */
+	UT_EQ(ust_listen(stk, b, 4), -EADDRINUSE);
+	UT_EQ(setopt_int(stk, c, SOL_SOCKET, SO_REUSEADDR, 1), 0);
+	UT_EQ(bind_port(stk, c, 8080), -EADDRINUSE);
+	UT_EQ(ust_connect(stk, a, (struct sockaddr *)&sin, sizeof(sin)),
+	      -EINVAL);
+	UT_EQ(ust_recv(stk, a, buf, sizeof(buf), 0), -ENOTCONN);
+	UT_EQ(ust_send(stk, a, "x", 1, 0), -ENOTCONN);
+	{
+		struct sockaddr_in far = addr_of(UT_FAR_IP, 0);
+
+		UT_EQ(ust_bind(stk, c, (struct sockaddr *)&far, sizeof(far)),
+		      -EADDRNOTAVAIL);
+	}
+	UT_EQ(ust_close(stk, a), 0);
+	UT_EQ(ust_close(stk, b), 0);
+	UT_EQ(ust_close(stk, c), 0);
+
+	/* SO_REUSEADDR: a server restarts beside a connection it accepted */
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	a = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
+	UT_EQ(bind_port(stk, a, LPORT), -EADDRINUSE);
+	UT_EQ(setopt_int(stk, a, SOL_SOCKET, SO_REUSEADDR, 1), 0);
+	UT_EQ(bind_port(stk, a, LPORT), 0);
+	UT_EQ(ust_listen(stk, a, 8), 0);
+	ls = a;
+
+	/* options */
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_MAXSEG, 1000), -EINVAL);
+	UT_EQ(getopt_int(stk, sd, IPPROTO_TCP, TCP_MAXSEG), 1448);
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, 9999, 1), -ENOPROTOOPT);
+	UT_EQ(setopt_int(stk, sd, SOL_SOCKET, 9999, 1), -ENOPROTOOPT);
+	l = sizeof(name);
+	UT_EQ(ust_getsockopt(stk, sd, IPPROTO_TCP, TCP_CONGESTION, name, &l),
+	      0);
+	UT_ASSERT(strcmp(name, "cubic") == 0, "%s", name);
+	UT_EQ(ust_setsockopt(stk, sd, IPPROTO_TCP, TCP_CONGESTION, "newreno",
+			     7), 0);
+	l = sizeof(name);
+	UT_EQ(ust_getsockopt(stk, sd, IPPROTO_TCP, TCP_CONGESTION, name, &l),
+	      0);
+	UT_ASSERT(strcmp(name, "newreno") == 0, "%s", name);
+	UT_EQ(ust_setsockopt(stk, sd, IPPROTO_TCP, TCP_CONGESTION, "vegas",
+			     5), -ENOENT);
+	{
+		struct ust_tcp_info ti;
+
+		UT_EQ(tcp_info(stk, sd, &ti), 0);
+		UT_ASSERT(strcmp(ti.congestion, "newreno") == 0);
+	}
+	{
+		struct linger lg = { 1, 5 };
+
+		UT_EQ(ust_setsockopt(stk, sd, SOL_SOCKET, SO_LINGER, &lg,
+				     sizeof(lg)), 0);
+		memset(&lg, 0, sizeof(lg));
+		l = sizeof(lg);
+		UT_EQ(ust_getsockopt(stk, sd, SOL_SOCKET, SO_LINGER, &lg, &l),
+		      0);
+		UT_EQ(lg.l_onoff, 1);
+		UT_EQ(lg.l_linger, 5);
+	}
+	UT_EQ(ust_connect(stk, sd, (struct sockaddr *)&sin, sizeof(sin)),
+	      -EISCONN);
+
+	/* UST_SO_MEMINFO: rmem_alloc is what the queues hold, in order and
+	 * out of order */
+	psend(stk, &p, 0, "in order", 8);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	seg(stk, &p, p.snd_nxt + 100, UST_TCP_ACK, "later", 5);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	l = sizeof(mi);
+	UT_EQ(ust_getsockopt(stk, sd, UST_SOL_USTACK, UST_SO_MEMINFO, &mi, &l),
+	      0);
+	UT_EQ(mi.queued, 2);
+	UT_ASSERT(mi.rmem_alloc > 0);
+	UT_EQ(mi.rmem_alloc, mi.queued_truesize);
+	UT_EQ(mi.rcvbuf, 131072);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 8);
+	l = sizeof(mi);
+	UT_EQ(ust_getsockopt(stk, sd, UST_SOL_USTACK, UST_SO_MEMINFO, &mi, &l),
+	      0);
+	UT_EQ(mi.queued, 1);
+	UT_EQ(mi.rmem_alloc, mi.queued_truesize);
+
+	/* send after shutdown(SHUT_WR) */
+	UT_EQ(ust_shutdown(stk, sd, 42), -EINVAL);
+	UT_EQ(ust_shutdown(stk, sd, SHUT_WR), 0);
+	UT_EQ(ust_send(stk, sd, "x", 1, 0), -EPIPE);
+	UT_EQ(ust_send(stk, sd, buf, 0, 0), -EPIPE);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* The send buffer: what is not yet acknowledged, against SO_SNDBUF. */
+static int
+test_send_buffer(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[20000];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	struct peer p;
+	uint32_t sent = 0;
+	int ls, sd, epd, n;
+
+	fill(data, sizeof(data), 4);
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(setopt_int(stk, sd, SOL_SOCKET, SO_SNDBUF, 4608), 0);
+	UT_EQ(getopt_int(stk, sd, SOL_SOCKET, SO_SNDBUF), 9216);
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_NODELAY, 1), 0);
+	epd = watch(stk, sd, UST_EPOLLOUT);
+	UT_ASSERT(epd >= 0);
+	UT_EQ(events_of(stk, epd), UST_EPOLLOUT);
+	/* a partial send, then none */
+	UT_EQ(ust_send(stk, sd, data, sizeof(data), 0), 9216);
+	UT_EQ(ust_send(stk, sd, data, 1, 0), -EAGAIN);
+	UT_EQ(events_of(stk, epd), 0);
+	while ((n = expect(&p, &th, NULL, 0)) >= 0)
+		sent += (uint32_t)n;
+	UT_EQ(sent, 9216);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.snd_buffered, 9216);
+	/* the peer acknowledges part: room again */
+	p.rcv_nxt -= 9216 - 1448;
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(events_of(stk, epd), UST_EPOLLOUT);
+	UT_EQ(ust_send(stk, sd, data + 9216, sizeof(data) - 9216, 0), 1448);
+	UT_EQ(expect(&p, &th, NULL, 0), 1448);
+	UT_EQ(ust_close(stk, epd), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static int
+test_abort_on_close(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct linger lg = { 1, 0 };
+	struct peer p;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	/* unread data: RST, not FIN (RFC 2525 2.17) */
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	psend(stk, &p, 0, "unread", 6);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST | UST_TCP_ACK);
+	UT_EQ(th.seq, p.rcv_nxt);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPABORTONCLOSE), 1);
+	UT_EQ(drops(stk, UST_DROP_TCP_ABORT), 1);
+	psend(stk, &p, 0, "more", 4);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST);
+	/* SO_LINGER {1, 0}: RST */
+	peer_init(&p, 2000);
+	p.port = PPORT + 1;
+	sd = handshake_passive(stk, ls, &p);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_setsockopt(stk, sd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)),
+	      0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST | UST_TCP_ACK);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPABORTONLINGER), 1);
+	/* data for an orphan in FIN_WAIT_2: RST (TCPAbortOnData) */
+	peer_init(&p, 3000);
+	p.port = PPORT + 2;
+	sd = handshake_passive(stk, ls, &p);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	psend(stk, &p, 0, "too late", 8);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_RST | UST_TCP_ACK);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPABORTONDATA), 1);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static int
+test_zero_copy(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	uint8_t data[2000], got[2000];
+	struct rte_mbuf *pkts[8];
+	struct sockaddr_in from;
+	struct ust_tcp_repr th;
+	struct peer p;
+	uint32_t off;
+	int ls, sd, n, i;
+
+	fill(data, sizeof(data), 1);
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_recv_burst(stk, sd, pkts, 8, NULL), -EAGAIN);
+	psend(stk, &p, 0, data, 100);
+	psend(stk, &p, 0, data + 100, 1448);
+	psend(stk, &p, 0, data + 1548, 300);
+	ut_tx_drain(&nif);
+	/* a partial read first, then the mbufs: in order, the part read
+	 * gone */
+	UT_EQ(ust_recv(stk, sd, got, 40, 0), 40);
+	UT_ASSERT(memcmp(got, data, 40) == 0);
+	n = ust_recv_burst(stk, sd, pkts, 8, &from);
+	UT_ASSERT(n >= 2, "%d", n);
+	UT_EQ(from.sin_port, rte_cpu_to_be_16(PPORT));
+	off = 40;
+	for (i = 0; i < n; i++) {
+		UT_ASSERT(off + pkts[i]->pkt_len <= 1848);
+		UT_ASSERT(memcmp(rte_pktmbuf_mtod(pkts[i], uint8_t *),
+				 data + off, pkts[i]->pkt_len) == 0);
+		off += pkts[i]->pkt_len;
+		rte_pktmbuf_free(pkts[i]);
+	}
+	UT_EQ(off, 1848);
+	UT_EQ(ust_recv_burst(stk, sd, pkts, 8, NULL), -EAGAIN);
+	/* send: the caller's mbufs, their bytes on the wire */
+	for (i = 0; i < 2; i++) {
+		uint16_t len = i == 0 ? 500 : 700;
+		uint8_t *d;
+
+		pkts[i] = rte_pktmbuf_alloc(pool);
+		UT_ASSERT(pkts[i] != NULL);
+		d = (uint8_t *)rte_pktmbuf_append(pkts[i], len);
+		memcpy(d, data + (i == 0 ? 0 : 500), len);
+	}
+	UT_EQ(ust_send_burst(stk, sd, pkts, 2, &from), -EISCONN);
+	UT_EQ(ust_send_burst(stk, sd, pkts, 2, NULL), 2);
+	UT_EQ(expect(&p, &th, got, sizeof(got)), 1200);
+	UT_ASSERT(memcmp(got, data, 1200) == 0);
+	psend(stk, &p, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+
+static void
+quickack_many(struct ust_stack_conf *c)
+{
+	c->tcp.quickack = 255;
+}
+
+/* The peer fills the window we announce with full-size segments, @rb of
+ * SO_RCVBUF, our window scaled by 2^6: the right edge never moves left,
+ * nothing is refused, and the window closes. */
+static int
+fill_window(int rb)
+{
+	struct ust_stack *stk = stack(quickack_many);
+	uint8_t data[1448];
+	struct ust_tcp_repr th;
+	uint32_t edge;
+	struct peer p;
+	int ls, i;
+
+	fill(data, sizeof(data), 9);
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	UT_EQ(setopt_int(stk, ls, SOL_SOCKET, SO_RCVBUF, rb), 0);
+	peer_init(&p, 1000);
+	peer_syn(stk, &p);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.opts.wscale, 6);
+	edge = p.snd_nxt + th.window; /* a SYN's window is not scaled */
+	psend(stk, &p, 0, NULL, 0);
+	for (i = 0; i < 100 && edge != p.snd_nxt; i++) {
+		uint16_t len = (uint16_t)RTE_MIN(edge - p.snd_nxt, 1448u);
+
+		psend(stk, &p, 0, data, len);
+		UT_EQ(expect(&p, &th, NULL, 0), 0);
+		UT_ASSERT(th.ack == p.snd_nxt, "rcvbuf %d: refused", 2 * rb);
+		UT_ASSERT(!SEQ_GT_(edge, th.ack + ((uint32_t)th.window << 6)),
+			  "rcvbuf %d: edge %u -> %u", 2 * rb, edge,
+			  th.ack + ((uint32_t)th.window << 6));
+		edge = th.ack + ((uint32_t)th.window << 6);
+	}
+	UT_EQ(th.window, 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPRCVQDROP), 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTOZEROWINDOWADV), 1);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static int
+test_window_edge(void)
+{
+	int rb;
+
+	for (rb = 2304; rb < 40000; rb += 777)
+		if (fill_window(rb) != 0)
+			return -1;
+	return 0;
+}
+
 static const struct ut_case cases[] = {
 	{ "passive open, data, passive close", test_passive_open_close },
+	{ "active open, active close, TIME_WAIT", test_active_open_close },
+	{ "close(): orphan, FIN_WAIT_2 timeout", test_active_close_orphan },
+	{ "connect: refused, SYN retries, timeout",
+	  test_connect_refused_timeout },
+	{ "simultaneous open and close", test_simultaneous_open_close },
+	{ "simultaneous open: SYN-ACK retransmitted, RST, close",
+	  test_simultaneous_open_rtx },
+	{ "half-close both ways", test_half_close },
+	{ "RST and SYN in window: RFC 5961", test_rst_syn_challenge },
+	{ "challenge ACK rate limit", test_challenge_ack_limit },
+	{ "PAWS", test_paws },
+	{ "options: malformed, WS 20, MSS 0, none", test_options_edge },
+	{ "sequence-number wraparound", test_seq_wraparound },
+	{ "zero window: ours", test_zero_window },
+	{ "receive window: full buffer, scaled edge", test_window_edge },
+	{ "zero window: theirs, persist probes", test_persist },
+	{ "retransmission timeout, backoff, ETIMEDOUT", test_rto },
+	{ "fast retransmit: SACK and NewReno", test_fast_retransmit },
+	{ "out-of-order reassembly, overlaps, SACK", test_reassembly },
+	{ "half-open entries: SYN-ACK retransmission, RST",
+	  test_half_open },
+	{ "SYN cookies", test_syncookies },
+	{ "SYN cookies without timestamps", test_syncookies_no_ts },
+	{ "listen queue overflow", test_listen_overflow },
+	{ "TIME_WAIT reuse (RFC 6191)", test_time_wait_reuse },
+	{ "bad segments, closed ports", test_bad_segments },
+	{ "delayed ACK, TCP_QUICKACK", test_delayed_ack },
+	{ "Nagle, TCP_NODELAY", test_nagle },
+	{ "keepalive", test_keepalive },
+	{ "socket API errors and options", test_socket_api },
+	{ "send buffer: partial send, EAGAIN, EPOLLOUT", test_send_buffer },
+	{ "abort on close, linger 0, data to an orphan",
+	  test_abort_on_close },
+	{ "zero-copy recv_burst and send_burst", test_zero_copy },
 };
 
 int

@@ -362,12 +362,17 @@ bulk(uint64_t na, uint64_t nb)
 	UT_EQ(fb.rcvd, na);
 	UT_EQ(ust_getsockopt(A.stk, fa.sd, UST_SOL_USTACK, UST_TCP_INFO, &ti,
 			     &l), 0);
-	printf("  %s: %d rounds (%.1f s fake), A: retrans %" PRIu64
-	       " srtt %u us rto %u us cwnd %u; RetransSegs A %" PRIu64
-	       " B %" PRIu64 "\n", var->name, rounds,
-	       rounds * STEP_NS / 1e9, ti.retrans, ti.srtt_us, ti.rto_us,
-	       ti.cwnd, mibv(A.stk, UST_MIB_TCP_RETRANSSEGS),
-	       mibv(B.stk, UST_MIB_TCP_RETRANSSEGS));
+	printf("  %s: %d rounds (%.1f s fake); A: srtt %u us rto %u us; "
+	       "RetransSegs %" PRIu64 "/%" PRIu64 ", timeouts %" PRIu64
+	       "/%" PRIu64 ", fast retransmits %" PRIu64 "/%" PRIu64
+	       " (A/B)\n", var->name, rounds, rounds * STEP_NS / 1e9,
+	       ti.srtt_us, ti.rto_us,
+	       mibv(A.stk, UST_MIB_TCP_RETRANSSEGS),
+	       mibv(B.stk, UST_MIB_TCP_RETRANSSEGS),
+	       mibv(A.stk, UST_MIB_TCPEXT_TCPTIMEOUTS),
+	       mibv(B.stk, UST_MIB_TCPEXT_TCPTIMEOUTS),
+	       mibv(A.stk, UST_MIB_TCPEXT_TCPFASTRETRANS),
+	       mibv(B.stk, UST_MIB_TCPEXT_TCPFASTRETRANS));
 	if (getenv("UT_VERBOSE") != NULL)
 		dump_pair(fa.sd, fb.sd);
 	UT_EQ(ust_close(A.stk, fa.sd), 0);
@@ -392,6 +397,10 @@ static const struct variant variants[] = {
 	  false, false },
 	{ "lossy, no SACK", "drop=5%,reorder=3%,dup=1%", "newreno", true,
 	  false },
+	{ "lossy, SACK", "drop=5%,reorder=3%,dup=1%", "newreno", false,
+	  false },
+	{ "5% drop only, SACK", "drop=5%", "newreno", false, false },
+	{ "5% drop only, no SACK", "drop=5%", "newreno", true, false },
 	{ "lossy, no timestamps", "drop=5%,reorder=3%,dup=1%", "cubic", false,
 	  true },
 };

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * ust-echo's shared declarations: the options (main.c parses them), the
+ * results each mode fills, and the TCP modes (echo_tcp.c); the UDP modes
+ * and main() are in main.c.
+ */
+
+#ifndef UST_ECHO_H
+#define UST_ECHO_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "app_common.h"
+
+#define PROG "ust-echo"
+#define MAX_FLOWS 4096
+#define MAX_UDP_SIZE 1472
+#define MAX_TCP_SIZE 65536
+
+struct opts {
+	bool server;
+	bool tcp;
+	const char *config;
+	const char *addr;
+	const char *gateway;
+	const char *port_id;
+	const char *peer;
+	const char *json;
+	const char *stream;      /* client: file to send (TCP) */
+	const char *stream_out;  /* client: where the echo goes */
+	const char *fault;       /* fault stage spec (ust_fault_parse()) */
+	uint64_t bulk;           /* client: bytes of a pattern to send */
+	uint32_t port;
+	uint32_t size;
+	uint32_t response;       /* TCP: response bytes per request */
+	uint32_t flows;
+	uint32_t reconnect;      /* TCP client: transactions per connection */
+	uint64_t count;          /* client: stop after this many */
+	uint32_t sndbuf;
+	uint32_t rcvbuf;
+	bool discard;            /* TCP server: read, never answer */
+	bool close_rst;          /* TCP server: reset connections at exit */
+	double duration;
+	double warmup;
+	uint32_t timeout_ms;
+	uint32_t idle_sleep_us;
+	uint32_t stats_period;
+	double linger;
+};
+
+extern volatile sig_atomic_t quit;
+
+/* an idle poll: sleep if asked to */
+void echo_idle(const struct opts *o, bool busy);
+
+struct server_result {
+	uint64_t echoed;         /* UDP datagrams; TCP bytes sent */
+	uint64_t refused;        /* UDP replies the stack would not take */
+	uint64_t received;       /* TCP bytes read */
+	uint64_t accepted;       /* TCP connections */
+	uint64_t closed;         /* ... closed in order */
+	uint64_t resets;         /* ... ended by an error */
+	uint64_t transactions;   /* TCP request-response: responses */
+};
+
+struct client_result {
+	uint64_t transactions;   /* completed in the measured window */
+	uint64_t all;            /* completed in all */
+	uint64_t timeouts;
+	uint64_t late;           /* replies to requests given up on */
+	uint64_t send_errors;
+	uint64_t refused;        /* UDP: port unreachable; TCP: ECONNREFUSED */
+	uint64_t connects;       /* TCP connections established */
+	uint64_t resets;         /* TCP: ECONNRESET */
+	uint64_t conn_timeouts;  /* TCP: ETIMEDOUT */
+	uint64_t other_errors;   /* TCP: any other error, or EOF mid-way */
+	int last_error;          /* TCP: errno of the last error */
+	uint64_t bytes_sent;     /* TCP stream */
+	uint64_t bytes_received;
+	double seconds;
+	struct app_hist lat;
+};
+
+int run_tcp_server(const struct opts *o, struct app_env *env,
+		   struct server_result *res);
+int run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
+		   struct client_result *res);
+int run_tcp_stream(const struct opts *o, struct app_env *env, rte_be32_t peer,
+		   struct client_result *res);
+
+#endif /* UST_ECHO_H */
