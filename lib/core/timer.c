@@ -25,6 +25,7 @@ ust_wheel_init(struct ust_wheel *w, uint32_t nslots, uint64_t tick_ns,
 	w->now_tick = now_ns / tick_ns;
 	w->mask = nslots - 1;
 	w->armed = 0;
+	w->running = NULL;
 	return 0;
 }
 
@@ -52,6 +53,8 @@ wheel_unlink(struct ust_wheel *w, struct ust_timer *t)
 {
 	if (t->prev != NULL)
 		t->prev->next = t->next;
+	else if (w->running == t)
+		w->running = t->next;
 	else
 		w->slot[t->expire & w->mask] = t->next;
 	if (t->next != NULL)
@@ -105,14 +108,16 @@ ust_wheel_advance(struct ust_wheel *w, uint64_t now_ns,
 		w->now_tick + w->mask + 1 : target;
 	for (tick = w->now_tick + 1; tick <= last && w->armed > 0; tick++) {
 		struct ust_timer **head = &w->slot[tick & w->mask];
-		struct ust_timer *list = *head, *t;
+		struct ust_timer *t;
 
-		/* detach the slot: callbacks may re-arm into it */
+		/* detach the slot: callbacks may re-arm into it, and cancel
+		 * or re-arm timers still in w->running */
+		w->running = *head;
 		*head = NULL;
-		while ((t = list) != NULL) {
-			list = t->next;
-			if (list != NULL)
-				list->prev = NULL;
+		while ((t = w->running) != NULL) {
+			w->running = t->next;
+			if (t->next != NULL)
+				t->next->prev = NULL;
 			t->next = NULL;
 			t->prev = NULL;
 			if (t->expire <= target) {

@@ -39,6 +39,7 @@ struct ust_wheel {
 	uint32_t mask;       /* nslots - 1 */
 	uint32_t armed;      /* timers armed */
 	struct ust_timer **slot;
+	struct ust_timer *running; /* the slot being run, detached */
 };
 
 /* nslots: a power of 2. Returns 0 or -ENOMEM. */
@@ -68,7 +69,8 @@ ust_timer_armed(const struct ust_timer *t)
 }
 
 /* Run every timer due at @now_ns: @fire(t, ctx) for each, disarmed first
- * (it may re-arm itself). Returns the number fired. */
+ * (it may re-arm itself, and arm or cancel others). Returns the number
+ * fired. */
 unsigned int ust_wheel_advance(struct ust_wheel *w, uint64_t now_ns,
 			       void (*fire)(struct ust_timer *t, void *ctx),
 			       void *ctx);

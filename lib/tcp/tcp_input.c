@@ -224,15 +224,18 @@ tcp_seq_acceptable(const struct ust_tcp_sock *tp, uint32_t seq,
 	uint32_t left = SEQ_GT(tp->rcv_adv, tp->rcv_nxt) ?
 		tp->rcv_adv - tp->rcv_nxt : 0;
 	uint32_t wnd = RTE_MAX(tp->rcv_wnd, left);
+	/* RCV.NXT when the window was last announced (Linux's rcv_wup) */
+	uint32_t wup = SEQ_MIN(tp->rcv_nxt, tp->rcv_adv - tp->rcv_wnd);
 
 	/* The RFC's four cases, with the allowance it asks for ("special
 	 * allowance should be made to accept valid ACKs, URGs, and RSTs")
 	 * made as Linux's tcp_sequence() makes it: a segment is acceptable
-	 * unless it ends before RCV.NXT or starts beyond the right edge. So
-	 * an ACK at the right edge of a full (or zero) window, and data at
-	 * RCV.NXT into a zero window, go on for their control fields; their
-	 * text, if any, is then dropped by tcp_data_in(). */
-	return SEQ_GEQ(seq + seg_len, tp->rcv_nxt) &&
+	 * unless it ends before the window last announced or starts beyond
+	 * its right edge. So an ACK at the right edge of a full (or zero)
+	 * window, an ACK whose sender had not heard of our last segments,
+	 * and data at RCV.NXT into a zero window go on for their control
+	 * fields; their text, if any, is then dropped by tcp_data_in(). */
+	return SEQ_GEQ(seq + seg_len, wup) &&
 	       SEQ_LEQ(seq, tp->rcv_nxt + wnd);
 }
 
@@ -345,14 +348,21 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			   (tp->tflags & TF_TS_OK) &&
 			   (th->opts.has & UST_TCPOPT_TS) &&
 			   th->opts.tsecr != 0 &&
-			   SEQ_GEQ(th->opts.tsecr, tp->ts_rto)) {
+			   SEQ_GEQ(th->opts.tsecr, tp->ts_rto) &&
+			   SEQ_LEQ(th->opts.tsecr, tp->ts_data_tx)) {
 			/* (an echo from before the last timeout answers a
-			 * duplicate of go-back-N: it would time the whole
-			 * outage, not the path) */
+			 * duplicate of go-back-N, and one newer than our
+			 * last data echoes a pure ACK: either would time an
+			 * outage or the peer's silence, not the path; RFC
+			 * 7323 4.1 leaves the choice of samples open) */
 			uint32_t ms = tcp_ts_now(stk, tp->ts_offset) -
 				th->opts.tsecr;
 
-			if (ms < 600000)
+			/* an echo that took longer than the RTO is a late
+			 * ACK (lost ACKs, then the peer's silence), not the
+			 * path: growth of the path's RTT is still seen by the
+			 * timed segments above */
+			if ((uint64_t)ms * 1000 <= tp->rto_us)
 				tcp_rtt_sample(tp, ms * 1000 + 500,
 					       &stk->conf.tcp);
 		}

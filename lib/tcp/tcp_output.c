@@ -236,6 +236,8 @@ tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t seq,
 	}
 	stk->mib[UST_MIB_TCP_OUTSEGS]++;
 	tp->segs_out++;
+	if (len > 0 || (flags & (UST_TCP_SYN | UST_TCP_FIN)))
+		tp->ts_data_tx = th.opts.tsval;
 	if (rtx) {
 		stk->mib[UST_MIB_TCP_RETRANSSEGS]++;
 		tp->retrans++;
@@ -247,14 +249,24 @@ tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t seq,
 	return 0;
 }
 
-/* A segment without data carries the highest sequence number sent: after
- * a timeout snd_nxt goes back to snd_una, and the peer, which may hold
- * everything up to snd_max, would find snd_nxt old and drop the ACK (as
- * Linux's tcp_acceptable_seq()). */
+/* The sequence number of a segment without data, that the peer must find
+ * acceptable (Linux's tcp_acceptable_seq()): the highest sent, since after
+ * a timeout snd_nxt goes back to snd_una while the peer may hold all up to
+ * snd_max; but never beyond the right edge of the peer's window, since
+ * what we sent beyond a window that closed was not taken. */
+static uint32_t
+tcp_acceptable_seq(const struct ust_tcp_sock *tp)
+{
+	uint32_t edge = tp->snd_una + tp->snd_wnd;
+
+	return SEQ_GT(tp->snd_max, edge) ? edge : tp->snd_max;
+}
+
 void
 tcp_send_ack(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
-	tcp_send_segment(stk, tp, tp->snd_max, 0, UST_TCP_ACK, false);
+	tcp_send_segment(stk, tp, tcp_acceptable_seq(tp), 0, UST_TCP_ACK,
+			 false);
 }
 
 void
@@ -273,8 +285,8 @@ void
 tcp_send_rst(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	stk->mib[UST_MIB_TCP_OUTRSTS]++;
-	tcp_send_segment(stk, tp, tp->snd_max, 0, UST_TCP_RST | UST_TCP_ACK,
-			 false);
+	tcp_send_segment(stk, tp, tcp_acceptable_seq(tp), 0,
+			 UST_TCP_RST | UST_TCP_ACK, false);
 }
 
 void

@@ -147,6 +147,9 @@ struct ust_tcp_sock {
 	uint64_t ts_recent_ns;
 	uint32_t ts_rto;        /* our clock at the last timeout: older
 				 * echoes time a go-back-N duplicate */
+	uint32_t ts_data_tx;    /* our clock at the last segment with data
+				 * (or SYN, FIN): a newer echo is of a pure
+				 * ACK, and times the peer's silence */
 
 	/* RTT (RFC 6298), microseconds */
 	uint32_t srtt_us;       /* << 3 */

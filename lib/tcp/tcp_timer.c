@@ -29,6 +29,7 @@
 
 #define NS_PER_MS 1000000ull
 #define NS_PER_US 1000ull
+#define RTT_MAX_US (100u * 1000 * 1000) /* 100 s */
 
 uint64_t
 tcp_rto_ns(const struct ust_tcp_sock *tp)
@@ -118,6 +119,8 @@ tcp_tlp_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 
 		tcp_send_segment(stk, tp, end - len, len,
 				 UST_TCP_ACK | (fin ? UST_TCP_FIN : 0), true);
+		/* Karn: what is sent twice is not timed */
+		tp->tflags &= ~TF_RTT_TIMING;
 	}
 	tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
 }
@@ -139,6 +142,10 @@ tcp_rtt_sample(struct ust_tcp_sock *tp, uint32_t rtt_us,
 {
 	uint32_t rto;
 
+	/* a sample that long times an outage (a poll loop that stalled),
+	 * not the path; and srtt_us << 3 would not fit */
+	if (rtt_us > RTT_MAX_US)
+		return;
 	if (rtt_us == 0)
 		rtt_us = 1;
 	/* RFC 6298 2.2 and 2.3; srtt scaled by 8, rttvar by 4 */
@@ -172,6 +179,26 @@ tcp_delack_arm(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		ust_timer_arm(&stk->tcp->wheel, &tp->delack_timer,
 			      stk->now + (uint64_t)stk->conf.tcp.delack_ms *
 			      NS_PER_MS);
+}
+
+/* Send the first unacknowledged segment again, whatever the windows. */
+static void
+tcp_send_head(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	uint32_t data_end = tcp_snd_data_end(tp);
+	/* (of what was sent: snd_nxt stays within snd_max) */
+	uint32_t sent = SEQ_MIN(data_end, tp->snd_max);
+	uint32_t len = SEQ_LT(tp->snd_una, sent) ?
+		RTE_MIN((uint32_t)tp->mss, sent - tp->snd_una) : 0;
+	uint8_t flags = UST_TCP_ACK;
+
+	if ((tp->tflags & TF_FIN_SENT) && tp->snd_una + len == data_end)
+		flags |= UST_TCP_FIN;
+	if (len == 0 && !(flags & UST_TCP_FIN))
+		return;
+	if (tcp_send_segment(stk, tp, tp->snd_una, len, flags, true) != 0)
+		return;
+	tp->snd_nxt = tp->snd_una + len + ((flags & UST_TCP_FIN) ? 1 : 0);
 }
 
 /* RFC 6298 5.4-5.7 and RFC 5681 3.1: the retransmission timer expired */
@@ -228,6 +255,12 @@ tcp_rto_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	 * snd_nxt, and an ACK of the first one may still come) */
 	tp->backoff++;
 	tcp_output(stk, tp);
+	/* nothing went (the peer's window is zero, or shrank): the first
+	 * segment goes anyway, as a probe that draws the peer's window, as
+	 * Linux's retransmission timer does; otherwise a connection whose
+	 * window closed with data in flight would only back off */
+	if (tp->snd_nxt == tp->snd_una && SEQ_LT(tp->snd_una, tp->snd_max))
+		tcp_send_head(stk, tp);
 	tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
 }
 

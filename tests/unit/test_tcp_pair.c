@@ -420,8 +420,114 @@ test_bulk(void)
 	return 0;
 }
 
+/* B echoes, zero copy, as ust-echo's server does: what ust_recv_burst()
+ * gives goes back with ust_send_burst(); while the send buffer refuses,
+ * B stops reading (its window closes) */
+struct echo {
+	int sd;
+	uint16_t npend;
+	bool eof;
+	struct rte_mbuf *pend[32];
+};
+
+static int
+echo_serve(struct ust_stack *stk, struct echo *e)
+{
+	for (;;) {
+		int n;
+
+		if (e->npend > 0) {
+			int k = ust_send_burst(stk, e->sd, e->pend, e->npend,
+					       NULL);
+
+			if (k > 0) {
+				memmove(e->pend, e->pend + k,
+					(e->npend - (unsigned int)k) *
+					sizeof(e->pend[0]));
+				e->npend = (uint16_t)(e->npend - k);
+			}
+			if (e->npend > 0)
+				return 0;
+		}
+		if (e->eof)
+			return 0;
+		n = ust_recv_burst(stk, e->sd, e->pend, 32, NULL);
+		if (n == -EAGAIN)
+			return 0;
+		if (n == 0) {
+			e->eof = true;
+			return ust_shutdown(stk, e->sd, SHUT_WR);
+		}
+		if (n < 0) {
+			fprintf(stderr, "  echo: %s\n", strerror(-n));
+			return -1;
+		}
+		e->npend = (uint16_t)n;
+	}
+}
+
+static int
+echo_stream(uint64_t total)
+{
+	static struct flow fa;
+	struct echo eb;
+	int lb, rounds;
+
+	memset(&fa, 0, sizeof(fa));
+	memset(&eb, 0, sizeof(eb));
+	fa.id = 1;
+	fa.total = total;
+	UT_EQ(pair_up(), 0);
+	UT_EQ(open_pair(&fa.sd, &eb.sd, &lb), 0);
+	for (rounds = 0; rounds < 4000000 && !fa.eof; rounds++) {
+		UT_EQ(flow_send(A.stk, &fa), 0);
+		round_trip();
+		if (echo_serve(B.stk, &eb) != 0 ||
+		    flow_recv(A.stk, &fa, 1) != 0) {
+			dump_pair(fa.sd, eb.sd);
+			return -1;
+		}
+	}
+	if (!fa.eof)
+		dump_pair(fa.sd, eb.sd);
+	UT_ASSERT(fa.eof, "after %d rounds: sent %" PRIu64 " echoed %" PRIu64,
+		  rounds, fa.sent, fa.rcvd);
+	UT_EQ(fa.rcvd, total);
+	printf("  echo %s: %d rounds (%.1f s fake); timeouts %" PRIu64 "/%"
+	       PRIu64 "\n", var->name, rounds, rounds * STEP_NS / 1e9,
+	       mibv(A.stk, UST_MIB_TCPEXT_TCPTIMEOUTS),
+	       mibv(B.stk, UST_MIB_TCPEXT_TCPTIMEOUTS));
+	UT_EQ(ust_close(A.stk, fa.sd), 0);
+	UT_EQ(ust_close(B.stk, eb.sd), 0);
+	UT_EQ(ust_close(B.stk, lb), 0);
+	for (rounds = 0; rounds < 200000; rounds++)
+		round_trip();
+	return pair_down();
+}
+
+static int
+test_echo(void)
+{
+	static const struct variant v[] = {
+		{ "clean", "drop=0", "cubic", false, false },
+		{ "lossy", "drop=10%,reorder=5%,dup=2%,corrupt=1%", "cubic",
+		  false, false },
+	};
+	unsigned int i;
+
+	for (i = 0; i < RTE_DIM(v); i++) {
+		var = &v[i];
+		if (echo_stream(8u << 20) != 0) {
+			fprintf(stderr, "  variant '%s' failed\n", var->name);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static const struct ut_case cases[] = {
 	{ "bulk both ways, clean and lossy", test_bulk },
+	{ "zero-copy echo of a stream, clean and lossy", test_echo },
 };
 
 int
