@@ -44,6 +44,8 @@ struct opts {
 	uint32_t sndbuf;
 	uint32_t rcvbuf;
 	bool discard;            /* TCP server: read, never answer */
+	bool hold;               /* TCP server: never accept */
+	uint32_t backlog;        /* TCP server: listen backlog */
 	bool close_rst;          /* TCP server: reset connections at exit */
 	double duration;
 	double warmup;

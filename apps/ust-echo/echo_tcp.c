@@ -33,6 +33,7 @@
 #include <string.h>
 #include <netinet/tcp.h>
 
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
 
 #include "echo.h"
@@ -41,6 +42,20 @@
 
 #define LISTENER UINT64_MAX
 #define BURST 32
+
+/* bytes allocated from the DPDK heaps (pools, tables, control blocks) */
+static uint64_t
+heap_used(void)
+{
+	struct rte_malloc_socket_stats ms;
+	uint64_t sum = 0;
+	unsigned int i;
+
+	for (i = 0; i < RTE_MAX_NUMA_NODES; i++)
+		if (rte_malloc_get_socket_stats((int)i, &ms) == 0)
+			sum += ms.heap_allocsz_bytes;
+	return sum;
+}
 
 static void
 set_int(struct ust_stack *stk, int sd, int level, int name, int v)
@@ -217,7 +232,7 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 	set_int(stk, ls, IPPROTO_TCP, TCP_NODELAY, 1);
 	rc = ust_bind(stk, ls, (struct sockaddr *)&sin, sizeof(sin));
 	if (rc == 0)
-		rc = ust_listen(stk, ls, 4096);
+		rc = ust_listen(stk, ls, (int)o->backlog);
 	if (rc != 0)
 		app_usage_error(PROG, "cannot listen on TCP port %u: %s",
 				o->port, strerror(-rc));
@@ -226,9 +241,10 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 		app_usage_error(PROG, "cannot create an event set: %s",
 				strerror(-ep));
 	watch(stk, ep, UST_EPOLL_CTL_ADD, ls, UST_EPOLLIN, LISTENER);
-	printf("%s: serving TCP %s on port %u\n", PROG,
-	       o->discard ? "discard" : o->response != 0 ?
-	       "request-response" : "echo", o->port);
+	printf("%s: serving TCP %s on port %u (heap %" PRIu64 " bytes)\n",
+	       PROG, o->hold ? "without accepting" : o->discard ? "discard" :
+	       o->response != 0 ? "request-response" : "echo", o->port,
+	       heap_used());
 	fflush(stdout);
 	next_stats = ust_clock_ns() + period;
 	while (!quit) {
@@ -245,7 +261,8 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 				sconn_serve(o, stk, ep, &conns[sd], sd, res);
 				continue;
 			}
-			while ((sd = ust_accept(stk, ls, NULL, NULL)) >= 0) {
+			while (!o->hold &&
+			       (sd = ust_accept(stk, ls, NULL, NULL)) >= 0) {
 				if ((uint32_t)sd >= nconn) {
 					ust_close(stk, sd);
 					continue;
@@ -260,11 +277,16 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 		if (n > 0)
 			ust_stack_flush(stk);
 		if (period != 0 && now >= next_stats) {
+			struct ust_stats st;
+
+			ust_stack_stats_get(stk, &st);
 			printf("%s: accepted %" PRIu64 " closed %" PRIu64
 			       " resets %" PRIu64 " bytes in %" PRIu64
-			       " out %" PRIu64 "\n", PROG, res->accepted,
+			       " out %" PRIu64 " established %" PRIu64
+			       " heap %" PRIu64 "\n", PROG, res->accepted,
 			       res->closed, res->resets, res->received,
-			       res->echoed);
+			       res->echoed, st.mib[UST_MIB_TCP_CURRESTAB],
+			       heap_used());
 			fflush(stdout);
 			next_stats = now + period;
 		}

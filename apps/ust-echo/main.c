@@ -78,6 +78,12 @@ usage(void)
 "  --stream-out FILE      TCP client: write what the server sends back\n"
 "  --discard              TCP server: read and drop (a bulk sink)\n"
 "  --close-rst            TCP server: reset the open connections at exit\n"
+"  --backlog N            TCP server: listen backlog (default: 4096; at\n"
+"                         most [tcp] max_conns)\n"
+"  --hold                 TCP server: never accept; connections stay\n"
+"                         established in the accept queue (to measure the\n"
+"                         stack's memory per connection, reported with\n"
+"                         --stats-period)\n"
 "  --sndbuf BYTES         TCP: SO_SNDBUF of every socket\n"
 "  --rcvbuf BYTES         TCP: SO_RCVBUF of every socket\n"
 "  --fault SPEC           drop, duplicate, reorder, corrupt received frames\n"
@@ -132,7 +138,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 	       O_TIMEOUT, O_JSON, O_IDLE, O_STATS, O_LINGER, O_HELP,
 	       O_RESPONSE, O_RECONNECT, O_COUNT, O_STREAM, O_BULK,
 	       O_STREAM_OUT, O_DISCARD, O_CLOSE_RST, O_SNDBUF, O_RCVBUF,
-	       O_FAULT };
+	       O_FAULT, O_BACKLOG, O_HOLD };
 	static const struct option lo[] = {
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "proto", required_argument, NULL, O_PROTO },
@@ -163,6 +169,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "sndbuf", required_argument, NULL, O_SNDBUF },
 		{ "rcvbuf", required_argument, NULL, O_RCVBUF },
 		{ "fault", required_argument, NULL, O_FAULT },
+		{ "backlog", required_argument, NULL, O_BACKLOG },
+		{ "hold", no_argument, NULL, O_HOLD },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -175,6 +183,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 	o->duration = 5;
 	o->warmup = 0.5;
 	o->timeout_ms = 200;
+	o->backlog = 4096;
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
@@ -211,10 +220,19 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case O_STREAM:
 			o->stream = optarg;
 			break;
-		case O_BULK:
-			o->bulk = (uint64_t)parse_num("--bulk", optarg, 1,
-						      UINT32_MAX);
+		case O_BULK: {
+			char *end;
+
+			errno = 0;
+			o->bulk = strtoull(optarg, &end, 10);
+			if (errno != 0 || end == optarg || *end != '\0' ||
+			    optarg[0] == '-' || o->bulk == 0 ||
+			    o->bulk > (1ull << 50))
+				app_usage_error(PROG, "--bulk %s: expected a "
+						"byte count from 1 to 2^50",
+						optarg);
 			break;
+		}
 		case O_STREAM_OUT:
 			o->stream_out = optarg;
 			break;
@@ -231,6 +249,13 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case O_RCVBUF:
 			o->rcvbuf = parse_num("--rcvbuf", optarg, 1,
 					      INT32_MAX / 2);
+			break;
+		case O_BACKLOG:
+			o->backlog = parse_num("--backlog", optarg, 1,
+					       1u << 24);
+			break;
+		case O_HOLD:
+			o->hold = true;
 			break;
 		case O_FAULT:
 			app_fault_check(PROG, optarg);
@@ -315,9 +340,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 			  o->count != 0))
 		app_usage_error(PROG, "--stream, --bulk, --stream-out, "
 				"--reconnect and --count are client options");
-	if (!o->server && (o->discard || o->close_rst))
-		app_usage_error(PROG, "--discard and --close-rst are server "
-				"options");
+	if (!o->server && (o->discard || o->close_rst || o->hold))
+		app_usage_error(PROG, "--discard, --close-rst and --hold are "
+				"server options");
+	if (!o->tcp && o->hold)
+		app_usage_error(PROG, "--hold needs --proto tcp");
 	if (o->stream != NULL && o->bulk != 0)
 		app_usage_error(PROG, "--stream and --bulk exclude each other");
 	if (o->discard && o->response != 0)

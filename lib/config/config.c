@@ -117,6 +117,7 @@ static const struct key keys[] = {
 	{ "tcp", "sack", K_U8, OFF(stack.tcp.sack), 0, 1 },
 	{ "tcp", "timestamps", K_U8, OFF(stack.tcp.timestamps), 0, 1 },
 	{ "tcp", "window_scaling", K_U8, OFF(stack.tcp.window_scaling), 0, 1 },
+	{ "tcp", "tw_reuse", K_U8, OFF(stack.tcp.tw_reuse), 0, 1 },
 	{ "tcp", "congestion", K_CC, OFF(stack.tcp.congestion), 0, 0 },
 };
 

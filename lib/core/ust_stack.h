@@ -103,6 +103,10 @@ struct ust_tcp_conf {
 	uint8_t sack;             /**< (tcp_sack, 1) */
 	uint8_t timestamps;       /**< (tcp_timestamps, 1) */
 	uint8_t window_scaling;   /**< (tcp_window_scaling, 1) */
+	uint8_t tw_reuse;         /**< connect() may take over a 4-tuple in
+				   *  TIME_WAIT whose timestamps protect it,
+				   *  one second after its last segment
+				   *  (tcp_tw_reuse = 1; 0) */
 	char congestion[16];      /**< "cubic" or "newreno" */
 };
 

@@ -90,7 +90,8 @@ struct ust_sock_meminfo {
 int ust_socket(struct ust_stack *stk, int domain, int type, int protocol);
 
 /** TCP: listen for connections, at most @p backlog waiting in accept's
- *  queue (clamped to [1, 65535]). Binds an ephemeral port if unbound. */
+ *  queue (clamped to [1, [tcp] max_conns]). Binds an ephemeral port if
+ *  unbound. */
 int ust_listen(struct ust_stack *stk, int sd, int backlog);
 
 /** TCP: take a connection from the accept queue; -EAGAIN when empty.

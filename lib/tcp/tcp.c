@@ -101,6 +101,16 @@ ust_tcp_init(struct ust_stack *stk)
 		mc.base_pages = ((uint64_t)mp->size *
 				 (mp->elt_size + mp->header_size +
 				  mp->trailer_size)) >> UST_MEM_PAGE_SHIFT;
+	if (mc.mem[0] == 0 && mc.mem[1] == 0 && mc.mem[2] == 0) {
+		/* Linux sizes tcp_mem at 1/16 of free memory, for a kernel
+		 * whose memory mostly serves other things; the mbuf pool is
+		 * the stack's own, so TCP may take all of it: pressure at
+		 * half, the limit at three quarters (the rest stays for RX
+		 * rings, UDP and TX) */
+		mc.mem[0] = mc.base_pages / 2;
+		mc.mem[1] = mc.base_pages / 2;
+		mc.mem[2] = mc.base_pages / 4 * 3;
+	}
 	ts->mem = ust_mem_pool_create(&mc, stk->conf.socket_id);
 	if (ts->mem == NULL)
 		return -EINVAL;
@@ -295,6 +305,7 @@ tcp_purge_queues(struct ust_stack *stk, struct ust_tcp_sock *tp, bool rcv)
 	while ((m = ust_pktq_pop(off, &tp->sndq)) != NULL)
 		rte_pktmbuf_free(m);
 	tp->snd_buffered = 0;
+	tp->snd_cur = NULL;
 	/* give back the last page(s) kept */
 	if (tp->rcvq.len == 0)
 		tcp_rmem_uncharge(stk, tp, 0, 0);

@@ -255,8 +255,10 @@ sndq_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t n)
 	int off = stk->meta_off;
 
 	while (n > 0) {
-		struct rte_mbuf *m = tp->sndq.head;
+		struct rte_mbuf *m = tp->sndq.head, *h;
 
+		if (m == tp->snd_cur)
+			tp->snd_cur = NULL; /* it moves or goes */
 		if (n >= m->pkt_len) {
 			n -= m->pkt_len;
 			tp->snd_buffered -= m->pkt_len;
@@ -265,7 +267,14 @@ sndq_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t n)
 			rte_pktmbuf_free(m);
 			continue;
 		}
-		rte_pktmbuf_adj(m, (uint16_t)n);
+		/* across segments for a chained mbuf (ust_send_burst()): the
+		 * head may become the next segment */
+		h = ust_mbuf_adj(off, m, n);
+		if (h != m) {
+			tp->sndq.head = h;
+			if (tp->sndq.tail == m)
+				tp->sndq.tail = h;
+		}
 		tp->snd_buffered -= n;
 		tp->snd_buf_seq += n;
 		n = 0;

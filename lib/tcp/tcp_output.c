@@ -138,12 +138,23 @@ sndq_copy(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t off,
 	  uint32_t len, uint8_t *dst)
 {
 	int moff = stk->meta_off;
-	struct rte_mbuf *m = tp->sndq.head;
+	uint32_t seq = tp->snd_buf_seq + off, mseq;
+	struct rte_mbuf *m;
 
-	while (m != NULL && off >= m->pkt_len) {
-		off -= m->pkt_len;
+	if (tp->snd_cur != NULL && SEQ_GEQ(seq, tp->snd_cur_seq)) {
+		m = tp->snd_cur;
+		mseq = tp->snd_cur_seq;
+	} else {
+		m = tp->sndq.head;
+		mseq = tp->snd_buf_seq;
+	}
+	while (m != NULL && SEQ_GEQ(seq, mseq + m->pkt_len)) {
+		mseq += m->pkt_len;
 		m = ust_meta(moff, m)->nextpkt;
 	}
+	tp->snd_cur = m;
+	tp->snd_cur_seq = mseq;
+	off = seq - mseq;
 	while (len > 0 && m != NULL) {
 		uint32_t k = RTE_MIN(len, m->pkt_len - off);
 		const void *src = rte_pktmbuf_read(m, off, k, dst);
@@ -210,6 +221,15 @@ tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t seq,
 
 	if (unlikely(stk->dying))
 		return -ESHUTDOWN;
+	if (unlikely(!ust_tx_room(stk, UST_TX_SEND_ROOM))) {
+		/* the NIC is behind: nothing is dropped at staging; output
+		 * (and an ACK owed) resumes from ust_tcp_poll() */
+		if (len == 0 && (flags & UST_TCP_ACK) &&
+		    !(flags & (UST_TCP_SYN | UST_TCP_FIN | UST_TCP_RST)))
+			tp->tflags |= TF_ACK_NOW;
+		tcp_output_defer(stk, tp);
+		return -ENOBUFS;
+	}
 	memset(&th, 0, sizeof(th));
 	th.src_port = rte_be_to_cpu_16(tp->base.lport);
 	th.dst_port = rte_be_to_cpu_16(tp->base.rport);

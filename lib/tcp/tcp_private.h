@@ -179,6 +179,11 @@ struct ust_tcp_sock {
 	struct ust_pktq sndq;
 	uint32_t snd_buf_seq;   /* sequence of the first byte in sndq */
 	uint32_t snd_buffered;  /* bytes in sndq */
+	/* where the last segment's payload was found: the next one is in
+	 * the same mbuf or after it, so finding it costs O(1), not a walk
+	 * of the queue (NULL: from the head) */
+	struct rte_mbuf *snd_cur;
+	uint32_t snd_cur_seq;   /* sequence of snd_cur's first byte */
 
 	/* the receive queues: in order, and out of order (by sequence) */
 	struct ust_pktq rcvq;

@@ -115,10 +115,11 @@ ust_tcp_listen(struct ust_stack *stk, struct ust_sock *s, int backlog)
 	uint32_t port;
 	int rc;
 
+	/* at least one; at most what the connection table holds */
 	if (backlog < 1)
 		backlog = 1;
-	if (backlog > 65535)
-		backlog = 65535;
+	if ((uint32_t)backlog > stk->conf.tcp.max_conns)
+		backlog = (int)stk->conf.tcp.max_conns;
 	if (tp->state == UST_TCP_LISTEN) {
 		tp->listen->backlog = (uint32_t)backlog;
 		return 0;
@@ -183,8 +184,31 @@ ust_tcp_accept(struct ust_stack *stk, struct ust_sock *s,
 
 /* ---- active open (RFC 9293 3.10.1, OPEN call, CLOSED state) ---- */
 
+/* Whether @k may be used by a new connection: unused, or in TIME_WAIT
+ * and taken over, as Linux's tcp_tw_reuse does: timestamps on (PAWS
+ * tells old duplicates from the new connection's segments, whose
+ * timestamps and ISN both grow with the clock) and a second gone since
+ * the old connection's last segment. */
+static bool
+tcp_tuple_usable(struct ust_stack *stk, const struct ust_tcp_key *k)
+{
+	void *d = tcp_hash_lookup(stk, k);
+	struct ust_tcp_tw *tw;
+
+	if (d == NULL)
+		return true;
+	if (tcp_obj_kind(d) != UST_TCP_OBJ_TW || !stk->conf.tcp.tw_reuse)
+		return false;
+	tw = tcp_obj_ptr(d);
+	if (!tw->ts_ok || stk->now - tw->ts_recent_ns < 1000000000ull)
+		return false;
+	stk->mib[UST_MIB_TCPEXT_TWRECYCLED]++;
+	tcp_tw_free(stk, tw);
+	return true;
+}
+
 /* A local port for a connection to @k's remote end: held by nobody, and
- * the 4-tuple unused (TIME_WAIT entries included). */
+ * the 4-tuple usable. */
 static int
 tcp_connect_port(struct ust_stack *stk, struct ust_tcp_key *k)
 {
@@ -198,7 +222,7 @@ tcp_connect_port(struct ust_stack *stk, struct ust_tcp_key *k)
 		if (stk->tcp->port_refs[p] != 0)
 			continue;
 		k->lport = rte_cpu_to_be_16(p);
-		if (tcp_hash_lookup(stk, k) == NULL)
+		if (tcp_tuple_usable(stk, k))
 			return 0;
 	}
 	return -EADDRNOTAVAIL;
@@ -242,7 +266,7 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 	k.rport = sin->sin_port;
 	if (s->flags & UST_SKF_BOUND) {
 		k.lport = s->lport;
-		if (tcp_hash_lookup(stk, &k) != NULL)
+		if (!tcp_tuple_usable(stk, &k))
 			return -EADDRNOTAVAIL;
 	} else {
 		rc = tcp_connect_port(stk, &k);
