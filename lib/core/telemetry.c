@@ -54,7 +54,7 @@ tel_find(const char *name)
 /* Copy the counters of instance @name; false when there is none. */
 static bool
 tel_stats_of(const char *name, struct ust_stats *st,
-	     struct ust_mem_pool_stats *ps)
+	     struct ust_mem_pool_stats *ps, bool tcp)
 {
 	struct ust_stack *stk;
 
@@ -62,7 +62,8 @@ tel_stats_of(const char *name, struct ust_stats *st,
 	stk = tel_find(name);
 	if (stk != NULL) {
 		ust_stack_stats_get(stk, st);
-		ust_mem_pool_stats_get(stk->udp_mem, ps);
+		ust_mem_pool_stats_get(tcp ? ust_stack_tcp_mem(stk) :
+				       stk->udp_mem, ps);
 	}
 	rte_spinlock_unlock(&tel_lock);
 	return stk != NULL;
@@ -94,7 +95,7 @@ tel_snmp_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 	unsigned int i;
 
 	RTE_SET_USED(cmd);
-	if (!tel_stats_of(params, &st, &ps))
+	if (!tel_stats_of(params, &st, &ps, false))
 		return -1;
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < UST_MIB_MAX; i++) {
@@ -122,7 +123,7 @@ tel_drops_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 	unsigned int i;
 
 	RTE_SET_USED(cmd);
-	if (!tel_stats_of(params, &st, &ps))
+	if (!tel_stats_of(params, &st, &ps, false))
 		return -1;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "rx_consumed", st.rx_consumed);
@@ -132,13 +133,12 @@ tel_drops_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 static int
-tel_udp_mem_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+tel_mem_cb(const char *params, struct rte_tel_data *d, bool tcp)
 {
 	struct ust_stats st;
 	struct ust_mem_pool_stats ps;
 
-	RTE_SET_USED(cmd);
-	if (!tel_stats_of(params, &st, &ps))
+	if (!tel_stats_of(params, &st, &ps, tcp))
 		return -1;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "limit_min", ps.limit[0]);
@@ -159,6 +159,20 @@ tel_udp_mem_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 		ps.release == UST_MEM_RELEASE_BATCHED ? "batched" :
 		"unbatched");
 	return 0;
+}
+
+static int
+tel_udp_mem_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	return tel_mem_cb(params, d, false);
+}
+
+static int
+tel_tcp_mem_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	return tel_mem_cb(params, d, true);
 }
 
 static int
@@ -229,6 +243,8 @@ ust_telemetry_register(struct ust_stack *stk)
 			"Drop reasons of an instance. Parameter: name");
 		rte_telemetry_register_cmd("/ustack/udp_mem", tel_udp_mem_cb,
 			"UDP memory pool of an instance. Parameter: name");
+		rte_telemetry_register_cmd("/ustack/tcp_mem", tel_tcp_mem_cb,
+			"TCP memory pool of an instance. Parameter: name");
 		rte_telemetry_register_cmd("/ustack/sockets", tel_sockets_cb,
 			"UDP sockets' receive memory. Parameter: name");
 		tel_registered = true;

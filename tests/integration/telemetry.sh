@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
-# dpdk-telemetry.py reads ustack's counters, drop reasons, UDP pool and
+# dpdk-telemetry.py reads ustack's counters, drop reasons, UDP and TCP pools and
 # per-socket accounting from a running ust-echo.
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -11,7 +11,8 @@ nsx "$PY" "$(dirname "$0")/udp_echo_check.py" 198.18.0.2 7 50 3 1 1000 >/dev/nul
 	fail "echo"
 # the telemetry socket lives under the EAL file prefix of start_echo_tap
 printf '%s\n' /ustack/stacks /ustack/snmp,ust0 /ustack/drops,ust0 \
-	/ustack/udp_mem,ust0 /ustack/sockets,ust0 /ustack/snmp,nosuch |
+	/ustack/udp_mem,ust0 /ustack/tcp_mem,ust0 /ustack/sockets,ust0 \
+	/ustack/snmp,nosuch |
 	"$PY" /usr/bin/dpdk-telemetry.py -f "tel-$$" > "$WORK/tel.out" 2>&1 ||
 	fail "dpdk-telemetry.py: $(cat "$WORK/tel.out")"
 "$PY" - "$WORK/tel.out" <<'PYEOF' || fail "telemetry replies"
@@ -37,6 +38,9 @@ assert drops["rx_consumed"] >= 50 and "NO_SOCKET" in drops, drops
 mem = replies["/ustack/udp_mem"]
 assert mem["schedule"] == "delta" and mem["release"] == "batched", mem
 assert mem["charge_calls"] >= 1 and mem["limit_max"] > 0, mem
+tmem = replies["/ustack/tcp_mem"]
+assert tmem["limit_max"] > mem["limit_max"] and tmem["pages"] == 0, tmem
+assert snmp["Tcp"]["CurrEstab"] == 0, snmp["Tcp"]
 socks = replies["/ustack/sockets"]
 s = [v for v in socks.values() if v["local_port"] == 7]
 assert len(s) == 1 and s[0]["rcvbuf"] == 212992 and s[0]["enqueued"] >= 50, socks
