@@ -579,6 +579,10 @@ tcp_fin_in(struct ust_stack *stk, struct ust_tcp_sock *tp, bool *time_wait)
 	tp->rcv_nxt++;
 	tp->tflags |= TF_FIN_RCVD | TF_ACK_NOW;
 	tp->tflags &= ~TF_OFO_FIN;
+	/* what waits out of order lies beyond the FIN, where the peer has
+	 * nothing to send: dropped, as Linux's tcp_fin() does */
+	if (tp->ofoq.len > 0)
+		tcp_reass_purge(stk, tp, UST_DROP_TCP_ABORT);
 	switch (tp->state) {
 	case UST_TCP_SYN_RECEIVED:
 	case UST_TCP_ESTABLISHED:

@@ -21,7 +21,8 @@ cflags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=undefined -D_GNU_SOURCE -DALLOW_EXPERIMENTAL_API
 	$(pkg-config --cflags libdpdk)"
 inc="-I$src/lib/wire -I$src/lib/mem -I$src/lib/core -I$src/lib/ip
-	-I$src/lib/udp -I$src/lib/sock -I$src/lib/config -I$src/drivers/port
+	-I$src/lib/udp -I$src/lib/tcp -I$src/lib/sock -I$src/lib/config
+	-I$src/drivers/port
 	-I$src/tests/unit"
 case $target in
 fuzz_wire)
@@ -29,7 +30,8 @@ fuzz_wire)
 	libs=""
 	;;
 fuzz_stack)
-	srcs="$src/tests/fuzz/fuzz_stack.c $src/lib/*/*.c $src/drivers/port/*.c
+	srcs="$src/tests/fuzz/fuzz_stack.c $src/lib/*/*.c $src/lib/tcp/cc/*.c
+		$src/drivers/port/*.c
 		$src/tests/unit/ut_eal.c $src/tests/unit/ut_netif.c
 		$src/tests/unit/ut.c"
 	libs="$(pkg-config --libs libdpdk) -lnuma"
@@ -39,8 +41,17 @@ fuzz_stack)
 	exit 2
 	;;
 esac
+# one object per source, compiled in parallel (named after its path: two
+# files may share a name), then linked
+obj="$out/obj-$target"
+rm -rf "$obj"
+mkdir -p "$obj"
+export cflags inc obj
+# shellcheck disable=SC2016,SC2086
+printf '%s\n' $srcs | xargs -P "$(nproc)" -I{} sh -c \
+	'clang $cflags $inc -c "$1" -o "$obj/$(echo "$1" | tr / _).o"' _ {}
 # shellcheck disable=SC2086
-clang $cflags $inc $srcs -o "$out/$target" $libs
+clang $cflags "$obj"/*.o -o "$out/$target" $libs
 corpus="$out/corpus-$target"
 rm -rf "$corpus"
 mkdir -p "$corpus"
