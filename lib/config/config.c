@@ -20,10 +20,11 @@
 #include <rte_mbuf.h>
 
 #include "ust_config.h"
+#include "ust_tcp_tx.h"
 
 enum key_type {
 	K_U8, K_U16, K_U32, K_BOOL, K_PREFIX, K_IPV4_OPT, K_SCHEDULE,
-	K_RELEASE, K_MEM, K_EPHEMERAL, K_STATIC_ARP, K_CC,
+	K_RELEASE, K_MEM, K_EPHEMERAL, K_STATIC_ARP, K_CC, K_TX_LAYOUT,
 };
 
 struct key {
@@ -119,6 +120,13 @@ static const struct key keys[] = {
 	{ "tcp", "window_scaling", K_U8, OFF(stack.tcp.window_scaling), 0, 1 },
 	{ "tcp", "tw_reuse", K_U8, OFF(stack.tcp.tw_reuse), 0, 1 },
 	{ "tcp", "congestion", K_CC, OFF(stack.tcp.congestion), 0, 0 },
+	{ "tcp", "tx_layout", K_TX_LAYOUT, OFF(stack.tcp.tx_layout), 0, 0 },
+	{ "tcp", "first_linear_max", K_U16, OFF(stack.tcp.first_linear_max),
+	  0, 65535 },
+	{ "tcp", "copy_small", K_U16, OFF(stack.tcp.copy_small), 0,
+	  UST_TCP_COPY_SMALL_MAX },
+	{ "tcp", "copy_small_bufs", K_U32, OFF(stack.tcp.copy_small_bufs), 64,
+	  1u << 20 },
 };
 
 void
@@ -327,6 +335,16 @@ set_key(struct ust_config *cfg, const struct key *k, const char *val,
 		snprintf(cfg->stack.tcp.congestion,
 			 sizeof(cfg->stack.tcp.congestion), "%s", val);
 		return 0;
+	case K_TX_LAYOUT: {
+		int l = ust_tcp_tx_layout_parse(val);
+
+		if (l < 0) {
+			*why = "expected linear, chained or first-linear";
+			return -1;
+		}
+		cfg->stack.tcp.tx_layout = (uint8_t)l;
+		return 0;
+	}
 	case K_EPHEMERAL: {
 		unsigned int lo, hi;
 		char tail;

@@ -104,6 +104,10 @@ ust_stack_conf_defaults(struct ust_stack_conf *c)
 	c->tcp.timestamps = 1;
 	c->tcp.window_scaling = 1;
 	snprintf(c->tcp.congestion, sizeof(c->tcp.congestion), "cubic");
+	c->tcp.tx_layout = 0; /* UST_TCP_TX_LINEAR */
+	c->tcp.first_linear_max = 2048 - 94; /* - UST_TCP_TX_MAX_HDR */
+	c->tcp.copy_small = 0;
+	c->tcp.copy_small_bufs = 4096;
 	c->now_ns = ust_clock_ns();
 }
 
@@ -364,7 +368,9 @@ ust_mbuf_pull(struct rte_mbuf *m, uint32_t len)
 		uint16_t k = (uint16_t)RTE_MIN(len - m->data_len,
 					       (uint32_t)n->data_len);
 
-		if (RTE_MBUF_CLONED(n) || rte_mbuf_refcnt_read(n) != 1)
+		/* only read from: its buffer may be shared (an attached
+		 * piece of a sender's queue), its metadata must not be */
+		if (rte_mbuf_refcnt_read(n) != 1)
 			return false;
 		memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, m->data_len),
 		       rte_pktmbuf_mtod(n, uint8_t *), k);

@@ -108,6 +108,13 @@ struct ust_tcp_conf {
 				   *  one second after its last segment
 				   *  (tcp_tw_reuse = 1; 0) */
 	char congestion[16];      /**< "cubic" or "newreno" */
+	/* TX layouts of data segments (ust_tcp_tx.h, doc/tx-layout.md) */
+	uint8_t tx_layout;        /**< enum ust_tcp_tx_layout (linear) */
+	uint16_t first_linear_max; /**< first-linear: payload bytes at most
+				    *  (2048 - UST_TCP_TX_MAX_HDR) */
+	uint16_t copy_small;      /**< frames this long or shorter are copied
+				   *  into the small pool; 0: no pool (0) */
+	uint32_t copy_small_bufs; /**< buffers in the small pool (4096) */
 };
 
 /** Configuration of a stack instance. ust_stack_conf_defaults() first. */

@@ -502,6 +502,23 @@ ust_send_burst(struct ust_stack *stk, int sd, struct rte_mbuf **pkts,
 	return ust_udp_send_burst(stk, s, pkts, n, to);
 }
 
+ssize_t
+ust_send_zc(struct ust_stack *stk, int sd, const void *buf, size_t len,
+	    uint64_t cookie)
+{
+	struct ust_sock *s;
+	int rc;
+
+	rc = sock_get(stk, sd, &s);
+	if (rc != 0)
+		return rc;
+	if (!is_tcp(s))
+		return -EOPNOTSUPP;
+	if (buf == NULL)
+		return -EFAULT;
+	return ust_tcp_send_zc(stk, s, buf, len, cookie);
+}
+
 int
 ust_close(struct ust_stack *stk, int sd)
 {

@@ -120,7 +120,7 @@ ust_tcp_init(struct ust_stack *stk)
 	ts->secret[0] = rte_rand();
 	ts->secret[1] = rte_rand();
 	ts->chack_tokens_ns = 1000000000ull;
-	return 0;
+	return tcp_tx_init(stk);
 }
 
 void
@@ -159,6 +159,7 @@ ust_tcp_fini(struct ust_stack *stk)
 		}
 	}
 	rte_free(objs);
+	tcp_tx_fini(stk);
 	rte_free(ts->port_refs);
 	rte_hash_free(ts->conns);
 	rte_hash_free(ts->listeners);
@@ -249,6 +250,8 @@ tcp_sock_alloc(struct ust_stack *stk)
 	tp->keep_idle_ms = stk->conf.tcp.keepalive_time_ms;
 	tp->keep_intvl_ms = stk->conf.tcp.keepalive_intvl_ms;
 	tp->keep_cnt = stk->conf.tcp.keepalive_probes;
+	tp->tx_layout = stk->conf.tcp.tx_layout;
+	tp->copy_small = stk->conf.tcp.copy_small;
 	ust_pktq_init(&tp->sndq);
 	ust_pktq_init(&tp->rcvq);
 	ust_pktq_init(&tp->ofoq);

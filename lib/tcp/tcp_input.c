@@ -489,7 +489,7 @@ tcp_data_in(struct ust_stack *stk, struct ust_tcp_sock *tp,
 {
 	int off = stk->meta_off;
 	uint32_t len = m->pkt_len, ts;
-	bool was_empty = tp->rcvq.len == 0;
+	bool was_empty = tp->rcvq.len == 0, charged;
 
 	/* all of it arrived before (the segment was acceptable for its FIN
 	 * or its ACK): a duplicate, answered at once (RFC 5681 4.2); a FIN
@@ -513,6 +513,14 @@ tcp_data_in(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		ust_mbuf_trim_to(m, keep);
 		len = keep;
 	}
+	/* a chained segment (scattered receive; a sender's attached pieces
+	 * over an in-process port) that fits its first buffer is copied
+	 * there: it then pins one buffer, not two (Linux's tcp_collapse()
+	 * under memory pressure; here at once, since the window assumes a
+	 * buffer per segment, in order or not) */
+	if (unlikely(m->nb_segs > 1) && RTE_MBUF_DIRECT(m) &&
+	    rte_mbuf_refcnt_read(m) == 1 && rte_pktmbuf_linearize(m) == 0)
+		stk->mib[UST_MIB_TCPEXT_TCPRCVCOLLAPSED]++;
 	/* what we have already */
 	if (SEQ_LT(seq, tp->rcv_nxt)) {
 		m = ust_mbuf_adj(off, m, tp->rcv_nxt - seq);
@@ -544,7 +552,18 @@ tcp_data_in(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		goto queued;
 	}
 	ts = ust_truesize(m);
-	if (!tcp_rmem_charge(stk, tp, ts)) {
+	charged = tcp_rmem_charge(stk, tp, ts);
+	if (!charged && tp->ofoq.len > 0) {
+		/* the segment the window waits for comes before what waits
+		 * beyond a hole: the out-of-order queue goes (Linux's
+		 * tcp_prune_ofo_queue()), or a queue full of it would stall
+		 * the connection; SACK reneging is allowed (RFC 2018 8) */
+		stk->mib[UST_MIB_TCPEXT_OFOPRUNED]++;
+		tcp_reass_purge(stk, tp, UST_DROP_TCP_OFO_QUEUE_PRUNE);
+		tp->tflags &= ~TF_OFO_FIN;
+		charged = tcp_rmem_charge(stk, tp, ts);
+	}
+	if (!charged) {
 		stk->mib[UST_MIB_TCPEXT_TCPRCVQDROP]++;
 		tp->tflags |= TF_ACK_NOW;
 		ust_drop(stk, m, tp->rmem_alloc + ts > tp->rcvbuf ?

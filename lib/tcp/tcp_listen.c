@@ -174,6 +174,8 @@ tcp_child_create(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	tp->keep_idle_ms = lp->keep_idle_ms;
 	tp->keep_intvl_ms = lp->keep_intvl_ms;
 	tp->keep_cnt = lp->keep_cnt;
+	tp->tx_layout = lp->tx_layout;
+	tp->copy_small = lp->copy_small;
 	tp->iss = iss;
 	tp->irs = irs;
 	tp->snd_una = iss + 1;

@@ -14,9 +14,9 @@
  *    tcp_send_syn(), tcp_send_rst(), and tcp_send_reply() for segments with
  *    no control block (RSTs to strangers, TIME_WAIT ACKs, probes).
  *
- * Every segment is built by tcp_seg_build(): the one place where a
- * segment's mbuf layout is decided (today: headers and payload copied into
- * one linear mbuf; the TX-layout work plugs its policies in there).
+ * Every segment is built by tcp_seg_build() (tcp_tx.c): the one place
+ * where a segment's mbuf layout is decided (linear, chained, first-linear,
+ * copy-small, zero copy).
  */
 
 #include <errno.h>
@@ -130,76 +130,6 @@ tcp_fill_options(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			o->sack[i].end = tp->rcv_sack[i].end;
 		}
 	}
-}
-
-/* Copy @len bytes from the send queue, @off bytes after snd_buf_seq. */
-static void
-sndq_copy(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t off,
-	  uint32_t len, uint8_t *dst)
-{
-	int moff = stk->meta_off;
-	uint32_t seq = tp->snd_buf_seq + off, mseq;
-	struct rte_mbuf *m;
-
-	if (tp->snd_cur != NULL && SEQ_GEQ(seq, tp->snd_cur_seq)) {
-		m = tp->snd_cur;
-		mseq = tp->snd_cur_seq;
-	} else {
-		m = tp->sndq.head;
-		mseq = tp->snd_buf_seq;
-	}
-	while (m != NULL && SEQ_GEQ(seq, mseq + m->pkt_len)) {
-		mseq += m->pkt_len;
-		m = ust_meta(moff, m)->nextpkt;
-	}
-	tp->snd_cur = m;
-	tp->snd_cur_seq = mseq;
-	off = seq - mseq;
-	while (len > 0 && m != NULL) {
-		uint32_t k = RTE_MIN(len, m->pkt_len - off);
-		const void *src = rte_pktmbuf_read(m, off, k, dst);
-
-		if (src != dst)
-			memcpy(dst, src, k);
-		dst += k;
-		len -= k;
-		off = 0;
-		m = ust_meta(moff, m)->nextpkt;
-	}
-}
-
-struct rte_mbuf *
-tcp_seg_build(struct ust_stack *stk, struct ust_tcp_sock *tp,
-	      struct ust_tcp_repr *th, uint32_t payload_off, uint32_t len,
-	      uint64_t *ol_flags)
-{
-	bool offload = (stk->netif.flags & UST_NETIF_F_TX_TCP_CKSUM) != 0;
-	size_t hlen = UST_TCP_HDR_LEN +
-		ust_tcp_opts_len(&th->opts, (th->flags & UST_TCP_SYN) != 0);
-	struct rte_mbuf *m = rte_pktmbuf_alloc(stk->pool);
-	uint8_t *p;
-
-	if (m == NULL)
-		return NULL;
-	/* linear: headers and payload in one buffer (the MSS is clamped at
-	 * connection set-up so that a segment always fits) */
-	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(hlen + len));
-	if (p == NULL) {
-		rte_pktmbuf_free(m);
-		return NULL;
-	}
-	if (len > 0)
-		sndq_copy(stk, tp, payload_off, len, p + hlen);
-	ust_tcp_emit(p, hlen, th, tp->base.laddr != 0 ? tp->base.laddr :
-		     stk->addr, tp->base.raddr, p + hlen, len,
-		     offload ? UST_WIRE_F_CSUM_OFFLOAD : 0);
-	*ol_flags = 0;
-	if (offload) {
-		*ol_flags = RTE_MBUF_F_TX_TCP_CKSUM;
-		m->l4_len = th->hdr_len;
-	}
-	ust_meta_no_owner(stk->meta_off, m);
-	return m;
 }
 
 static void

@@ -21,6 +21,8 @@
  *  tcp_isn.c      SipHash-2-4 for initial sequence numbers (RFC 6528),
  *                 timestamps offsets and SYN cookies
  *  tcp_sock.c     the socket calls
+ *  tcp_tx.c       TX layouts of data segments (linear, chained, first-linear,
+ *                 copy-small), zero-copy sends and their DMA mapping
  */
 
 #ifndef UST_TCP_PRIVATE_H
@@ -33,6 +35,7 @@
 #include "timer_private.h"
 #include "ust_mem.h"
 #include "ust_tcp.h"
+#include "ust_tcp_tx.h"
 #include "ust_wire.h"
 
 /* ---- sequence arithmetic (RFC 9293 3.4), modulo 2^32 ---- */
@@ -96,6 +99,7 @@ enum ust_tcp_rtx_mode {
 #define TF_PORT_REF    (1u << 20) /* holds a port_refs count */
 #define TF_WAS_CONN    (1u << 21) /* reached ESTABLISHED once */
 #define TF_TLP_SENT    (1u << 22) /* a loss probe is out, unanswered */
+#define TF_FIRST_LIN   (1u << 23) /* fl_start..fl_end is first-linear */
 
 struct ust_tcp_cc_ops;
 struct ust_tcp_listen;
@@ -215,7 +219,19 @@ struct ust_tcp_sock {
 	struct ust_tcp_sock *out_next;
 	struct ust_tcp_sock *out_prev;
 
+	/* TX layout (ust_tcp_tx.h): the stack's unless set on the socket;
+	 * the first-linear range: the bytes of a write made while the write
+	 * queue was empty, and short enough (valid with TF_FIRST_LIN) */
+	uint8_t tx_layout;
+	uint16_t copy_small;
+	uint32_t fl_start;
+	uint32_t fl_end;
+
 	/* per-connection counters, for UST_TCP_INFO */
+	uint64_t tx_pkts;
+	uint64_t tx_segs;
+	uint64_t tx_pages;
+	uint64_t tx_copied;
 	uint64_t segs_in;
 	uint64_t segs_out;
 	uint64_t retrans;
@@ -330,6 +346,12 @@ struct ust_tcp_stack {
 	 * connection hash is what must be unique); an array, not a hash:
 	 * 128 KiB for O(1) with no collisions */
 	uint16_t *port_refs;
+	/* TX layouts and zero copy (tcp_tx.c) */
+	struct ust_tcp_tx_stats tx;
+	struct rte_mempool *small_pool; /* copy-small buffers, or NULL */
+	struct tcp_zc *zc;              /* zero-copy state, or NULL */
+	struct ust_dma_mapper mapper;
+	bool mapper_set;                /* the application's, not the port's */
 };
 
 static inline struct ust_tcp_sock *
@@ -455,6 +477,16 @@ void tcp_output_undefer(struct ust_stack *stk, struct ust_tcp_sock *tp);
 uint32_t tcp_rcv_window(const struct ust_tcp_sock *tp);
 uint16_t tcp_window_field(struct ust_tcp_sock *tp);
 /* the one place a segment's mbuf layout is decided */
+int tcp_send_state_error(struct ust_tcp_sock *tp);
+/* tcp_tx.c */
+int tcp_tx_init(struct ust_stack *stk);
+void tcp_tx_fini(struct ust_stack *stk);
+int tcp_tx_small_pool(struct ust_stack *stk);
+int tcp_tx_layout_check(struct ust_stack *stk, unsigned int layout);
+void tcp_tx_note_write(struct ust_tcp_sock *tp, uint32_t seq, uint32_t len,
+		       bool queue_was_empty);
+ssize_t ust_tcp_send_zc(struct ust_stack *stk, struct ust_sock *s,
+			const void *buf, size_t len, uint64_t cookie);
 struct rte_mbuf *tcp_seg_build(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			       struct ust_tcp_repr *th, uint32_t payload_off,
 			       uint32_t len, uint64_t *ol_flags);

@@ -312,7 +312,7 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 /* ---- SEND ---- */
 
 /* Why the connection cannot take data now, or 0. */
-static int
+int
 tcp_send_state_error(struct ust_tcp_sock *tp)
 {
 	int err = tp->base.so_error;
@@ -385,6 +385,8 @@ ust_tcp_send(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 {
 	struct ust_tcp_sock *tp = tcp_sk(s);
 	size_t room, n;
+	uint32_t seq;
+	bool empty;
 	int rc;
 
 	RTE_SET_USED(flags);
@@ -396,9 +398,12 @@ ust_tcp_send(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 	room = s->sndbuf > tp->snd_buffered ? s->sndbuf - tp->snd_buffered : 0;
 	if (room == 0)
 		return -EAGAIN;
+	seq = tp->snd_buf_seq + tp->snd_buffered;
+	empty = tp->snd_buffered == 0;
 	n = sndq_append(stk, tp, buf, RTE_MIN(len, room));
 	if (n == 0)
 		return -ENOBUFS;
+	tcp_tx_note_write(tp, seq, (uint32_t)n, empty);
 	tcp_output(stk, tp);
 	return (ssize_t)n;
 }
@@ -408,6 +413,8 @@ ust_tcp_send_burst(struct ust_stack *stk, struct ust_sock *s,
 		   struct rte_mbuf **pkts, unsigned int n)
 {
 	struct ust_tcp_sock *tp = tcp_sk(s);
+	uint32_t seq = tp->snd_buf_seq + tp->snd_buffered;
+	bool empty = tp->snd_buffered == 0;
 	unsigned int i;
 	int rc;
 
@@ -428,6 +435,8 @@ ust_tcp_send_burst(struct ust_stack *stk, struct ust_sock *s,
 	}
 	if (i == 0 && n > 0)
 		return -EAGAIN;
+	tcp_tx_note_write(tp, seq, tp->snd_buf_seq + tp->snd_buffered - seq,
+			  empty);
 	tcp_output(stk, tp);
 	return (int)i;
 }
@@ -811,6 +820,31 @@ ust_tcp_setsockopt(struct ust_sock *s, int level, int name, const void *val,
 		return tcp_set_sol_socket(tp, name, val, len);
 	if (level == IPPROTO_TCP)
 		return tcp_set_sol_tcp(tp, name, val, len);
+	if (level == UST_SOL_USTACK &&
+	    (name == UST_TCP_TX_LAYOUT || name == UST_TCP_COPY_SMALL)) {
+		struct ust_stack *stk = s->stk;
+		int v, rc;
+
+		if (len < (socklen_t)sizeof(int))
+			return -EINVAL;
+		memcpy(&v, val, sizeof(v));
+		if (name == UST_TCP_TX_LAYOUT) {
+			rc = tcp_tx_layout_check(stk, (unsigned int)v);
+			if (v < 0 || rc != 0)
+				return v < 0 ? -EINVAL : rc;
+			tp->tx_layout = (uint8_t)v;
+			return 0;
+		}
+		if (v < 0 || v > (int)UST_TCP_COPY_SMALL_MAX)
+			return -EINVAL;
+		if (v > 0) {
+			rc = tcp_tx_small_pool(stk);
+			if (rc != 0)
+				return rc;
+		}
+		tp->copy_small = (uint16_t)v;
+		return 0;
+	}
 	return -ENOPROTOOPT;
 }
 
@@ -848,6 +882,12 @@ tcp_info_fill(const struct ust_tcp_sock *tp, struct ust_tcp_info *ti)
 	ti->segs_in = tp->segs_in;
 	ti->segs_out = tp->segs_out;
 	ti->retrans = tp->retrans;
+	ti->tx_pkts = tp->tx_pkts;
+	ti->tx_segs = tp->tx_segs;
+	ti->tx_pages = tp->tx_pages;
+	ti->tx_copied = tp->tx_copied;
+	ti->tx_layout = tp->tx_layout;
+	ti->copy_small = tp->copy_small;
 	ti->bytes_acked = tp->bytes_acked_total;
 	ti->bytes_received = tp->bytes_received;
 	snprintf(ti->congestion, sizeof(ti->congestion), "%s", tp->cc->name);
@@ -957,6 +997,17 @@ ust_tcp_getsockopt(struct ust_sock *s, int level, int name, void *val,
 		default:
 			return -ENOPROTOOPT;
 		}
+	}
+	if (level == UST_SOL_USTACK &&
+	    (name == UST_TCP_TX_LAYOUT || name == UST_TCP_COPY_SMALL)) {
+		int v = name == UST_TCP_TX_LAYOUT ? tp->tx_layout :
+			tp->copy_small;
+
+		if (*len < (socklen_t)sizeof(v))
+			return -EINVAL;
+		memcpy(val, &v, sizeof(v));
+		*len = sizeof(v);
+		return 0;
 	}
 	if (level == UST_SOL_USTACK && name == UST_TCP_INFO) {
 		struct ust_tcp_info ti;

@@ -18,7 +18,8 @@
  * TCP_KEEPINTVL, TCP_KEEPCNT (seconds, counts), TCP_CONGESTION ("cubic",
  * "newreno"); level SOL_SOCKET: SO_RCVBUF, SO_SNDBUF (clamped to the
  * configured maxima, doubled, as Linux), SO_KEEPALIVE, SO_LINGER,
- * SO_REUSEADDR, SO_ERROR; level UST_SOL_USTACK: UST_TCP_INFO (get).
+ * SO_REUSEADDR, SO_ERROR; level UST_SOL_USTACK: UST_TCP_INFO (get),
+ * UST_TCP_TX_LAYOUT and UST_TCP_COPY_SMALL (ust_tcp_tx.h).
  */
 
 #ifndef UST_TCP_H
@@ -78,6 +79,13 @@ struct ust_tcp_info {
 	uint64_t bytes_acked;
 	uint64_t bytes_received;
 	char congestion[16];
+	/* TX layout (ust_tcp_tx.h) and its counters */
+	uint8_t tx_layout;      /**< enum ust_tcp_tx_layout */
+	uint16_t copy_small;    /**< frame bytes copied whole, 0: off */
+	uint64_t tx_pkts;       /**< packets built */
+	uint64_t tx_segs;       /**< their mbuf segments */
+	uint64_t tx_pages;      /**< distinct 4 KiB pages they referenced */
+	uint64_t tx_copied;     /**< payload bytes copied to build them */
 };
 
 #ifdef __cplusplus

@@ -14,6 +14,7 @@
 #include <rte_ip.h>
 
 #include "ust_config.h"
+#include "ust_tcp_tx.h"
 #include "ut.h"
 
 static char path[64];
@@ -100,13 +101,18 @@ test_values(void)
 		   "198.19.0.9=02:00:00:00:00:09\n"
 		   "[port]\nmtu = 9000\npromisc = 1\n"
 		   "[tcp]\ncongestion = newreno\nsack = 0\nrto_min_ms = 50\n"
-		   "mem = 1 2 3\ntime_wait_ms = 2000\n", &c, err,
+		   "mem = 1 2 3\ntime_wait_ms = 2000\n"
+		   "tx_layout = first-linear\ncopy_small = 256\n"
+		   "first_linear_max = 1000\n", &c, err,
 		   sizeof(err)), 0);
 	UT_ASSERT(strcmp(c.stack.tcp.congestion, "newreno") == 0);
 	UT_EQ(c.stack.tcp.sack, 0);
 	UT_EQ(c.stack.tcp.rto_min_ms, 50);
 	UT_EQ(c.stack.tcp_mem.mem[2], 3);
 	UT_EQ(c.stack.tcp.time_wait_ms, 2000);
+	UT_EQ(c.stack.tcp.tx_layout, UST_TCP_TX_FIRST_LINEAR);
+	UT_EQ(c.stack.tcp.copy_small, 256);
+	UT_EQ(c.stack.tcp.first_linear_max, 1000);
 	UT_EQ(c.stack.addr, RTE_BE32(UT_IPV4(198, 19, 1, 1)));
 	UT_EQ(c.stack.prefix_len, 16);
 	UT_EQ(c.stack.gateway, RTE_BE32(UT_IPV4(198, 19, 0, 1)));
@@ -158,6 +164,11 @@ test_errors(void)
 	UT_EQ(expect_error("[tcp]\ncongestion = bbr\n",
 			   "[tcp] congestion: expected cubic or newreno"), 0);
 	UT_EQ(expect_error("[tcp]\nsack = 2\n", "[tcp] sack"), 0);
+	UT_EQ(expect_error("[tcp]\ntx_layout = scatter\n",
+			   "[tcp] tx_layout: expected linear, chained or "
+			   "first-linear"), 0);
+	UT_EQ(expect_error("[tcp]\ncopy_small = 600\n", "[tcp] copy_small"),
+	      0);
 	UT_EQ(expect_error("[tcp]\nrto_min_ms = 0\n", "[tcp] rto_min_ms"),
 	      0);
 	UT_EQ(expect_error("[stack]\nephemeral = 5000-4000\n",

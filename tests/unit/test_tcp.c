@@ -22,10 +22,12 @@
 
 #include <errno.h>
 #include <netinet/tcp.h>
+#include <sys/mman.h>
 
 #include "ust_socket.h"
 #include "ust_stack.h"
 #include "ust_tcp.h"
+#include "ust_tcp_tx.h"
 #include "ut.h"
 #include "ut_netif.h"
 
@@ -2898,6 +2900,485 @@ test_window_edge(void)
 	return 0;
 }
 
+/* ---- TX layouts (ust_tcp_tx.h) ---- */
+
+#define FL_T (2048 - UST_TCP_TX_MAX_HDR) /* first_linear_max default */
+#define HDRS_TS (14 + 20 + 32)           /* a frame's headers, timestamps */
+
+static uint8_t sel_layout;
+static uint16_t sel_small;
+
+static void
+tweak_tx(struct ust_stack_conf *c)
+{
+	c->tcp.tx_layout = sel_layout;
+	c->tcp.copy_small = sel_small;
+}
+
+/* A stack whose NIC gathers chained mbufs, with @layout and @small. */
+static struct ust_stack *
+tx_stack(uint8_t layout, uint16_t small)
+{
+	sel_layout = layout;
+	sel_small = small;
+	nif.netif.flags |= UST_NETIF_F_TX_MULTI_SEGS;
+	return stack(tweak_tx);
+}
+
+static int
+tx_teardown(struct ust_stack *stk)
+{
+	int rc = teardown(stk);
+
+	nif.netif.flags &= ~UST_NETIF_F_TX_MULTI_SEGS;
+	return rc;
+}
+
+/* What the next frame's mbufs look like, before it is read. */
+struct layout_obs {
+	unsigned int nb_segs;
+	uint16_t head_len;            /* bytes in the first mbuf */
+	struct rte_mempool *mp;       /* the first mbuf's pool */
+};
+
+static int
+expect_obs(struct peer *p, struct ust_tcp_repr *th, uint8_t *data,
+	   size_t cap, struct layout_obs *o)
+{
+	ust_stack_flush(cur);
+	if (nif.tx_n == 0)
+		return -1;
+	o->nb_segs = nif.tx[0]->nb_segs;
+	o->head_len = nif.tx[0]->data_len;
+	o->mp = nif.tx[0]->pool;
+	return expect(p, th, data, cap);
+}
+
+/* Send @size bytes under @layout, after @pre unacknowledged bytes; every
+ * data segment must have the layout the policy says, and the bytes must
+ * arrive in order. */
+static int
+layout_case(uint8_t layout, uint32_t pre, uint32_t size)
+{
+	static uint8_t data[65536 + 100], got[2048];
+	struct ust_stack *stk = tx_stack(layout, 0);
+	bool linear = layout == UST_TCP_TX_LINEAR ||
+		(layout == UST_TCP_TX_FIRST_LINEAR && pre == 0 &&
+		 size <= FL_T);
+	struct ust_tcp_repr th;
+	struct layout_obs o;
+	uint32_t off = 0;
+	struct peer p;
+	int sd, n, guard = 0;
+
+	UT_ASSERT(stk != NULL);
+	fill(data, sizeof(data), size);
+	sd = open_active(stk, &p, 7000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_NODELAY, 1), 0);
+	UT_EQ(getopt_int(stk, sd, UST_SOL_USTACK, UST_TCP_TX_LAYOUT), layout);
+	if (pre > 0) {
+		UT_EQ(ust_send(stk, sd, data, pre, 0), (ssize_t)pre);
+		UT_EQ(expect(&p, &th, got, sizeof(got)), (int)pre);
+		off = pre; /* not acknowledged: the queue is not empty */
+	}
+	UT_EQ(ust_send(stk, sd, data + pre, size, 0), (ssize_t)size);
+	while (off < pre + size) {
+		UT_ASSERT(guard++ < 1000);
+		n = expect_obs(&p, &th, got, sizeof(got), &o);
+		if (n < 0) {
+			psend(stk, &p, 0, NULL, 0); /* ACK: more comes */
+			continue;
+		}
+		UT_ASSERT(n > 0);
+		UT_EQ(th.seq, p.rcv_nxt - (uint32_t)n);
+		if (linear) {
+			UT_ASSERT(o.nb_segs == 1, "layout %u pre %u size %u: %u "
+				  "segs", layout, pre, size, o.nb_segs);
+			UT_EQ(o.head_len, HDRS_TS + n);
+		} else {
+			/* headers alone, then the payload's pieces */
+			UT_ASSERT(o.nb_segs >= 2, "layout %u pre %u size %u",
+				  layout, pre, size);
+			UT_EQ(o.head_len, HDRS_TS);
+		}
+		UT_ASSERT(memcmp(got, data + off, (size_t)n) == 0);
+		off += (uint32_t)n;
+	}
+	UT_EQ(off, pre + size);
+	psend(stk, &p, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_close(stk, sd), 0);
+	return tx_teardown(stk);
+}
+
+static int
+test_tx_layouts(void)
+{
+	static const uint32_t sizes[] = { 1, FL_T - 1, FL_T, FL_T + 1, 65536 };
+	uint8_t l;
+	unsigned int i;
+
+	for (l = UST_TCP_TX_LINEAR; l <= UST_TCP_TX_FIRST_LINEAR; l++)
+		for (i = 0; i < RTE_DIM(sizes); i++) {
+			if (layout_case(l, 0, sizes[i]) != 0 ||
+			    layout_case(l, 100, sizes[i]) != 0)
+				return -1;
+		}
+	return 0;
+}
+
+/* Retransmissions keep the rule; a copy still held by the NIC and its
+ * retransmission share the send queue's buffer. */
+static int
+test_tx_layout_rtx(void)
+{
+	struct ust_stack *stk = tx_stack(UST_TCP_TX_FIRST_LINEAR, 0);
+	struct ust_tcp_tx_stats ts;
+	uint8_t data[600], got[2048];
+	struct rte_mbuf *a, *b;
+	struct ust_tcp_repr th;
+	struct layout_obs o;
+	struct peer p;
+	int sd, i;
+
+	UT_ASSERT(stk != NULL);
+	fill(data, sizeof(data), 3);
+	sd = open_active(stk, &p, 9000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_NODELAY, 1), 0);
+	/* first in queue: linear, and so is its retransmission */
+	UT_EQ(ust_send(stk, sd, data, 300, 0), 300);
+	UT_EQ(expect_obs(&p, &th, got, sizeof(got), &o), 300);
+	UT_EQ(o.nb_segs, 1);
+	UT_ASSERT(wait_tx(stk, 3000) > 0);
+	UT_EQ(expect_obs(&p, &th, got, sizeof(got), &o), 300);
+	UT_EQ(o.nb_segs, 1);
+	UT_ASSERT(memcmp(got, data, 300) == 0);
+	/* written behind it: chained; a retransmission spanning both
+	 * writes is chained too */
+	UT_EQ(ust_send(stk, sd, data + 300, 300, 0), 300);
+	UT_EQ(expect_obs(&p, &th, got, sizeof(got), &o), 300);
+	UT_EQ(o.nb_segs, 2);
+	UT_ASSERT(memcmp(got, data + 300, 300) == 0);
+	UT_ASSERT(wait_tx(stk, 10000) > 0);
+	UT_EQ(expect_obs(&p, &th, got, sizeof(got), &o), 600);
+	UT_ASSERT(o.nb_segs >= 2);
+	UT_ASSERT(memcmp(got, data, 600) == 0);
+	psend(stk, &p, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	/* chained, the NIC holding the first copy when the timer fires:
+	 * both reference the queue's buffer, which outlives the ACK */
+	UT_EQ(setopt_int(stk, sd, UST_SOL_USTACK, UST_TCP_TX_LAYOUT,
+			 UST_TCP_TX_CHAINED), 0);
+	UT_EQ(ust_send(stk, sd, data, 500, 0), 500);
+	ust_stack_flush(stk);
+	UT_EQ(nif.tx_n, 1);
+	for (i = 0; i < 30000 && nif.tx_n < 2; i++) {
+		run(stk, 1);
+		ust_stack_flush(stk);
+	}
+	UT_EQ(nif.tx_n, 2);
+	a = nif.tx[0];
+	b = nif.tx[1];
+	UT_EQ(a->nb_segs, 2);
+	UT_EQ(b->nb_segs, 2);
+	UT_ASSERT(rte_pktmbuf_mtod(a->next, void *) ==
+		  rte_pktmbuf_mtod(b->next, void *));
+	UT_EQ(rte_mbuf_refcnt_read(rte_mbuf_from_indirect(a->next)), 3);
+	p.rcv_nxt += 500;
+	psend(stk, &p, 0, NULL, 0); /* all acknowledged, still held */
+	UT_EQ(rte_mbuf_refcnt_read(rte_mbuf_from_indirect(a->next)), 2);
+	UT_ASSERT(memcmp(rte_pktmbuf_mtod(b->next, void *), data, 500) == 0);
+	ut_tx_drain(&nif);
+	ust_stack_tcp_tx_stats(stk, &ts);
+	UT_ASSERT(ts.chained_pkts >= 4 && ts.linear_pkts == 2,
+		  "%" PRIu64 " %" PRIu64, ts.chained_pkts, ts.linear_pkts);
+	UT_ASSERT(ts.segs > ts.pkts && ts.pages >= ts.segs);
+	UT_EQ(ts.copied_bytes, 600);
+	UT_EQ(ust_close(stk, sd), 0);
+	return tx_teardown(stk);
+}
+
+/* copy-small: frames of at most N bytes, whole, in the small pool; the
+ * cliff at N - 66 payload bytes with timestamps; per-socket overrides; a
+ * NIC without chained TX refuses chained layouts. */
+static int
+test_tx_copy_small(void)
+{
+	struct ust_stack *stk = tx_stack(UST_TCP_TX_CHAINED, 128);
+	struct rte_mempool *small = NULL;
+	struct ust_tcp_tx_stats ts;
+	uint8_t data[200], got[2048];
+	struct ust_tcp_repr th;
+	struct layout_obs o;
+	struct peer p;
+	int sd;
+
+	UT_ASSERT(stk != NULL);
+	fill(data, sizeof(data), 9);
+	sd = open_active(stk, &p, 11000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_NODELAY, 1), 0);
+	UT_EQ(getopt_int(stk, sd, UST_SOL_USTACK, UST_TCP_COPY_SMALL), 128);
+	UT_EQ(ust_send(stk, sd, data, 128 - HDRS_TS, 0), 128 - HDRS_TS);
+	UT_EQ(expect_obs(&p, &th, got, sizeof(got), &o), 128 - HDRS_TS);
+	UT_EQ(o.nb_segs, 1);
+	UT_ASSERT(o.mp != pool);
+	small = o.mp;
+	UT_ASSERT(memcmp(got, data, 128 - HDRS_TS) == 0);
+	psend(stk, &p, 0, NULL, 0);
+	/* one byte more: chained, from the stack's pool */
+	UT_EQ(ust_send(stk, sd, data, 129 - HDRS_TS, 0), 129 - HDRS_TS);
+	UT_EQ(expect_obs(&p, &th, got, sizeof(got), &o), 129 - HDRS_TS);
+	UT_EQ(o.nb_segs, 2);
+	UT_ASSERT(o.mp == pool);
+	/* our pure ACK of the peer's data: small */
+	psend(stk, &p, 0, data, 10);
+	UT_ASSERT(wait_tx(stk, 100) > 0);
+	UT_EQ(expect_obs(&p, &th, NULL, 0, &o), 0);
+	UT_ASSERT(o.mp == small);
+	/* the socket's own settings */
+	UT_EQ(setopt_int(stk, sd, UST_SOL_USTACK, UST_TCP_COPY_SMALL, 0), 0);
+	UT_EQ(ust_send(stk, sd, data, 40, 0), 40);
+	UT_EQ(expect_obs(&p, &th, got, sizeof(got), &o), 40);
+	UT_EQ(o.nb_segs, 2);
+	UT_EQ(setopt_int(stk, sd, UST_SOL_USTACK, UST_TCP_TX_LAYOUT,
+			 UST_TCP_TX_LINEAR), 0);
+	UT_EQ(ust_send(stk, sd, data, 40, 0), 40);
+	UT_EQ(expect_obs(&p, &th, got, sizeof(got), &o), 40);
+	UT_EQ(o.nb_segs, 1);
+	UT_ASSERT(o.mp == pool);
+	UT_EQ(setopt_int(stk, sd, UST_SOL_USTACK, UST_TCP_TX_LAYOUT, 3),
+	      -EINVAL);
+	UT_EQ(setopt_int(stk, sd, UST_SOL_USTACK, UST_TCP_COPY_SMALL, 513),
+	      -EINVAL);
+	psend(stk, &p, 0, NULL, 0);
+	ut_tx_drain(&nif);
+	ust_stack_tcp_tx_stats(stk, &ts);
+	UT_ASSERT(ts.small_pkts >= 3, "%" PRIu64, ts.small_pkts);
+	UT_EQ(ts.chained_pkts, 2);
+	UT_EQ(ts.copied_bytes, (128 - HDRS_TS) + 40);
+	UT_EQ(rte_mempool_in_use_count(small), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(tx_teardown(stk), 0);
+	/* no chained TX on this NIC: refused */
+	sel_layout = UST_TCP_TX_CHAINED;
+	sel_small = 0;
+	UT_ASSERT(stack(tweak_tx) == NULL);
+	stk = stack(NULL);
+	UT_ASSERT(stk != NULL);
+	sd = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
+	UT_EQ(setopt_int(stk, sd, UST_SOL_USTACK, UST_TCP_TX_LAYOUT,
+			 UST_TCP_TX_FIRST_LINEAR), -EOPNOTSUPP);
+	UT_EQ(ust_close(stk, sd), 0);
+	return teardown(stk);
+}
+
+/* ---- zero copy, with a mapper that checks every call ---- */
+
+#define ZC_AREA (16 * 4096)
+
+struct fake_mapper {
+	uint8_t *base;
+	uint8_t mapped[ZC_AREA / 4096];
+	unsigned int maps, unmaps, bad;
+	bool fail;
+};
+
+static int
+fm_map(void *ctx, void *va, uint64_t iova, size_t len)
+{
+	struct fake_mapper *f = ctx;
+	size_t u;
+
+	if (f->fail)
+		return -EIO;
+	if (iova != (uint64_t)(uintptr_t)va || len % 4096 != 0)
+		f->bad++;
+	for (u = 0; u < len / 4096; u++) {
+		size_t i = (size_t)((uint8_t *)va - f->base) / 4096 + u;
+
+		if (f->mapped[i]) /* mapped twice: VFIO refuses */
+			f->bad++;
+		f->mapped[i] = 1;
+	}
+	f->maps++;
+	return 0;
+}
+
+static int
+fm_unmap(void *ctx, void *va, uint64_t iova, size_t len)
+{
+	struct fake_mapper *f = ctx;
+	size_t u;
+
+	RTE_SET_USED(iova);
+	for (u = 0; u < len / 4096; u++) {
+		size_t i = (size_t)((uint8_t *)va - f->base) / 4096 + u;
+
+		if (!f->mapped[i])
+			f->bad++;
+		f->mapped[i] = 0;
+	}
+	f->unmaps++;
+	return 0;
+}
+
+static int
+test_zc_send(void)
+{
+	struct ust_stack *stk = tx_stack(UST_TCP_TX_LINEAR, 0);
+	struct fake_mapper fm;
+	struct ust_dma_mapper dm = { "fake", fm_map, fm_unmap, &fm };
+	struct ust_tcp_tx_stats ts;
+	struct ust_zc_done done[4];
+	struct ust_tcp_repr th;
+	struct layout_obs o;
+	uint8_t got[2048];
+	struct peer p;
+	uint8_t *area;
+	int sd, i;
+
+	UT_ASSERT(stk != NULL);
+	area = mmap(NULL, ZC_AREA, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	UT_ASSERT(area != MAP_FAILED);
+	fill(area, ZC_AREA, 5);
+	memset(&fm, 0, sizeof(fm));
+	fm.base = area;
+	/* this NIC cannot map: refused, whatever is asked */
+	UT_EQ(ust_zc_register(stk, area, ZC_AREA, 4096, UST_ZC_MAP_PER_SEND),
+	      -ENOTSUP);
+	UT_EQ(ust_zc_register(stk, area + 1, 4096, 4096, UST_ZC_MAP_ONCE),
+	      -EINVAL);
+	UT_EQ(ust_stack_set_dma_mapper(stk, &dm), 0);
+	UT_EQ(ust_zc_register(stk, area, ZC_AREA, 4096, UST_ZC_MAP_PER_SEND),
+	      0);
+	UT_EQ(ust_stack_set_dma_mapper(stk, NULL), -EBUSY);
+	UT_EQ(fm.maps, 1); /* the probe, undone */
+	UT_EQ(fm.unmaps, 1);
+	sd = open_active(stk, &p, 13000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_NODELAY, 1), 0);
+	UT_EQ(ust_send_zc(stk, sd, got, 10, 1), -EFAULT);
+	/* 2896 bytes from 3000: units 0 and 1, two segments in flight
+	 * sharing unit 1; the segments attach the area, never copy it */
+	UT_EQ(ust_send_zc(stk, sd, area + 3000, 2896, 7), 2896);
+	ust_stack_flush(stk);
+	UT_EQ(nif.tx_n, 2);
+	UT_EQ(fm.maps, 3);
+	UT_EQ(fm.bad, 0);
+	UT_ASSERT(rte_pktmbuf_mtod(nif.tx[0]->next, uint8_t *) == area + 3000);
+	UT_EQ(ust_zc_unregister(stk, area), -EBUSY);
+	/* acknowledged, but the NIC holds them: not complete */
+	p.rcv_nxt += 2896;
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(ust_zc_completions(stk, done, 4), 0);
+	UT_EQ(expect_obs(&p, &th, got, sizeof(got), &o), 1448);
+	UT_ASSERT(memcmp(got, area + 3000, 1448) == 0);
+	UT_EQ(fm.unmaps, 2); /* unit 0; unit 1 is still in flight */
+	UT_EQ(ust_zc_completions(stk, done, 4), 0);
+	UT_EQ(expect_obs(&p, &th, got, sizeof(got), &o), 1448);
+	UT_ASSERT(memcmp(got, area + 4448, 1448) == 0);
+	UT_EQ(fm.unmaps, 3);
+	UT_EQ(ust_zc_completions(stk, done, 4), 1);
+	UT_EQ(done[0].cookie, 7);
+	UT_EQ(done[0].sd, sd);
+	/* lost and retransmitted: mapped again for the new copy; complete
+	 * once, after the ACK */
+	UT_EQ(ust_send_zc(stk, sd, area + 8192, 1000, 8), 1000);
+	ust_stack_flush(stk);
+	ut_tx_drain(&nif);   /* sent and freed: lost on the wire */
+	UT_EQ(fm.maps, 4);
+	UT_EQ(fm.unmaps, 4);
+	UT_EQ(ust_zc_completions(stk, done, 4), 0);
+	UT_ASSERT(wait_tx(stk, 3000) > 0);
+	UT_EQ(fm.maps, 5);
+	UT_EQ(expect_obs(&p, &th, got, sizeof(got), &o), 1000);
+	UT_ASSERT(memcmp(got, area + 8192, 1000) == 0);
+	UT_EQ(ust_zc_completions(stk, done, 4), 0);
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(ust_zc_completions(stk, done, 4), 1);
+	UT_EQ(done[0].cookie, 8);
+	/* closed with a buffer in flight: freed by the NIC, then
+	 * acknowledged with the FIN: complete */
+	UT_EQ(ust_send_zc(stk, sd, area, 100, 9), 100);
+	ust_stack_flush(stk);
+	UT_EQ(ust_close(stk, sd), 0);
+	for (i = 0; i < 5; i++)
+		run(stk, 1);
+	ut_tx_drain(&nif);
+	UT_EQ(ust_zc_completions(stk, done, 4), 0);
+	p.rcv_nxt += 101;
+	psend(stk, &p, UST_TCP_FIN, NULL, 0);
+	ut_tx_drain(&nif);
+	UT_EQ(ust_zc_completions(stk, done, 4), 1);
+	UT_EQ(done[0].cookie, 9);
+	UT_EQ(ust_zc_completions(stk, done, 4), 0);
+	ust_stack_tcp_tx_stats(stk, &ts);
+	UT_EQ(ts.zc_sends, 3);
+	UT_EQ(ts.zc_completions, 3);
+	UT_EQ(ts.dma_maps, fm.maps - 1);
+	UT_EQ(ts.dma_unmaps, fm.unmaps - 1);
+	UT_EQ(ts.copied_bytes, 0);
+	UT_EQ(fm.bad, 0);
+	UT_EQ(fm.maps, fm.unmaps);
+	UT_EQ(ust_zc_unregister(stk, area), 0);
+	UT_EQ(tx_teardown(stk), 0);
+	munmap(area, ZC_AREA);
+	return 0;
+}
+
+/* Mapped once at registration; a segment still held by the NIC when the
+ * stack is destroyed completes later, without the stack. */
+static int
+test_zc_map_once(void)
+{
+	struct ust_stack *stk = tx_stack(UST_TCP_TX_LINEAR, 0);
+	struct fake_mapper fm;
+	struct ust_dma_mapper dm = { "fake", fm_map, fm_unmap, &fm };
+	struct ust_tcp_tx_stats ts;
+	struct peer p;
+	uint8_t *area;
+	int sd;
+
+	UT_ASSERT(stk != NULL);
+	area = mmap(NULL, ZC_AREA, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	UT_ASSERT(area != MAP_FAILED);
+	memset(&fm, 0, sizeof(fm));
+	fm.base = area;
+	UT_EQ(ust_stack_set_dma_mapper(stk, &dm), 0);
+	fm.fail = true;
+	UT_EQ(ust_zc_register(stk, area, ZC_AREA, 4096, UST_ZC_MAP_ONCE),
+	      -EIO);
+	fm.fail = false;
+	UT_EQ(ust_zc_register(stk, area, ZC_AREA, 4096, UST_ZC_MAP_ONCE), 0);
+	UT_EQ(ust_zc_register(stk, area, 4096, 4096, UST_ZC_MAP_ONCE),
+	      -EEXIST);
+	UT_EQ(fm.maps, 1);
+	sd = open_active(stk, &p, 15000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_send_zc(stk, sd, area + 100, 20000, 1), 20000);
+	ust_stack_flush(stk);
+	UT_ASSERT(nif.tx_n >= 10);
+	UT_EQ(fm.maps, 1);
+	ust_stack_tcp_tx_stats(stk, &ts);
+	UT_EQ(ts.zc_pkts, nif.tx_n);
+	UT_EQ(ts.dma_maps, 2); /* the one that failed, the one that did not */
+	UT_EQ(ts.dma_map_fail, 1);
+	/* the stack goes; the NIC still holds the frames */
+	ust_stack_destroy(stk);
+	UT_EQ(fm.unmaps, 0);
+	ut_tx_drain(&nif);
+	UT_EQ(fm.unmaps, 1);
+	UT_EQ(fm.bad, 0);
+	nif.netif.flags &= ~UST_NETIF_F_TX_MULTI_SEGS;
+	munmap(area, ZC_AREA);
+	return ut_leak_check(pool);
+}
+
 static const struct ut_case cases[] = {
 	{ "passive open, data, passive close", test_passive_open_close },
 	{ "active open, active close, TIME_WAIT", test_active_open_close },
@@ -2934,6 +3415,14 @@ static const struct ut_case cases[] = {
 	{ "abort on close, linger 0, data to an orphan",
 	  test_abort_on_close },
 	{ "zero-copy recv_burst and send_burst", test_zero_copy },
+	{ "TX layouts: 1 B to 64 KiB, empty and busy queue",
+	  test_tx_layouts },
+	{ "TX layouts: retransmissions, buffers the NIC holds",
+	  test_tx_layout_rtx },
+	{ "TX layouts: copy-small, socket overrides, refusal",
+	  test_tx_copy_small },
+	{ "zero copy: per-send mapping, completions", test_zc_send },
+	{ "zero copy: mapped once, NIC outlives the stack", test_zc_map_once },
 };
 
 int

@@ -19,6 +19,7 @@
 #include "ust_socket.h"
 #include "ust_stack.h"
 #include "ust_tcp.h"
+#include "ust_tcp_tx.h"
 #include "ut.h"
 #include "ut_netif.h"
 
@@ -45,6 +46,8 @@ struct variant {
 	const char *cc;
 	bool no_sack;
 	bool no_ts;
+	uint8_t layout;             /* enum ust_tcp_tx_layout */
+	uint16_t small;             /* copy_small */
 };
 
 static const struct variant *var;
@@ -58,6 +61,8 @@ tweak(struct ust_stack_conf *c)
 		c->tcp.timestamps = 0;
 	snprintf(c->tcp.congestion, sizeof(c->tcp.congestion), "%s", var->cc);
 	c->tcp.time_wait_ms = 2000;
+	c->tcp.tx_layout = var->layout;
+	c->tcp.copy_small = var->small;
 }
 
 static int
@@ -70,7 +75,10 @@ side_up(struct side *s, const struct rte_ether_addr *mac, rte_be32_t addr,
 	static unsigned int n;
 	char name[16];
 
-	ut_netif_init(&s->nif, 0);
+	/* chained frames reach the other side as they are: its RX path
+	 * reads them as a NIC's scattered receive would give them */
+	ut_netif_init(&s->nif, var->layout != 0 ?
+		      UST_NETIF_F_TX_MULTI_SEGS : 0);
 	s->nif.netif.mac = *mac;
 	ust_fault_conf_defaults(&fc);
 	if (ust_fault_parse(var->fault, &fc, err, sizeof(err)) != 0) {
@@ -390,19 +398,24 @@ bulk(uint64_t na, uint64_t nb)
 }
 
 static const struct variant variants[] = {
-	{ "clean cubic", "drop=0", "cubic", false, false },
+	{ "clean cubic", "drop=0", "cubic", false, false, 0, 0 },
 	{ "lossy cubic", "drop=10%,reorder=5%,dup=2%,corrupt=1%", "cubic",
-	  false, false },
+	  false, false, 0, 0 },
 	{ "lossy newreno", "drop=10%,reorder=5%,dup=2%,corrupt=1%", "newreno",
-	  false, false },
+	  false, false, 0, 0 },
 	{ "lossy, no SACK", "drop=5%,reorder=3%,dup=1%", "newreno", true,
-	  false },
+	  false, 0, 0 },
 	{ "lossy, SACK", "drop=5%,reorder=3%,dup=1%", "newreno", false,
-	  false },
-	{ "5% drop only, SACK", "drop=5%", "newreno", false, false },
-	{ "5% drop only, no SACK", "drop=5%", "newreno", true, false },
+	  false, 0, 0 },
+	{ "5% drop only, SACK", "drop=5%", "newreno", false, false, 0, 0 },
+	{ "5% drop only, no SACK", "drop=5%", "newreno", true, false, 0, 0 },
 	{ "lossy, no timestamps", "drop=5%,reorder=3%,dup=1%", "cubic", false,
-	  true },
+	  true, 0, 0 },
+	{ "lossy, chained", "drop=10%,reorder=5%,dup=2%,corrupt=1%", "cubic",
+	  false, false, UST_TCP_TX_CHAINED, 0 },
+	{ "lossy, first-linear, copy-small 256",
+	  "drop=10%,reorder=5%,dup=2%,corrupt=1%", "cubic", false, false,
+	  UST_TCP_TX_FIRST_LINEAR, 256 },
 };
 
 static int
@@ -509,9 +522,11 @@ static int
 test_echo(void)
 {
 	static const struct variant v[] = {
-		{ "clean", "drop=0", "cubic", false, false },
+		{ "clean", "drop=0", "cubic", false, false, 0, 0 },
 		{ "lossy", "drop=10%,reorder=5%,dup=2%,corrupt=1%", "cubic",
-		  false, false },
+		  false, false, 0, 0 },
+		{ "lossy, chained", "drop=10%,reorder=5%,dup=2%,corrupt=1%",
+		  "cubic", false, false, UST_TCP_TX_CHAINED, 128 },
 	};
 	unsigned int i;
 

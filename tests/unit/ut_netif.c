@@ -271,8 +271,12 @@ const uint8_t *
 ut_parse_ipv4_frame(struct rte_mbuf *m, struct ust_eth_repr *eth,
 		    struct ust_ipv4_repr *ip)
 {
-	const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+	const uint8_t *p;
 
+	/* a chained frame (TX layouts) is read as the NIC would gather it */
+	if (m->nb_segs > 1 && rte_pktmbuf_linearize(m) != 0)
+		return NULL;
+	p = rte_pktmbuf_mtod(m, const uint8_t *);
 	if (ust_eth_parse(p, m->data_len, eth) != UST_WIRE_OK ||
 	    eth->ethertype != RTE_ETHER_TYPE_IPV4)
 		return NULL;
