@@ -33,7 +33,8 @@
  *          persist, keepalive, FIN_WAIT_2, TIME_WAIT and SYN-ACK timers
  *  SEND    ust_send() or ust_send_burst() on slot c's socket
  *  RECV    ust_recv(), MSG_PEEK or ust_recv_burst() on slot c's socket
- *  SOCK    shutdown(), close(), socket options, accept() (connections
+ *  SOCK    shutdown(), close(), socket options (TX layouts and
+ *          copy-small included), accept() (connections
  *          wait in the accept queue until then), the listener closed and
  *          opened again
  *  OPEN    a new connection in slot c: the peer's SYN with the options the
@@ -73,6 +74,7 @@
 #include "ust_socket.h"
 #include "ust_stack.h"
 #include "ust_tcp.h"
+#include "ust_tcp_tx.h"
 #include "ut.h"
 #include "ut_netif.h"
 
@@ -1242,6 +1244,18 @@ op_sock(struct reader *r)
 	case 13:
 		accept_all();
 		return;
+	case 14:
+		/* TX layouts (3: refused), copy-small on or off */
+		if (what & 0x40) {
+			v = (what & 0x80) ? 128 : 0;
+			(void)ust_setsockopt(stk, sd, UST_SOL_USTACK,
+					     UST_TCP_COPY_SMALL, &v, sizeof(v));
+		} else {
+			v = (what >> 4) & 3;
+			(void)ust_setsockopt(stk, sd, UST_SOL_USTACK,
+					     UST_TCP_TX_LAYOUT, &v, sizeof(v));
+		}
+		return;
 	default:
 		(void)ust_getsockopt(stk, sd, UST_SOL_USTACK, UST_TCP_INFO, &ti,
 				     &tl);
@@ -1416,7 +1430,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	pool = ut_pool("fuzz", 4096);
 	if (pool == NULL)
 		abort();
-	ut_netif_init(&nif, 0);
+	/* chained TX allowed: the TX layouts are fuzzed too */
+	ut_netif_init(&nif, UST_NETIF_F_TX_MULTI_SEGS);
 	trace = getenv("FUZZ_TRACE") != NULL;
 	return 0;
 }
