@@ -428,8 +428,8 @@ tx_walk(void)
 
 	ust_stack_flush(stk);
 	for (i = 0; i < nif.tx_n; i++) {
-		struct rte_mbuf *m = nif.tx[i];
-		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		struct rte_mbuf *m = nif.tx[i], *sg;
+		const uint8_t *p;
 		struct ust_eth_repr eth;
 		struct ust_ipv4_repr ip;
 		struct ust_tcp_repr th;
@@ -440,7 +440,22 @@ tx_walk(void)
 		uint32_t l4len, plen, end;
 		struct conn *c;
 
+		if (m->nb_segs > 1) {
+			/* a chained layout: a consistent chain, gathered
+			 * as the NIC would */
+			uint32_t sum = 0, n = 0;
+
+			for (sg = m; sg != NULL; sg = sg->next) {
+				sum += sg->data_len;
+				n++;
+			}
+			CHECK(n == m->nb_segs && sum == m->pkt_len && n <= 17,
+			      "chain of %u/%u segments, %u/%u bytes", n,
+			      m->nb_segs, sum, m->pkt_len);
+			CHECK(rte_pktmbuf_linearize(m) == 0);
+		}
 		CHECK(m->nb_segs == 1 && m->data_len == m->pkt_len);
+		p = rte_pktmbuf_mtod(m, const uint8_t *);
 		CHECK(ust_eth_parse(p, m->data_len, &eth) == UST_WIRE_OK);
 		if (eth.ethertype == RTE_ETHER_TYPE_ARP) {
 			CHECK(ust_arp_parse(p + UST_ETH_HDR_LEN,
