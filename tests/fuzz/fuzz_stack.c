@@ -429,7 +429,9 @@ tx_walk(void)
 	ust_stack_flush(stk);
 	for (i = 0; i < nif.tx_n; i++) {
 		struct rte_mbuf *m = nif.tx[i], *sg;
+		unsigned int segs = m->nb_segs;
 		const uint8_t *p;
+		int rc;
 		struct ust_eth_repr eth;
 		struct ust_ipv4_repr ip;
 		struct ust_tcp_repr th;
@@ -484,8 +486,11 @@ tx_walk(void)
 			continue;
 		}
 		CHECK(ip.proto == IPPROTO_TCP, "proto %u", ip.proto);
-		CHECK(ust_tcp_parse(l4, l4len, ip.src, ip.dst, 0, &th) ==
-		      UST_WIRE_OK, "our TCP segment does not parse");
+		rc = ust_tcp_parse(l4, l4len, ip.src, ip.dst, 0, &th);
+		CHECK(rc == UST_WIRE_OK, "our TCP segment does not parse (%d, "
+		      "%d without the checksum, %u segments)", rc,
+		      ust_tcp_parse(l4, l4len, ip.src, ip.dst,
+				    UST_WIRE_F_NO_CSUM, &th), segs);
 		CHECK(ip.src == UT_OUR_IP && ip.dst == UT_PEER_IP);
 		c = conn_of_ports(th.src_port, th.dst_port);
 		if (c == NULL)
