@@ -221,6 +221,7 @@ app_print_stats(FILE *f, struct ust_stack *stk)
 			"legacy", ps.release == UST_MEM_RELEASE_BATCHED ?
 			"batched" : "unbatched");
 	}
+	app_print_tcp_tx(f, stk);
 	fprintf(f, "drops:");
 	any = false;
 	for (i = 0; i < UST_DROP_MAX; i++)
@@ -230,6 +231,126 @@ app_print_stats(FILE *f, struct ust_stack *stk)
 			any = true;
 		}
 	fprintf(f, "%s\n", any ? "" : " none");
+}
+
+/* ---- TX layout options ---- */
+
+void
+app_tx_opts_init(struct app_tx_opts *t)
+{
+	t->tx_layout = -1;
+	t->copy_small = -1;
+	t->first_linear_max = -1;
+}
+
+static int
+tx_num(const char *prog, const char *flag, const char *v, uint32_t max)
+{
+	uint32_t n;
+
+	if (ust_parse_u32(v, 0, max, &n) != 0)
+		app_usage_error(prog, "%s %s: expected an integer from 0 to %u",
+				flag, v, max);
+	return (int)n;
+}
+
+bool
+app_tx_opt_parse(const char *prog, struct app_tx_opts *t, int id,
+		 const char *arg)
+{
+	switch (id) {
+	case APP_O_TX_LAYOUT:
+		t->tx_layout = ust_tcp_tx_layout_parse(arg);
+		if (t->tx_layout < 0)
+			app_usage_error(prog, "--tx-layout %s: expected "
+					"linear, chained or first-linear", arg);
+		return true;
+	case APP_O_COPY_SMALL:
+		t->copy_small = tx_num(prog, "--copy-small", arg,
+				       UST_TCP_COPY_SMALL_MAX);
+		return true;
+	case APP_O_FIRST_LINEAR_MAX:
+		t->first_linear_max = tx_num(prog, "--first-linear-max", arg,
+					     UINT16_MAX);
+		return true;
+	}
+	return false;
+}
+
+void
+app_tx_opts_apply(const struct app_tx_opts *t, struct ust_config *cfg)
+{
+	if (t->tx_layout >= 0)
+		cfg->stack.tcp.tx_layout = (uint8_t)t->tx_layout;
+	if (t->copy_small >= 0)
+		cfg->stack.tcp.copy_small = (uint16_t)t->copy_small;
+	if (t->first_linear_max >= 0)
+		cfg->stack.tcp.first_linear_max =
+			(uint16_t)t->first_linear_max;
+}
+
+static double
+ratio(uint64_t a, uint64_t b)
+{
+	return b != 0 ? (double)a / (double)b : 0;
+}
+
+void
+app_print_tcp_tx(FILE *f, const struct ust_stack *stk)
+{
+	const struct ust_stack_conf *sc = ust_stack_conf(stk);
+	const char *name = ust_tcp_tx_layout_name(sc->tcp.tx_layout);
+	struct ust_tcp_tx_stats st;
+
+	ust_stack_tcp_tx_stats(stk, &st);
+	if (st.pkts == 0)
+		return;
+	fprintf(f, "tcp tx (%s, copy-small %u): %" PRIu64 " packets, %.3f "
+		"segs/pkt, %.3f pages/pkt; data %" PRIu64 " (linear %" PRIu64
+		", chained %" PRIu64 ", zc %" PRIu64 "), small %" PRIu64
+		" (pool empty %" PRIu64 "), %" PRIu64 " bytes copied of %"
+		PRIu64 " payload", name != NULL ? name : "?",
+		sc->tcp.copy_small, st.pkts, ratio(st.segs, st.pkts),
+		ratio(st.pages, st.pkts), st.data_pkts, st.linear_pkts,
+		st.chained_pkts, st.zc_pkts, st.small_pkts, st.small_fallback,
+		st.copied_bytes, st.payload_bytes);
+	if (st.dma_maps != 0 || st.dma_unmaps != 0 || st.dma_map_fail != 0)
+		fprintf(f, "; dma maps %" PRIu64 " (failed %" PRIu64 "), "
+			"unmaps %" PRIu64, st.dma_maps, st.dma_map_fail,
+			st.dma_unmaps);
+	fputc('\n', f);
+}
+
+void
+app_tcp_tx_sub(struct ust_tcp_tx_stats *d, const struct ust_tcp_tx_stats *a,
+	       const struct ust_tcp_tx_stats *b)
+{
+	unsigned int i;
+
+#define SUB(x) d->x = a->x - b->x
+	SUB(pkts);
+	SUB(segs);
+	SUB(pages);
+	SUB(data_pkts);
+	SUB(payload_bytes);
+	SUB(copied_bytes);
+	SUB(linear_pkts);
+	SUB(chained_pkts);
+	SUB(small_pkts);
+	SUB(small_fallback);
+	SUB(zc_pkts);
+	SUB(zc_sends);
+	SUB(zc_completions);
+	SUB(dma_maps);
+	SUB(dma_unmaps);
+	SUB(dma_map_fail);
+	SUB(dma_map_cycles);
+	SUB(dma_unmap_cycles);
+#undef SUB
+	for (i = 0; i < UST_TX_HIST_BUCKETS; i++) {
+		d->map_hist[i] = a->map_hist[i] - b->map_hist[i];
+		d->unmap_hist[i] = a->unmap_hist[i] - b->unmap_hist[i];
+	}
 }
 
 /* ---- histogram ---- */
@@ -417,8 +538,53 @@ json_bool(struct app_json *j, const char *key, bool v)
 }
 
 void
+json_arr_u64(struct app_json *j, const char *key, const uint64_t *v,
+	     unsigned int n)
+{
+	unsigned int i;
+
+	json_key(j, key);
+	fputc('[', j->f);
+	for (i = 0; i < n; i++)
+		fprintf(j->f, "%s%" PRIu64, i ? ", " : "", v[i]);
+	fputc(']', j->f);
+}
+
+void
+json_tcp_tx(struct app_json *j, const char *key,
+	    const struct ust_tcp_tx_stats *st)
+{
+	json_obj(j, key);
+	json_u64(j, "pkts", st->pkts);
+	json_u64(j, "segs", st->segs);
+	json_u64(j, "pages", st->pages);
+	json_u64(j, "data_pkts", st->data_pkts);
+	json_u64(j, "payload_bytes", st->payload_bytes);
+	json_u64(j, "copied_bytes", st->copied_bytes);
+	json_u64(j, "linear_pkts", st->linear_pkts);
+	json_u64(j, "chained_pkts", st->chained_pkts);
+	json_u64(j, "small_pkts", st->small_pkts);
+	json_u64(j, "small_fallback", st->small_fallback);
+	json_u64(j, "zc_pkts", st->zc_pkts);
+	json_u64(j, "zc_sends", st->zc_sends);
+	json_u64(j, "zc_completions", st->zc_completions);
+	json_u64(j, "dma_maps", st->dma_maps);
+	json_u64(j, "dma_unmaps", st->dma_unmaps);
+	json_u64(j, "dma_map_fail", st->dma_map_fail);
+	json_u64(j, "dma_map_cycles", st->dma_map_cycles);
+	json_u64(j, "dma_unmap_cycles", st->dma_unmap_cycles);
+	json_dbl(j, "segs_per_pkt", ratio(st->segs, st->pkts));
+	json_dbl(j, "pages_per_pkt", ratio(st->pages, st->pkts));
+	/* bucket i: calls of [2^i, 2^(i+1)) TSC cycles */
+	json_arr_u64(j, "map_hist", st->map_hist, UST_TX_HIST_BUCKETS);
+	json_arr_u64(j, "unmap_hist", st->unmap_hist, UST_TX_HIST_BUCKETS);
+	json_obj_end(j);
+}
+
+void
 json_stack(struct app_json *j, struct ust_stack *stk)
 {
+	struct ust_tcp_tx_stats tx;
 	struct ust_stats st;
 	struct ust_mem_pool_stats ps;
 	const char *group = NULL;
@@ -444,6 +610,8 @@ json_stack(struct app_json *j, struct ust_stack *stk)
 	json_u64(j, "rx_consumed", st.rx_consumed);
 	json_u64(j, "rx_drops", ust_stats_drops(&st, UST_DROP_PATH_RX));
 	ust_mem_pool_stats_get(ust_stack_tcp_mem(stk), &ps);
+	ust_stack_tcp_tx_stats(stk, &tx);
+	json_tcp_tx(j, "tcp_tx", &tx);
 	json_obj(j, "tcp_mem");
 	json_i64(j, "pages", ps.pages);
 	json_i64(j, "high_water", ps.high_water);

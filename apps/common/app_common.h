@@ -21,6 +21,7 @@
 #include "ust_fault.h"
 #include "ust_port.h"
 #include "ust_stack.h"
+#include "ust_tcp_tx.h"
 
 /* Print "PROG: error: MSG" on one line and exit with status 2. */
 void app_usage_error(const char *prog, const char *fmt, ...)
@@ -60,6 +61,63 @@ void app_env_up(struct app_env *env);
 /* Destroy the stack, let the PMD free completed TX mbufs, and record the
  * pool's in-use count; then close the port. */
 void app_env_down(struct app_env *env);
+
+/* ---- TX layout options (both apps) ---- */
+
+/* getopt ids of the options below (between the apps' own ranges) */
+enum {
+	APP_O_TX_LAYOUT = 400,
+	APP_O_COPY_SMALL,
+	APP_O_FIRST_LINEAR_MAX,
+};
+
+/* their struct option entries, for an app's long option table */
+#define APP_TX_LONGOPTS \
+	{ "tx-layout", required_argument, NULL, APP_O_TX_LAYOUT }, \
+	{ "copy-small", required_argument, NULL, APP_O_COPY_SMALL }, \
+	{ "first-linear-max", required_argument, NULL, \
+	  APP_O_FIRST_LINEAR_MAX }
+
+/* their --help lines */
+#define APP_TX_USAGE \
+"  --tx-layout linear|chained|first-linear\n" \
+"                         TX layout of TCP data segments ([tcp] tx_layout;\n" \
+"                         default: linear): payload copied after the\n" \
+"                         headers, attached from the send queue, or linear\n" \
+"                         for a first-in-queue payload of at most\n" \
+"                         --first-linear-max bytes and chained otherwise\n" \
+"  --copy-small N         copy TCP frames of at most N bytes (0-512; 0:\n" \
+"                         off) whole into a small pool ([tcp] copy_small)\n" \
+"  --first-linear-max N   first-linear: payload bytes at most, 0-65535\n" \
+"                         ([tcp] first_linear_max; default: 1954)\n"
+
+/* What the TX layout flags asked for; -1: not given. */
+struct app_tx_opts {
+	int tx_layout;
+	int copy_small;
+	int first_linear_max;
+};
+
+/* Nothing asked for. */
+void app_tx_opts_init(struct app_tx_opts *t);
+
+/* Store one of APP_O_* (exit 2 naming the flag on a bad value); returns
+ * false when @id is not one of them. */
+bool app_tx_opt_parse(const char *prog, struct app_tx_opts *t, int id,
+		      const char *arg);
+
+/* Override the configuration (file keys [tcp] tx_layout, copy_small,
+ * first_linear_max) with the flags given: flags win. */
+void app_tx_opts_apply(const struct app_tx_opts *t, struct ust_config *cfg);
+
+/* One line of the stack's TX layout counters (nothing when no TCP packet
+ * was built). */
+void app_print_tcp_tx(FILE *f, const struct ust_stack *stk);
+
+/* @a - @b, counter by counter (histograms included). */
+void app_tcp_tx_sub(struct ust_tcp_tx_stats *d,
+		    const struct ust_tcp_tx_stats *a,
+		    const struct ust_tcp_tx_stats *b);
 
 /* Network-order mask of a prefix length. */
 static inline rte_be32_t
@@ -115,9 +173,17 @@ void json_i64(struct app_json *j, const char *key, int64_t v);
 void json_dbl(struct app_json *j, const char *key, double v);
 void json_str(struct app_json *j, const char *key, const char *v);
 void json_bool(struct app_json *j, const char *key, bool v);
+void json_arr_u64(struct app_json *j, const char *key, const uint64_t *v,
+		  unsigned int n);
+/* The TX layout counters as the object @key ("tcp_tx"): the counters, the
+ * derived segs_per_pkt and pages_per_pkt, and the DMA map/unmap cycle
+ * histograms. */
+void json_tcp_tx(struct app_json *j, const char *key,
+		 const struct ust_tcp_tx_stats *st);
 
-/* The stack's counters, drop reasons, UDP pool, port stats and the mbuf
- * pool's in-use counts, as members of the current object. */
+/* The stack's counters, drop reasons, TCP and UDP pools, TX layout
+ * counters ("tcp_tx"), port stats and the mbuf pool's in-use counts, as
+ * members of the current object. */
 void json_env(struct app_json *j, const struct app_env *env);
 void json_stack(struct app_json *j, struct ust_stack *stk);
 void json_hist(struct app_json *j, const char *key, const struct app_hist *h);

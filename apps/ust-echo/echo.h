@@ -53,6 +53,7 @@ struct opts {
 	uint32_t idle_sleep_us;
 	uint32_t stats_period;
 	double linger;
+	struct app_tx_opts tx;   /* --tx-layout, --copy-small... */
 };
 
 extern volatile sig_atomic_t quit;

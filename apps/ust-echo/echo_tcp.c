@@ -467,6 +467,7 @@ run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 	uint64_t start, measure_from, end;
 	uint64_t period = (uint64_t)o->stats_period * 1000000000u, next_stats;
 	struct cflow *fl;
+	uint64_t inflight;
 	uint32_t f;
 	int ep;
 
@@ -503,6 +504,14 @@ run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 				    (uint32_t)evs[i].data, evs[i].events,
 				    measure_from, res);
 		now = ust_clock_ns();
+		/* --count: transactions started and not completed count
+		 * too, so that no flow starts one more than asked */
+		inflight = 0;
+		if (o->count != 0)
+			for (f = 0; f < o->flows; f++)
+				if (fl[f].st == C_WAIT ||
+				    (fl[f].st == C_SEND && fl[f].req_off > 0))
+					inflight++;
 		for (f = 0; f < o->flows; f++) {
 			struct cflow *x = &fl[f];
 			ssize_t r;
@@ -515,8 +524,10 @@ run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 			if (x->st != C_SEND)
 				continue;
 			if (x->req_off == 0) {
-				if (o->count != 0 && res->all + 1 > o->count)
+				if (o->count != 0 &&
+				    res->all + inflight + 1 > o->count)
 					continue;
+				inflight++;
 				x->sent_ns = now;
 			}
 			r = ust_send(stk, x->sd, req + x->req_off,

@@ -86,6 +86,7 @@ usage(void)
 "                         --stats-period)\n"
 "  --sndbuf BYTES         TCP: SO_SNDBUF of every socket\n"
 "  --rcvbuf BYTES         TCP: SO_RCVBUF of every socket\n"
+APP_TX_USAGE
 "  --fault SPEC           drop, duplicate, reorder, corrupt received frames\n"
 "                         (e.g. drop=10%%,reorder=5%%,dup=1%%,corrupt=1%%,\n"
 "                         seed=7; see ust_fault.h)\n"
@@ -171,6 +172,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "fault", required_argument, NULL, O_FAULT },
 		{ "backlog", required_argument, NULL, O_BACKLOG },
 		{ "hold", no_argument, NULL, O_HOLD },
+		APP_TX_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -184,6 +186,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 	o->warmup = 0.5;
 	o->timeout_ms = 200;
 	o->backlog = 4096;
+	app_tx_opts_init(&o->tx);
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
@@ -318,6 +321,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 					argv[optind - 1]);
 			break;
 		default:
+			if (app_tx_opt_parse(PROG, &o->tx, c, optarg))
+				break;
 			app_usage_error(PROG, "unknown option '%s' (try "
 					"--help)", argv[optind - 1]);
 		}
@@ -362,6 +367,7 @@ build_config(const struct opts *o, struct ust_config *cfg, rte_be32_t *peer)
 	if (o->config != NULL &&
 	    ust_config_load(cfg, o->config, err, sizeof(err)) != 0)
 		app_usage_error(PROG, "%s", err);
+	app_tx_opts_apply(&o->tx, cfg);
 	if (o->addr != NULL &&
 	    ust_parse_ipv4_prefix(o->addr, &cfg->stack.addr,
 				  &cfg->stack.prefix_len) != 0)

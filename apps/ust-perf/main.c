@@ -24,6 +24,8 @@
 static const struct perf_mode *const modes[] = {
 	&perf_udp_flood,
 	&perf_udp_sink,
+	&perf_tcp_rr,
+	&perf_tcp_stream,
 };
 
 enum {
@@ -43,6 +45,7 @@ static const struct option common_opts[] = {
 	{ "json", required_argument, NULL, O_JSON },
 	{ "linger", required_argument, NULL, O_LINGER },
 	{ "help", no_argument, NULL, O_HELP },
+	APP_TX_LONGOPTS,
 };
 
 static void
@@ -75,12 +78,15 @@ usage(void)
 "  --linger SECONDS       keep the port open, unpolled, this long after the\n"
 "                         run (two processes on one net_memif: see\n"
 "                         ust-echo --help)\n"
+APP_TX_USAGE
 "  --help                 print this text\n");
 	for (i = 0; i < RTE_DIM(modes); i++)
 		printf("\nOptions of --mode %s:\n%s", modes[i]->name,
 		       modes[i]->usage);
-	printf("\nExit status: 0 on success, 2 on a bad flag, configuration or "
-	       "device.\n");
+	printf("\nExit status: 0 on success; 1 when a tcp-rr or tcp-stream "
+	       "client completed\nnothing or lost a connection; 2 on a bad "
+	       "flag, configuration or device (--zc\non a port that cannot "
+	       "map DMA included).\n");
 }
 
 uint32_t
@@ -113,6 +119,21 @@ perf_rate(const char *flag, const char *v)
 				"(e.g. 500000, 500k, 2.5M; 0 = full rate)",
 				flag, v);
 	return (uint64_t)d;
+}
+
+void
+perf_start_clock(struct perf_ctx *c, uint64_t now)
+{
+	c->t_begin = now + (uint64_t)(c->warmup * 1e9);
+	c->t_end = c->duration > 0 ? c->t_begin +
+		(uint64_t)(c->duration * 1e9) : UINT64_MAX;
+}
+
+void
+perf_stop(struct perf_ctx *c, uint64_t now)
+{
+	if (now < c->t_end)
+		c->t_end = now;
 }
 
 void
@@ -155,9 +176,18 @@ find_mode(int argc, char **argv)
 		else if (strncmp(argv[k], "--mode=", 7) == 0)
 			name = argv[k] + 7;
 	}
-	if (name == NULL)
-		app_usage_error(PERF_PROG, "missing --mode (one of: udp-flood, "
-				"udp-sink; try --help)");
+	if (name == NULL) {
+		char list[256];
+		size_t off = 0;
+
+		list[0] = '\0';
+		for (i = 0; i < RTE_DIM(modes) && off < sizeof(list); i++)
+			off += (size_t)snprintf(list + off, sizeof(list) - off,
+						"%s%s", i ? ", " : "",
+						modes[i]->name);
+		app_usage_error(PERF_PROG, "missing --mode (one of: %s; try "
+				"--help)", list);
+	}
 	for (i = 0; i < RTE_DIM(modes); i++)
 		if (strcmp(modes[i]->name, name) == 0)
 			return modes[i];
@@ -225,6 +255,9 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 		default:
 			if (opt >= PERF_OPT_MODE_BASE)
 				c->mode->parse(c, opt, optarg);
+			else
+				app_tx_opt_parse(PERF_PROG, &c->tx, opt,
+						 optarg);
 			break;
 		}
 	}
@@ -235,6 +268,7 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 	if (config != NULL &&
 	    ust_config_load(&c->env.cfg, config, err, sizeof(err)) != 0)
 		app_usage_error(PERF_PROG, "%s", err);
+	app_tx_opts_apply(&c->tx, &c->env.cfg);
 	if (addr != NULL &&
 	    ust_parse_ipv4_prefix(addr, &c->env.cfg.stack.addr,
 				  &c->env.cfg.stack.prefix_len) != 0)
@@ -258,8 +292,8 @@ main(int argc, char **argv)
 	const char *json_path = NULL;
 	FILE *json = NULL;
 	struct app_json j;
-	uint64_t start, next_tick, last_tick, now;
-	bool measuring;
+	uint64_t start, next_tick, last_tick, now, t0;
+	bool measuring, busy;
 
 	app_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
 	c.mode = find_mode(app_argc, app_argv);
@@ -267,6 +301,7 @@ main(int argc, char **argv)
 	c.warmup = 1;
 	c.stats_period = 1;
 	c.env.prog = PERF_PROG;
+	app_tx_opts_init(&c.tx);
 	parse_opts(&c, app_argc, app_argv, &json_path);
 	if (json_path != NULL) {
 		json = fopen(json_path, "w");
@@ -283,9 +318,12 @@ main(int argc, char **argv)
 	app_catch_signals(&c.quit);
 	c.mode->begin(&c);
 	start = ust_clock_ns();
-	c.t_begin = start + (uint64_t)(c.warmup * 1e9);
-	c.t_end = c.duration > 0 ? c.t_begin + (uint64_t)(c.duration * 1e9) :
-		UINT64_MAX;
+	if (c.clock_on_peer) {
+		c.t_begin = UINT64_MAX;
+		c.t_end = UINT64_MAX;
+	} else {
+		perf_start_clock(&c, start);
+	}
 	last_tick = start;
 	next_tick = start + (uint64_t)c.stats_period * 1000000000u;
 	measuring = false;
@@ -295,10 +333,22 @@ main(int argc, char **argv)
 			measuring = true;
 			c.t_begin = now;
 			c.mode->measure(&c, now);
+			c.polls = 0;
+			c.busy_polls = 0;
+			c.busy_tsc = 0;
+			c.tsc_begin = rte_rdtsc();
 		}
 		if (now >= c.t_end)
 			break;
-		c.mode->poll(&c, now);
+		t0 = rte_rdtsc();
+		busy = c.mode->poll(&c, now);
+		if (measuring) {
+			c.polls++;
+			if (busy) {
+				c.busy_polls++;
+				c.busy_tsc += rte_rdtsc() - t0;
+			}
+		}
 		if (c.stats_period != 0 && now >= next_tick) {
 			c.mode->tick(&c, (double)(now - last_tick) / 1e9);
 			fflush(stdout);
@@ -307,8 +357,11 @@ main(int argc, char **argv)
 		}
 	}
 	now = ust_clock_ns();
-	if (!measuring)
+	c.tsc_end = rte_rdtsc();
+	if (!measuring) {
 		c.t_begin = now;
+		c.tsc_begin = c.tsc_end;
+	}
 	c.t_end = now;
 	c.mode->end(&c);
 	ust_stack_flush(c.env.stk);
@@ -334,5 +387,5 @@ main(int argc, char **argv)
 	app_sleep(c.linger);
 	ust_port_close(c.env.cfg.port.port_id);
 	rte_eal_cleanup();
-	return 0;
+	return c.status;
 }

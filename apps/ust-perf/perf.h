@@ -36,6 +36,19 @@ struct perf_ctx {
 	uint64_t tsc_hz;
 	uint64_t t_begin;           /* ns: measurement start (after warmup) */
 	uint64_t t_end;             /* ns: measurement end */
+	struct app_tx_opts tx;      /* --tx-layout, --copy-small... */
+	/* set by the mode's check(): the clock (--warmup, then --duration)
+	 * starts when the mode calls perf_start_clock() (a server: at its
+	 * first connection), not when the run starts */
+	bool clock_on_peer;
+	/* cycles of the main lcore over the measured interval: TSC at its
+	 * start and end, and the sum over poll iterations that did work */
+	uint64_t tsc_begin;
+	uint64_t tsc_end;
+	uint64_t busy_tsc;
+	uint64_t polls;             /* measured poll iterations */
+	uint64_t busy_polls;        /* ... of which did work */
+	int status;                 /* exit status the mode asks for */
 	void *priv;                 /* the mode's state */
 };
 
@@ -64,10 +77,16 @@ struct perf_mode {
 
 extern const struct perf_mode perf_udp_flood;
 extern const struct perf_mode perf_udp_sink;
+extern const struct perf_mode perf_tcp_rr;
+extern const struct perf_mode perf_tcp_stream;
 
 /* helpers shared by modes */
 uint32_t perf_num(const char *flag, const char *v, uint32_t min, uint32_t max);
 uint64_t perf_rate(const char *flag, const char *v);
 void perf_spin_ns(const struct perf_ctx *c, uint64_t ns);
+/* start the clock now: --warmup, then --duration (clock_on_peer modes) */
+void perf_start_clock(struct perf_ctx *c, uint64_t now);
+/* end the run now (e.g. a server whose clients are gone) */
+void perf_stop(struct perf_ctx *c, uint64_t now);
 
 #endif /* UST_PERF_H */

@@ -161,3 +161,42 @@ table inet ustloss {
 }
 NFT
 }
+
+# TX layout of the TCP data segments from the environment: TX_LAYOUT
+# (linear, chained, first-linear) and COPY_SMALL (bytes) become ust-echo's
+# --tx-layout and --copy-small, in the array TXL (empty: the defaults)
+TXL=()
+if [ -n "${TX_LAYOUT:-}" ]; then
+	TXL+=(--tx-layout "$TX_LAYOUT")
+fi
+if [ -n "${COPY_SMALL:-}" ]; then
+	TXL+=(--copy-small "$COPY_SMALL")
+fi
+
+# check_tcp_tx FILE LAYOUT: the JSON's tcp_tx counters show LAYOUT in
+# effect for the data this process sent: linear: no chained packet and one
+# segment per packet (copy-small packets are single-segment too); chained:
+# chained packets, more segments than packets; first-linear: data packets
+# were built, of either kind
+check_tcp_tx() {
+	"$PY" - "$1" "$2" <<'PYEOF'
+import json, sys
+t = json.load(open(sys.argv[1]))["tcp_tx"]
+lay = sys.argv[2]
+info = (f"pkts {t['pkts']} segs {t['segs']} data {t['data_pkts']} linear "
+        f"{t['linear_pkts']} chained {t['chained_pkts']} small "
+        f"{t['small_pkts']} zc {t['zc_pkts']}")
+if t["data_pkts"] == 0:
+    sys.exit(f"{lay}: no data packet built ({info})")
+if lay == "linear":
+    if t["chained_pkts"] != 0 or t["segs"] != t["pkts"]:
+        sys.exit(f"linear: chained packets or multi-segment packets ({info})")
+elif lay == "chained":
+    if t["chained_pkts"] == 0 or t["segs"] <= t["pkts"]:
+        sys.exit(f"chained: no chained packet ({info})")
+elif lay == "first-linear":
+    if t["linear_pkts"] + t["chained_pkts"] + t["small_pkts"] == 0:
+        sys.exit(f"first-linear: no data packet counted ({info})")
+print(f"tcp_tx {lay}: {info}")
+PYEOF
+}

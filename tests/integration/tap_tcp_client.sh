@@ -6,11 +6,14 @@
 # what came back), ECONNREFUSED from a closed port, and ECONNRESET from a
 # server that resets its connections. With LOSS=N (percent), nftables drops
 # that share of the kernel's frames both ways, and RetransSegs must be
-# non-zero.
+# non-zero. TX_LAYOUT and COPY_SMALL set ust-echo's --tx-layout and
+# --copy-small (the layout must then show in its tcp_tx counters); CONNS
+# and MIB size the two parts (1000 connections, 64 MiB).
 . "$(dirname "$0")/lib.sh"
 require_root
 LOSS=${LOSS:-0}
 MIB=${MIB:-64}
+CONNS=${CONNS:-1000}
 ns_create
 peer="$(dirname "$0")/tcp_peer.py"
 
@@ -24,6 +27,7 @@ client_tap() {
 		$(eal_mem 256) --file-prefix "$name-$$" \
 		--vdev "net_tap0,iface=ustc0" -- --mode client \
 		--addr 198.18.0.2/24 --peer 198.18.0.1 --proto tcp "$@" \
+		${TXL[@]+"${TXL[@]}"} \
 		--json "$WORK/$name.json" > "$WORK/$name.log" 2>&1 &
 	local pid=$!
 	PIDS+=("$pid")
@@ -38,9 +42,13 @@ client_tap() {
 	nsx nft delete table inet ustloss 2>/dev/null || true
 }
 
-nsx "$PY" "$peer" echo-server 7 > "$WORK/kecho.log" 2>&1 &
+# (nsenter execs the peer itself, so that the PID cleanup() signals is
+# the peer's: ip netns exec forks, and its child outlived the test)
+nsenter --net="/var/run/netns/$NS" "$PY" "$peer" echo-server 7 \
+	> "$WORK/kecho.log" 2>&1 &
 PIDS+=("$!")
-nsx "$PY" "$peer" rst-server 8 > "$WORK/krst.log" 2>&1 &
+nsenter --net="/var/run/netns/$NS" "$PY" "$peer" rst-server 8 \
+	> "$WORK/krst.log" 2>&1 &
 PIDS+=("$!")
 for i in $(seq 1 100); do
 	[ "$(grep -c ready "$WORK/kecho.log" "$WORK/krst.log" |
@@ -48,8 +56,8 @@ for i in $(seq 1 100); do
 	sleep 0.05
 done
 
-# 1000 connections, one transaction each
-client_tap short --port 7 --flows 4 --reconnect 1 --count 1000 --size 64 \
+# $CONNS connections, one transaction each
+client_tap short --port 7 --flows 4 --reconnect 1 --count "$CONNS" --size 64 \
 	--duration 600 --warmup 0
 [ "$CLIENT_RC" = 0 ] || { cat "$WORK/short.log"; fail "short connections"; }
 grep -E "transactions:|connections:|errors:" "$WORK/short.log"
@@ -57,8 +65,8 @@ check_json_sane "$WORK/short.json" || fail "client accounting (short)"
 n=$(json_get "$WORK/short.json" 'j["result"]["all"]')
 c=$(json_get "$WORK/short.json" 'j["result"]["connects"]')
 e=$(json_get "$WORK/short.json" 'j["result"]["refused"] + j["result"]["resets"] + j["result"]["other_errors"]')
-[ "$n" = 1000 ] || fail "$n transactions, expected 1000"
-[ "$c" -ge 1000 ] || fail "$c connections, expected 1000"
+[ "$n" = "$CONNS" ] || fail "$n transactions, expected $CONNS"
+[ "$c" -ge "$CONNS" ] || fail "$c connections, expected $CONNS"
 [ "$e" = 0 ] || fail "$e connection errors"
 rtx=$(json_get "$WORK/short.json" 'j["counters"]["Tcp"]["RetransSegs"]')
 
@@ -73,6 +81,10 @@ b=$(sha256sum < "$WORK/out.bin" | cut -d' ' -f1)
 [ "$a" = "$b" ] || fail "sha256 of the echo $b differs from the stream's $a"
 log "${MIB} MiB echoed, sha256 $a on both sides"
 check_json_sane "$WORK/stream.json" || fail "client accounting (stream)"
+if [ -n "${TX_LAYOUT:-}" ]; then
+	check_tcp_tx "$WORK/stream.json" "$TX_LAYOUT" ||
+		fail "--tx-layout $TX_LAYOUT not in effect"
+fi
 rtx=$((rtx + $(json_get "$WORK/stream.json" 'j["counters"]["Tcp"]["RetransSegs"]')))
 rm -f "$WORK/in.bin" "$WORK/out.bin"
 
@@ -93,5 +105,6 @@ fi
 if [ "$LOSS" != 0 ]; then
 	[ "$rtx" -gt 0 ] || fail "no retransmission under ${LOSS}% loss"
 fi
-log "1000 connections + ${MIB} MiB stream byte-exact (+ refused, reset" \
-	"without loss); loss ${LOSS}%, RetransSegs $rtx, no leak"
+log "$CONNS connections + ${MIB} MiB stream byte-exact (+ refused, reset" \
+	"without loss); loss ${LOSS}%, RetransSegs $rtx, no leak;" \
+	"tx-layout ${TX_LAYOUT:-default}, copy-small ${COPY_SMALL:-default}"

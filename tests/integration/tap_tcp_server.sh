@@ -5,20 +5,24 @@
 # echoed with matching sha256, ECONNREFUSED from a closed port, and
 # ECONNRESET when the server resets its connections at exit. With
 # LOSS=N (percent), nftables drops that share of the kernel's frames both
-# ways (numgen random) and RetransSegs must be non-zero.
+# ways (numgen random) and RetransSegs must be non-zero. TX_LAYOUT and
+# COPY_SMALL set ust-echo's --tx-layout and --copy-small (the layout must
+# then show in its tcp_tx counters); CONNS and MIB size the two parts (1000
+# connections, 64 MiB).
 . "$(dirname "$0")/lib.sh"
 require_root
 LOSS=${LOSS:-0}
 MIB=${MIB:-64}
+CONNS=${CONNS:-1000}
 ns_create
 start_echo_tap srv ustt0 --addr 198.18.0.2/24 --proto tcp --port 7 \
-	--close-rst --json "$WORK/srv.json"
+	--close-rst --json "$WORK/srv.json" ${TXL[@]+"${TXL[@]}"}
 if [ "$LOSS" != 0 ]; then
 	nft_loss ustt0 "$LOSS"
 fi
 peer="$(dirname "$0")/tcp_peer.py"
-nsx timeout 600 "$PY" "$peer" short 198.18.0.2 7 1000 64 ||
-	fail "1000 short connections"
+nsx timeout 600 "$PY" "$peer" short 198.18.0.2 7 "$CONNS" 64 ||
+	fail "$CONNS short connections"
 nsx timeout 900 "$PY" "$peer" stream 198.18.0.2 7 $((MIB << 20)) 2026 ||
 	fail "${MIB} MiB stream"
 if [ "$LOSS" = 0 ]; then
@@ -39,7 +43,16 @@ else
 fi
 check_json_sane "$WORK/srv.json" || fail "server accounting"
 acc=$(json_get "$WORK/srv.json" 'j["result"]["accepted"]')
-[ "$acc" -ge 1001 ] || fail "server accepted $acc connections, expected 1001"
+[ "$acc" -ge $((CONNS + 1)) ] ||
+	fail "server accepted $acc connections, expected $((CONNS + 1))"
+if [ -n "${TX_LAYOUT:-}" ]; then
+	check_tcp_tx "$WORK/srv.json" "$TX_LAYOUT" ||
+		fail "--tx-layout $TX_LAYOUT not in effect"
+fi
+if [ -n "${COPY_SMALL:-}" ] && [ "$COPY_SMALL" != 0 ]; then
+	small=$(json_get "$WORK/srv.json" 'j["tcp_tx"]["small_pkts"]')
+	[ "$small" -gt 0 ] || fail "--copy-small $COPY_SMALL: no small packet"
+fi
 if [ "$LOSS" = 0 ]; then
 	rst=$(json_get "$WORK/srv.json" 'j["counters"]["Tcp"]["OutRsts"]')
 	[ "$rst" -ge 2 ] || fail "expected RSTs (closed port, reset), got $rst"
@@ -48,5 +61,6 @@ rtx=$(json_get "$WORK/srv.json" 'j["counters"]["Tcp"]["RetransSegs"]')
 if [ "$LOSS" != 0 ]; then
 	[ "$rtx" -gt 0 ] || fail "no retransmission under ${LOSS}% loss"
 fi
-log "1000 connections + ${MIB} MiB stream byte-exact (+ refused, reset" \
-	"without loss); loss ${LOSS}%, RetransSegs $rtx, no leak"
+log "$CONNS connections + ${MIB} MiB stream byte-exact (+ refused, reset" \
+	"without loss); loss ${LOSS}%, RetransSegs $rtx, no leak;" \
+	"tx-layout ${TX_LAYOUT:-default}, copy-small ${COPY_SMALL:-default}"
