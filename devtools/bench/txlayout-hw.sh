@@ -24,8 +24,14 @@
 #   runs here on --client-pci. HOST needs hugepages reserved (e.g.
 #   echo 1024 > /sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages).
 #   --mlx5: the ports are mlx5 (bifurcated: they stay with the kernel's
-#   mlx5_core, no vfio-pci binding; rdma-core installed). Without it the
-#   ports must be bound to vfio-pci (checked).
+#   mlx5_core, no vfio-pci binding; rdma-core installed); adds rows with
+#   the PMD's inline devargs (txqs_min_inline=0,txq_inline_max=128/256, and
+#   txq_inline_max=0), the hardware form of copy-small. There
+#   rte_dev_dma_map() registers a memory region: the per-send rows measure
+#   that, not an IOMMU. Without it the ports must be bound to vfio-pci
+#   (checked); run once per IOMMU setting (kernel command line
+#   intel_iommu=on iommu.strict=1, then iommu.strict=0 for lazy, then
+#   iommu=pt or off) and compare: the first line says which was in force.
 #
 # Options:
 #   --server-lcores LIST   EAL -l of the server (default: 2)
@@ -146,11 +152,11 @@ run_pair() {
 	local tag=$1 pol=$2
 	shift 2
 	local sjson=$RDIR/$tag.s.json cjson=$OUT/$tag.c.json rc=0 srv msg
-	local scmd=("$RPERF" -l "$SL" -a "$SPCI" --file-prefix "txs$tag-$$" --
+	local scmd=("$RPERF" -l "$SL" -a "$SPCI${DEVARGS:+,$DEVARGS}" --file-prefix "txs$tag-$$" --
 		--mode tcp-rr --role server --addr "$SADDR/24" --size "$SIZE"
 		--response "$SIZE" --duration "$SECS" --warmup "$WARM"
 		--stats-period 0 --json "$sjson" "$@")
-	local ccmd=("$PERF" -l "$CL" -a "$CPCI" --file-prefix "txc$tag-$$" --
+	local ccmd=("$PERF" -l "$CL" -a "$CPCI${DEVARGS:+,$DEVARGS}" --file-prefix "txc$tag-$$" --
 		--mode tcp-rr --role client --addr "$CADDR/24" --peer "$SADDR"
 		--conns "$CONNS" --size "$SIZE" --response "$SIZE"
 		--duration "$SECS" --warmup "$WARM" --stats-period 0
@@ -199,13 +205,35 @@ POL=("linear|--tx-layout linear"
      "chained + copy-small 256|--tx-layout chained --copy-small 256"
      "zero copy, map per send|--tx-layout chained --zc --zc-map per-send"
      "zero copy, map once|--tx-layout chained --zc --zc-map once")
+# mlx5: the hardware form of copy-small, the PMD's inline data (enabled
+# only with txqs_min_inline queues, 8 by default: 0 here), as a devarg
+# after the policy's flags (doc/tx-layout.md)
+if [ "$MLX5" = 1 ]; then
+	POL+=("linear, mlx5 inline 128|--tx-layout linear|txqs_min_inline=0,txq_inline_max=128"
+	      "chained, mlx5 inline 256|--tx-layout chained|txqs_min_inline=0,txq_inline_max=256"
+	      "chained, no inline|--tx-layout chained|txq_inline_max=0")
+fi
+# what the IOMMU does here: the table is labelled with it
+iommu_state() {
+	local groups
+	groups=$(on_server_or_here "$1" sh -c 'ls /sys/kernel/iommu_groups 2>/dev/null | wc -l')
+	echo "$1: $(on_server_or_here "$1" cat /proc/cmdline | tr ' ' '\n' |
+		{ grep -E 'iommu' || echo 'no iommu option'; } | tr '\n' ' ')(${groups} IOMMU groups)"
+}
+echo "== IOMMU: $(iommu_state server); $(iommu_state client)"
 n=0
 for rep in $(seq 1 "$REPS"); do
 	echo "== repetition $rep of $REPS"
 	for p in "${POL[@]}"; do
 		n=$((n + 1))
+		flags=${p#*|}
+		DEVARGS=""
+		if [[ $flags == *"|"* ]]; then
+			DEVARGS=${flags#*|}
+			flags=${flags%%|*}
+		fi
 		# shellcheck disable=SC2086
-		run_pair "hw$n" "${p%%|*}" ${p#*|}
+		run_pair "hw$n" "${p%%|*}" $flags
 	done
 done
 if [ -n "$PEER" ]; then
