@@ -13,7 +13,11 @@ import sys
 import time
 
 host, port, n, srcs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4:]
-resource.setrlimit(resource.RLIMIT_NOFILE, (n + 1000, n + 1000))
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if hard != resource.RLIM_INFINITY and n + 100 > hard:
+    sys.exit(f"{n} connections need {n + 100} descriptors, the hard limit "
+             f"is {hard}: run several processes")
+resource.setrlimit(resource.RLIMIT_NOFILE, (n + 100, hard))
 ep = select.epoll()
 socks = {}
 t0 = time.monotonic()
