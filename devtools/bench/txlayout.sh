@@ -13,6 +13,9 @@
 #      128 off and on, beside linear. With IPv4 and timestamps a frame has
 #      66 bytes of headers (14 + 20 + 32): a 128-byte frame holds at most
 #      62 bytes of payload, so 60 is under the cliff and 64 over it.
+#  (c) bulk: one connection, 64 KiB writes, 4 MiB buffers (--mode
+#      tcp-stream), linear vs chained: Gbit/s, segments and pages per
+#      packet, bytes copied and cycles per KiB.
 # Then --zc on memif, which must be refused (exit status 2 and one line),
 # never measured.
 #
@@ -97,6 +100,43 @@ print("\t".join(sys.argv[3:6] + [str(x) for x in (
 PYEOF
 }
 
+# stream_pair TAG LAYOUT: one tcp-stream pair; appends to $STREAMS
+STREAMS=$OUT/streams.tsv
+: > "$STREAMS"
+stream_pair() {
+	local tag=$1 lay=$2 sock="$OUT/$1.sock" srv rc=0
+	local scmd=("$PERF" -l 0 --no-pci "${MEM[@]}" --file-prefix "s$tag"
+		--vdev "net_memif0,role=server,socket=$sock" -- --mode tcp-stream
+		--role server --addr 198.18.1.2/24 --duration "$SECS"
+		--warmup "$WARM" --stats-period 0 --rcvbuf 4194304
+		--json "$OUT/$tag.s.json" --tx-layout "$lay")
+	local ccmd=("$PERF" -l 1 --no-pci "${MEM[@]}" --file-prefix "c$tag"
+		--vdev "net_memif0,role=client,socket=$sock" -- --mode tcp-stream
+		--role client --addr 198.18.1.1/24 --peer 198.18.1.2 --conns 1
+		--size 65536 --sndbuf 4194304 --duration "$SECS"
+		--warmup "$WARM" --stats-period 0 --linger 2
+		--json "$OUT/$tag.c.json" --tx-layout "$lay")
+	rm -f "$sock"
+	echo "\$ ${scmd[*]} &"
+	echo "\$ ${ccmd[*]}"
+	"${scmd[@]}" > "$OUT/$tag.server" 2>&1 &
+	srv=$!
+	sleep 1
+	"${ccmd[@]}" > "$OUT/$tag.client" 2>&1 || rc=$?
+	wait $srv || rc=$?
+	if [ "$rc" != 0 ] || [ ! -s "$OUT/$tag.c.json" ]; then
+		echo "!! $tag: exit status $rc (logs: $OUT/$tag.client)"
+		return 0
+	fi
+	/usr/bin/python3 - "$OUT/$tag.c.json" "$lay" >> "$STREAMS" <<'PYEOF'
+import json, sys
+r = json.load(open(sys.argv[1]))["result"]
+print("\t".join([sys.argv[2]] + [str(r[k]) for k in (
+    "gbit_per_s", "segs_per_pkt", "pages_per_pkt", "copied_bytes_per_kib",
+    "cycles_per_kib")]))
+PYEOF
+}
+
 # the policies: name, then the flags both ends get
 RFC_POL=("linear|--tx-layout linear"
 	 "chained|--tx-layout chained"
@@ -121,6 +161,10 @@ for rep in $(seq 1 "$REPS"); do
 			# shellcheck disable=SC2086
 			run_pair "mnt$n" mnt "${p%%|*}" 200 "$size" ${p#*|}
 		done
+	done
+	for lay in linear chained; do
+		n=$((n + 1))
+		stream_pair "st$n" "$lay"
 	done
 done
 
@@ -194,6 +238,22 @@ for wl in ("rfc", "mnt"):
               f"{fmt(med(key, 4), '.0f')} / {fmt(med(key, 5), '.0f')} | "
               f"{fmt(med(key, 6), '.0f')} / {fmt(med(key, 7), '.0f')} | "
               f"{fmt(med(key, 8), '.1f')} | {fmt(med(key, 9), '.0f')} |")
+PYEOF
+echo
+echo "(c) bulk: one connection, 64 KiB writes; ust-perf tcp-stream over net_memif, median of $REPS runs"
+echo
+/usr/bin/python3 - "$STREAMS" <<'PYEOF'
+import statistics, sys
+rows = {}
+for line in open(sys.argv[1]):
+    f = line.split("\t")
+    rows.setdefault(f[0], []).append([float(x) for x in f[1:]])
+print("| layout | Gbit/s | segs/pkt | pages/pkt | bytes copied/KiB | cycles/KiB (client) |")
+print("|---|---|---|---|---|---|")
+for lay, runs in rows.items():
+    med = [statistics.median(c) for c in zip(*runs)]
+    print(f"| {lay} | {med[0]:.2f} | {med[1]:.3f} | {med[2]:.2f} | "
+          f"{med[3]:.0f} | {med[4]:.0f} |")
 PYEOF
 echo
 echo "$(load) after the runs"
