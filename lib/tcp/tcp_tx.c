@@ -47,6 +47,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include <rte_bus.h>
 #include <rte_cycles.h>
 #include <rte_dev.h>
 #include <rte_errno.h>
@@ -279,24 +280,60 @@ port_dma_unmap(void *ctx, void *va, uint64_t iova, size_t len)
 	return rte_errno != 0 ? -rte_errno : -EIO;
 }
 
-/* The port's device as the mapper: -ENOTSUP without one. */
+/* The port's device as the mapper, or -ENOTSUP and why not in @why. Only
+ * devices on a bus that maps for DMA qualify: PCI (vfio-pci's IOMMU
+ * container, or the driver's own map: mlx5 registers a memory region) and
+ * the auxiliary bus (mlx5 sub-functions). The virtual devices (net_tap,
+ * net_memif, net_ring, net_af_packet) are on the vdev bus, whose
+ * rte_dev_dma_map() returns success and maps nothing: a mode that "maps"
+ * there would time a no-op, so it is refused. */
 static int
-port_mapper(struct ust_stack *stk, struct ust_dma_mapper *m)
+port_mapper(struct ust_stack *stk, struct ust_dma_mapper *m, char *why,
+	    size_t n)
 {
 	struct rte_eth_dev_info di;
+	const char *bus;
 
 	if (stk->netif.port_id == UINT16_MAX ||
 	    rte_eth_dev_info_get(stk->netif.port_id, &di) != 0 ||
-	    di.device == NULL)
+	    di.device == NULL) {
+		snprintf(why, n, "no ethdev port under the stack");
 		return -ENOTSUP;
+	}
+	bus = rte_bus_name(rte_dev_bus(di.device));
+	if (bus == NULL ||
+	    (strcmp(bus, "pci") != 0 && strcmp(bus, "auxiliary") != 0)) {
+		snprintf(why, n, "%s is on the %s bus, which maps nothing for "
+			 "DMA", di.driver_name, bus != NULL ? bus : "unknown");
+		return -ENOTSUP;
+	}
 	/* the IOVA given to the device is the virtual address */
-	if (rte_eal_iova_mode() != RTE_IOVA_VA)
+	if (rte_eal_iova_mode() != RTE_IOVA_VA) {
+		snprintf(why, n, "IOVA as PA: zero copy needs IOVA as VA "
+			 "(EAL --iova-mode=va)");
 		return -ENOTSUP;
+	}
 	m->name = rte_dev_name(di.device);
 	m->map = port_dma_map;
 	m->unmap = port_dma_unmap;
 	m->ctx = di.device;
 	return 0;
+}
+
+int
+ust_zc_check(struct ust_stack *stk, char *why, size_t n)
+{
+	struct ust_dma_mapper m;
+	char buf[128];
+
+	if (why == NULL || n == 0) {
+		why = buf;
+		n = sizeof(buf);
+	}
+	why[0] = '\0';
+	if (stk->tcp->mapper_set)
+		return 0;
+	return port_mapper(stk, &m, why, n);
 }
 
 int
@@ -414,12 +451,17 @@ ust_zc_register(struct ust_stack *stk, void *addr, size_t len,
 	if (zc->n_areas == ZC_MAX_AREAS)
 		return -ENOSPC;
 	if (zc->n_areas == 0) {
+		char why[128];
+
 		if (ts->mapper_set)
 			zc->mapper = ts->mapper;
 		else {
-			rc = port_mapper(stk, &zc->mapper);
-			if (rc != 0)
+			rc = port_mapper(stk, &zc->mapper, why, sizeof(why));
+			if (rc != 0) {
+				UST_LOG(ERR, "%s: zero copy refused: %s",
+					stk->name, why);
 				return rc;
+			}
 		}
 	}
 	if (rte_extmem_register(addr, len, NULL, 0, page_sz) != 0)

@@ -40,8 +40,10 @@
  * UST_ZC_MAP_ONCE the whole area is mapped at registration. A buffer
  * belongs to the stack until ust_zc_completions() reports its cookie: after
  * it is acknowledged and every transmitted copy is freed. On a port whose
- * device cannot map (net_tap, net_memif, net_ring...) registration fails
- * with ENOTSUP: zero copy is refused, never faked.
+ * device cannot map (net_tap, net_memif, net_ring, net_af_packet: the vdev
+ * bus, whose rte_dev_dma_map() succeeds and maps nothing), or with IOVA as
+ * PA, registration fails with ENOTSUP (ust_zc_check() says why): zero
+ * copy is refused, never faked.
  */
 
 #ifndef UST_TCP_TX_H
@@ -136,6 +138,13 @@ struct ust_dma_mapper {
  *  default. Only while no area is registered (-EBUSY). */
 int ust_stack_set_dma_mapper(struct ust_stack *stk,
 			     const struct ust_dma_mapper *m);
+
+/**
+ * Whether ust_zc_register() can map on this stack: 0, or -ENOTSUP with the
+ * reason in @p why (e.g. "net_memif is on the vdev bus, which maps nothing
+ * for DMA", "IOVA as PA..."). An installed mapper always can.
+ */
+int ust_zc_check(struct ust_stack *stk, char *why, size_t n);
 
 /** When zero-copy payload is mapped. */
 enum ust_zc_map_mode {

@@ -18,6 +18,7 @@
 #include "ust_port.h"
 #include "ust_socket.h"
 #include "ust_stack.h"
+#include "ust_tcp_tx.h"
 #include "ut.h"
 
 #define A_IP RTE_BE32(UT_IPV4(198, 18, 2, 1))
@@ -113,6 +114,17 @@ test_ring_echo(void)
 		ust_stack_stats_get(b, &st);
 		UT_EQ(st.mib[UST_MIB_UDP_OUTDATAGRAMS], 2000);
 		UT_EQ(st.mib[UST_MIB_ARP_INREQUESTS], 1);
+	}
+	{
+		/* a vdev port maps nothing for DMA (its rte_dev_dma_map()
+		 * returns success doing nothing): zero copy is refused */
+		static uint8_t area[2 * 4096] __rte_aligned(4096);
+		char why[128];
+
+		UT_EQ(ust_zc_check(a, why, sizeof(why)), -ENOTSUP);
+		UT_ASSERT(strstr(why, "vdev bus") != NULL, "%s", why);
+		UT_EQ(ust_zc_register(a, area, sizeof(area), 4096,
+				      UST_ZC_MAP_PER_SEND), -ENOTSUP);
 	}
 	ust_stack_destroy(a);
 	ust_stack_destroy(b);
