@@ -339,20 +339,24 @@ tcp_send_state_error(struct ust_tcp_sock *tp)
 }
 
 /* Copy @len bytes to the end of the send queue; returns what was copied
- * (less when the mbuf pool runs dry). */
+ * (less when the mbuf pool runs dry). With a chained layout every buffer
+ * takes at most one MSS (Linux's size goal): a full segment is then one
+ * attached piece, not the two halves of a buffer boundary. */
 static size_t
 sndq_append(struct ust_stack *stk, struct ust_tcp_sock *tp, const uint8_t *buf,
 	    size_t len)
 {
 	struct rte_mbuf *tail = tp->sndq.tail;
+	size_t goal = tp->tx_layout == UST_TCP_TX_LINEAR ? SIZE_MAX : tp->mss;
 	size_t done = 0;
 
 	/* fill the tail first: small writes share a buffer (its bytes
 	 * already sent do not move) */
 	if (tail != NULL && tail->nb_segs == 1 && RTE_MBUF_DIRECT(tail) &&
-	    rte_mbuf_refcnt_read(tail) == 1) {
+	    rte_mbuf_refcnt_read(tail) == 1 && tail->data_len < goal) {
 		size_t k = RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(tail));
 
+		k = RTE_MIN(k, goal - tail->data_len);
 		if (k > 0) {
 			memcpy(rte_pktmbuf_mtod_offset(tail, uint8_t *,
 						       tail->data_len),
@@ -369,6 +373,7 @@ sndq_append(struct ust_stack *stk, struct ust_tcp_sock *tp, const uint8_t *buf,
 		if (m == NULL)
 			break;
 		k = RTE_MIN(len - done, (size_t)rte_pktmbuf_tailroom(m));
+		k = RTE_MIN(k, goal);
 		memcpy(rte_pktmbuf_mtod(m, uint8_t *), buf + done, k);
 		m->data_len = (uint16_t)k;
 		m->pkt_len = (uint32_t)k;
