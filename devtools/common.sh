@@ -14,11 +14,12 @@ export UST_SRC UST_BUILD
 
 # Debian 12 packages: build (DPDK 22.11, meson, ninja, numa), test peers
 # (iputils-ping, iperf2, scapy, socat, nftables), the fuzzers (clang with
-# libFuzzer), and tools the tests call (iproute2, util-linux's nsenter).
+# libFuzzer), tools the tests call (iproute2, util-linux's nsenter), and
+# the bound-NIC test bed (tests/vm: QEMU, debootstrap, mkfs.ext4 -d).
 UST_PACKAGES="build-essential pkg-config meson ninja-build libdpdk-dev dpdk
 dpdk-dev libnuma-dev python3 python3-scapy iputils-ping iperf socat
 sockperf nftables tcpdump iproute2 util-linux ethtool clang
-libclang-rt-14-dev"
+libclang-rt-14-dev qemu-system-x86 debootstrap e2fsprogs"
 
 ust_need_root() {
 	if [ "$(id -u)" != 0 ]; then

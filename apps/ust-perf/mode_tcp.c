@@ -25,10 +25,31 @@
  * --zc (the senders: both roles of tcp-rr, the tcp-stream client): the
  * messages are sent with ust_send_zc() from --zc-bufs buffers in an area
  * mmap()ed (2 MB hugepages when there are free ones, else 4 KB pages) and
- * registered with ust_zc_register() (--zc-map per-send or once); a buffer
+ * registered with ust_zc_register() (--zc-map per-send or once; per send,
+ * each buffer starts a 4 KiB unit of its own, so that every send maps
+ * what it sends rather than find it mapped for a buffer in flight); a buffer
  * is used again only after ust_zc_completions() returned its cookie. On a
  * port that cannot map DMA the registration fails with ENOTSUP and the
- * run is refused (exit status 2): zero copy is never faked.
+ * run is refused (exit status 2): zero copy is never faked. A PMD frees
+ * transmitted mbufs lazily (e1000 and virtio only when their TX ring is
+ * nearly full): when no buffer is free, and at the end of the run until
+ * every buffer has completed, the stack's port is asked to free what the
+ * NIC is done with (rte_eth_tx_done_cleanup()). A PMD without it (e1000's
+ * em and virtio in DPDK 22.11) frees only as its ring turns over: give it
+ * a TX ring smaller than --zc-bufs ([port] tx_desc) so that sends do not
+ * starve, and at the end of the run ust-perf turns the ring over with
+ * filler frames (a locally administered destination, ethertype 0x88B5,
+ * sent with rte_eth_tx_burst(), not through the stack) so that every map
+ * has had its unmap before the counters are reported.
+ *
+ * --verify (both roles): every byte sent is a pattern of its offset in the
+ * connection's byte stream (32-bit little-endian words, word w is
+ * w * 2654435761 ^ 0x5eed1234, the bytes of a zero-copy buffer written
+ * into it before ust_send_zc()), and every byte received is checked
+ * against the same pattern: a kernel echo server, a kernel sink that
+ * checks the pattern (tests/vm/pattern_sink.py), or another ust-perf with
+ * --verify. A mismatch is counted (exit status 1). The JSON's "verify"
+ * object has the bytes sent and checked over the whole run.
  *
  * Reported over the measured interval: transactions/s (or Gbit/s), the
  * latency percentiles, the TX layout counters' delta (segments and pages
@@ -46,6 +67,7 @@
 #include <netinet/tcp.h>
 
 #include <rte_common.h>
+#include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
 #include "perf.h"
@@ -62,7 +84,7 @@
 
 enum {
 	T_ROLE = PERF_OPT_MODE_BASE, T_PEER, T_PORT, T_CONNS, T_SIZE,
-	T_RESPONSE, T_ZC, T_ZC_MAP, T_ZC_BUFS, T_SNDBUF, T_RCVBUF,
+	T_RESPONSE, T_ZC, T_ZC_MAP, T_ZC_BUFS, T_SNDBUF, T_RCVBUF, T_VERIFY,
 };
 
 static const struct option tcp_opts[] = {
@@ -77,6 +99,7 @@ static const struct option tcp_opts[] = {
 	{ "zc-bufs", required_argument, NULL, T_ZC_BUFS },
 	{ "sndbuf", required_argument, NULL, T_SNDBUF },
 	{ "rcvbuf", required_argument, NULL, T_RCVBUF },
+	{ "verify", no_argument, NULL, T_VERIFY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -98,6 +121,8 @@ struct tconn {
 	uint32_t have;      /* bytes of the message being received */
 	uint32_t owed;      /* server: responses owed */
 	uint64_t sent_ns;   /* client: when the request went */
+	uint64_t tx_off;    /* --verify: bytes of the stream sent */
+	uint64_t rx_off;    /* --verify: bytes of the stream received */
 };
 
 struct tcp_perf {
@@ -115,6 +140,7 @@ struct tcp_perf {
 	bool zc;
 	enum ust_zc_map_mode zc_map;
 	uint32_t zc_bufs;
+	bool verify;
 	/* sockets */
 	int ls;             /* server: the listener */
 	int ep;
@@ -130,6 +156,15 @@ struct tcp_perf {
 	int32_t *free_slots;
 	uint32_t nfree;
 	uint64_t zc_starved; /* sends deferred: no free buffer */
+	uint64_t zc_cleanups; /* rte_eth_tx_done_cleanup() calls */
+	uint64_t zc_fillers; /* filler frames sent to turn the ring over */
+	bool no_cleanup;     /* the PMD has no tx_done_cleanup */
+	uint16_t port_id, nb_queues;
+	/* --verify, whole run */
+	uint64_t vfy_sent;   /* bytes sent with the pattern */
+	uint64_t vfy_checked; /* bytes received and checked */
+	uint64_t vfy_errors; /* bytes that differ */
+	uint64_t vfy_first;  /* stream offset of the first that differs */
 	/* counters (whole run) */
 	uint64_t txns;       /* rr: transactions (client: responses
 			      * received; server: requests answered) */
@@ -219,6 +254,9 @@ tcp_parse(struct perf_ctx *c, int id, const char *arg)
 	case T_RCVBUF:
 		t->rcvbuf = perf_num("--rcvbuf", arg, 1, INT32_MAX / 2);
 		break;
+	case T_VERIFY:
+		t->verify = true;
+		break;
 	}
 }
 
@@ -302,6 +340,53 @@ conn_error(struct tcp_perf *t, int err)
 		t->conn_timeouts++;
 }
 
+/* ---- --verify: a pattern of the stream offset ---- */
+
+static inline uint32_t
+pat_word(uint64_t w)
+{
+	return (uint32_t)(w * 2654435761u) ^ 0x5eed1234u;
+}
+
+static inline uint8_t
+pat_byte(uint64_t off)
+{
+	return (uint8_t)(pat_word(off >> 2) >> ((off & 3) * 8));
+}
+
+/* Write the pattern of stream offsets [off, off + len) to @p. */
+static void
+pat_fill(uint8_t *p, uint64_t off, uint32_t len)
+{
+	uint32_t i = 0, w;
+
+	for (; i < len && ((off + i) & 3) != 0; i++)
+		p[i] = pat_byte(off + i);
+	for (; i + 4 <= len; i += 4) {
+		w = pat_word((off + i) >> 2);
+		p[i] = (uint8_t)w;
+		p[i + 1] = (uint8_t)(w >> 8);
+		p[i + 2] = (uint8_t)(w >> 16);
+		p[i + 3] = (uint8_t)(w >> 24);
+	}
+	for (; i < len; i++)
+		p[i] = pat_byte(off + i);
+}
+
+/* Check @len received bytes at stream offset @off. */
+static void
+pat_check(struct tcp_perf *t, const uint8_t *p, uint64_t off, uint32_t len)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		if (unlikely(p[i] != pat_byte(off + i))) {
+			if (t->vfy_errors++ == 0)
+				t->vfy_first = off + i;
+		}
+	t->vfy_checked += len;
+}
+
 /* ---- zero copy ---- */
 
 static void
@@ -310,7 +395,12 @@ zc_setup(struct perf_ctx *c, struct tcp_perf *t)
 	size_t len;
 	int rc;
 
-	t->slot_sz = RTE_ALIGN_CEIL(RTE_MAX(t->size, t->response), 64u);
+	/* per send: each buffer in 4 KiB units of its own, so that every
+	 * send maps its pages (one map per page per packet, the kernel's
+	 * streaming model), not units a buffer still in flight holds mapped */
+	t->slot_sz = RTE_ALIGN_CEIL(RTE_MAX(t->size, t->response),
+				    t->zc_map == UST_ZC_MAP_PER_SEND ? 4096u :
+				    64u);
 	len = (size_t)t->slot_sz * t->zc_bufs;
 	t->page_sz = HUGE_2M;
 	t->area_len = RTE_ALIGN_CEIL(len, (size_t)HUGE_2M);
@@ -332,11 +422,13 @@ zc_setup(struct perf_ctx *c, struct tcp_perf *t)
 	rc = ust_zc_register(c->env.stk, t->area, t->area_len, t->page_sz,
 			     t->zc_map);
 	if (rc == -ENOTSUP) {
+		char why[128];
+
 		/* refused, never faked: no number is reported */
-		fprintf(stderr, "%s: --zc: port %u (%s) cannot map DMA "
-			"(rte_dev_dma_map unsupported): zero copy refused\n",
-			PERF_PROG, c->env.cfg.port.port_id,
-			c->env.port.driver);
+		ust_zc_check(c->env.stk, why, sizeof(why));
+		fprintf(stderr, "%s: --zc: port %u (%s) cannot map DMA (%s): "
+			"zero copy refused\n", PERF_PROG,
+			c->env.cfg.port.port_id, c->env.port.driver, why);
 		exit(2);
 	}
 	if (rc != 0)
@@ -348,6 +440,8 @@ zc_setup(struct perf_ctx *c, struct tcp_perf *t)
 		app_usage_error(PERF_PROG, "out of memory");
 	for (t->nfree = 0; t->nfree < t->zc_bufs; t->nfree++)
 		t->free_slots[t->nfree] = (int32_t)(t->zc_bufs - 1 - t->nfree);
+	t->port_id = c->env.cfg.port.port_id;
+	t->nb_queues = c->env.port.nb_queues;
 	printf("%s: --zc: %zu bytes registered (%zu-byte pages), %u buffers "
 	       "of %u bytes, map %s\n", PERF_PROG, t->area_len, t->page_sz,
 	       t->zc_bufs, t->slot_sz,
@@ -375,6 +469,66 @@ zc_reap(struct tcp_perf *t, struct ust_stack *stk)
 	return all;
 }
 
+/* No free buffer: the NIC may hold transmitted ones that it is done with,
+ * which the PMD frees only when its ring fills; ask it to free them now. */
+static void
+zc_kick(struct tcp_perf *t, struct ust_stack *stk)
+{
+	uint16_t q;
+
+	if (!t->no_cleanup) {
+		t->zc_cleanups++;
+		for (q = 0; q < t->nb_queues; q++)
+			if (rte_eth_tx_done_cleanup(t->port_id, q, 0) ==
+			    -ENOTSUP)
+				t->no_cleanup = true;
+	}
+	zc_reap(t, stk);
+}
+
+/*
+ * The PMD has no tx_done_cleanup: make it free what it holds by turning
+ * its TX ring over with filler frames (to a locally administered unicast
+ * address no one has, IEEE local experimental ethertype), straight to the
+ * port. Returns the frames sent.
+ */
+static uint32_t
+zc_turn_ring(struct perf_ctx *c, struct tcp_perf *t)
+{
+	const uint32_t want = (uint32_t)c->env.port.tx_desc + 64;
+	struct rte_mbuf *m[32];
+	uint32_t sent = 0, tries = 0, i, n;
+	uint16_t q, k;
+
+	for (q = 0; q < t->nb_queues; q++) {
+		for (sent = 0; sent < want && tries < 100000; tries++) {
+			n = RTE_MIN((uint32_t)RTE_DIM(m), want - sent);
+			if (rte_pktmbuf_alloc_bulk(c->env.pool, m, n) != 0)
+				break;
+			for (i = 0; i < n; i++) {
+				struct rte_ether_hdr *eh;
+				uint8_t *f;
+
+				m[i]->data_len = 60;
+				m[i]->pkt_len = 60;
+				f = rte_pktmbuf_mtod(m[i], uint8_t *);
+				memset(f, 0, 60);
+				eh = (struct rte_ether_hdr *)(void *)f;
+				eh->dst_addr.addr_bytes[0] = 0x02;
+				eh->dst_addr.addr_bytes[5] = 0x01;
+				eh->src_addr = c->env.port.mac;
+				eh->ether_type = rte_cpu_to_be_16(0x88b5);
+			}
+			k = rte_eth_tx_burst(t->port_id, q, m, (uint16_t)n);
+			for (i = k; i < n; i++)
+				rte_pktmbuf_free(m[i]);
+			sent += k;
+		}
+	}
+	t->zc_fillers += sent;
+	return sent;
+}
+
 /*
  * Send the rest of a @len-byte message on @x: with --zc all of it from a
  * buffer of the area, or nothing; else what the send buffer takes.
@@ -390,23 +544,36 @@ send_msg(struct tcp_perf *t, struct ust_stack *stk, struct tconn *x,
 	if (t->zc) {
 		int32_t s;
 
+		uint8_t *buf;
+
+		if (t->nfree == 0)
+			zc_kick(t, stk);
 		if (t->nfree == 0) {
 			t->zc_starved++;
 			return 0;
 		}
 		s = t->free_slots[t->nfree - 1];
-		k = ust_send_zc(stk, x->sd, t->area + (size_t)s * t->slot_sz,
-				len, (uint64_t)s);
+		buf = t->area + (size_t)s * t->slot_sz;
+		/* the buffer is ours again (its cookie came back) */
+		if (t->verify)
+			pat_fill(buf, x->tx_off, len);
+		k = ust_send_zc(stk, x->sd, buf, len, (uint64_t)s);
 		if (k == -EAGAIN || k == -ENOBUFS)
 			return 0;
 		if (k < 0)
 			return (int)k;
 		t->nfree--;
 		t->bytes_out += len;
+		if (t->verify) {
+			x->tx_off += len;
+			t->vfy_sent += len;
+		}
 		x->off = 0;
 		return 1;
 	}
 	while (x->off < len) {
+		if (t->verify)
+			pat_fill(t->msg, x->tx_off, len - x->off);
 		k = ust_send(stk, x->sd, t->msg, len - x->off, 0);
 		if (k == -EAGAIN || k == -ENOBUFS)
 			return 0;
@@ -414,6 +581,10 @@ send_msg(struct tcp_perf *t, struct ust_stack *stk, struct tconn *x,
 			return (int)k;
 		x->off += (uint32_t)k;
 		t->bytes_out += (uint64_t)k;
+		if (t->verify) {
+			x->tx_off += (uint64_t)k;
+			t->vfy_sent += (uint64_t)k;
+		}
 	}
 	x->off = 0;
 	return 1;
@@ -421,7 +592,8 @@ send_msg(struct tcp_perf *t, struct ust_stack *stk, struct tconn *x,
 
 /* Read what is queued on @x; returns the bytes, or 0 with *eof / *err. */
 static uint64_t
-drain(struct ust_stack *stk, struct tconn *x, bool *eof, int *err)
+drain(struct tcp_perf *t, struct ust_stack *stk, struct tconn *x, bool *eof,
+      int *err)
 {
 	struct rte_mbuf *pk[BURST];
 	uint64_t got = 0;
@@ -441,6 +613,16 @@ drain(struct ust_stack *stk, struct tconn *x, bool *eof, int *err)
 		}
 		for (i = 0; i < n; i++) {
 			got += pk[i]->pkt_len;
+			if (t->verify) {
+				const struct rte_mbuf *m;
+
+				for (m = pk[i]; m != NULL; m = m->next) {
+					pat_check(t, rte_pktmbuf_mtod(m,
+						const uint8_t *), x->rx_off,
+						m->data_len);
+					x->rx_off += m->data_len;
+				}
+			}
 			rte_pktmbuf_free(pk[i]);
 		}
 		if (n < BURST)
@@ -473,7 +655,7 @@ server_serve(struct perf_ctx *c, struct tcp_perf *t, struct ust_stack *stk,
 	int err = 0, rc;
 	uint64_t got;
 
-	got = drain(stk, x, &eof, &err);
+	got = drain(t, stk, x, &eof, &err);
 	t->bytes_in += got;
 	if (t->rr) {
 		x->have += (uint32_t)got;
@@ -687,7 +869,7 @@ client_event(struct perf_ctx *c, struct tcp_perf *t, struct ust_stack *stk,
 	}
 	if (x->st != C_SEND && x->st != C_WAIT)
 		return false;
-	got = drain(stk, x, &eof, &err);
+	got = drain(t, stk, x, &eof, &err);
 	t->bytes_in += got;
 	if (err != 0 || eof) {
 		client_fail(t, stk, x, err != 0 ? err : EPIPE);
@@ -934,6 +1116,29 @@ tcp_end(struct perf_ctx *c)
 		ust_stack_poll(stk, ust_clock_ns());
 		zc_reap(t, stk);
 	}
+	/* the NIC may still hold transmitted zero-copy segments: have the
+	 * PMD free them (up to 2 s), so that every buffer completes and every
+	 * per-send map has its unmap before the counters are reported */
+	until = ust_clock_ns() + 2000000000ull;
+	while (t->zc && t->nfree != t->zc_bufs && ust_clock_ns() < until) {
+		ust_stack_poll(stk, ust_clock_ns());
+		zc_kick(t, stk);
+		if (t->no_cleanup) {
+			/* every ACK is in by now (the 50 ms above and
+			 * this poll): what is left, the NIC holds */
+			until = ust_clock_ns() + 200000000ull;
+			while (ust_clock_ns() < until)
+				ust_stack_poll(stk, ust_clock_ns());
+			zc_turn_ring(c, t);
+			until = ust_clock_ns() + 1000000000ull;
+			while (t->nfree != t->zc_bufs &&
+			       ust_clock_ns() < until) {
+				ust_stack_poll(stk, ust_clock_ns());
+				zc_reap(t, stk);
+			}
+			break;
+		}
+	}
 	ust_close(stk, t->ep);
 	if (t->zc && t->nfree != t->zc_bufs)
 		printf("%s: --zc: %u of %u buffers not completed at exit\n",
@@ -1006,8 +1211,22 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 	       t->last_error ? strerror(t->last_error) : "");
 	if (t->zc)
 		printf("zero copy: %" PRIu64 " sends deferred for want of a "
-		       "buffer\n", t->zc_starved);
+		       "buffer, %" PRIu64 " TX cleanups asked of the PMD%s, %"
+		       PRIu64 " filler frames to turn its ring over\n",
+		       t->zc_starved, t->zc_cleanups, t->no_cleanup ?
+		       " (it has none)" : "", t->zc_fillers);
+	if (t->verify) {
+		printf("verify: %" PRIu64 " bytes sent with the pattern, %"
+		       PRIu64 " received and checked, %" PRIu64 " differ",
+		       t->vfy_sent, t->vfy_checked, t->vfy_errors);
+		if (t->vfy_errors != 0)
+			printf(" (the first at stream offset %" PRIu64 ")",
+			       t->vfy_first);
+		printf("\n");
+	}
 	if (!t->server && (t->errors != 0 || (t->rr ? txns : out) == 0))
+		c->status = 1;
+	if (t->vfy_errors != 0)
 		c->status = 1;
 	if (j == NULL)
 		return;
@@ -1024,6 +1243,7 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 	json_u64(j, "copy_small", sc->tcp.copy_small);
 	json_u64(j, "first_linear_max", sc->tcp.first_linear_max);
 	json_bool(j, "zc", t->zc);
+	json_bool(j, "verify", t->verify);
 	if (t->zc) {
 		json_str(j, "zc_map", t->zc_map == UST_ZC_MAP_ONCE ? "once" :
 			 "per-send");
@@ -1067,6 +1287,18 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 	json_u64(j, "resets", t->resets);
 	json_u64(j, "conn_timeouts", t->conn_timeouts);
 	json_u64(j, "zc_starved", t->zc_starved);
+	json_u64(j, "zc_cleanups", t->zc_cleanups);
+	json_bool(j, "zc_pmd_cleanup", !t->no_cleanup);
+	json_u64(j, "zc_fillers", t->zc_fillers);
+	if (t->verify) {
+		/* the whole run, not the measured interval */
+		json_obj(j, "verify");
+		json_u64(j, "bytes_sent", t->vfy_sent);
+		json_u64(j, "bytes_checked", t->vfy_checked);
+		json_u64(j, "errors", t->vfy_errors);
+		json_u64(j, "first_error_offset", t->vfy_first);
+		json_obj_end(j);
+	}
 	/* the TX layout counters over the measured interval */
 	json_tcp_tx(j, "tcp_tx", &d);
 	json_obj_end(j);
@@ -1086,7 +1318,11 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 "                         per-send)\n" \
 "  --zc-bufs N            buffers of the area (default: a client 8 per\n" \
 "                         connection for tcp-rr, 64 for tcp-stream; a\n" \
-"                         server 4096)\n"
+"                         server 4096)\n" \
+"  --verify               send a pattern of the stream offset, check that\n" \
+"                         what is received follows it (a kernel echo\n" \
+"                         server, tests/vm/pattern_sink.py, or ust-perf\n" \
+"                         --verify); a mismatch: exit status 1\n"
 
 #define TCP_USAGE_NOTE \
 "  A server's clock starts at its first connection; its run ends when all\n" \

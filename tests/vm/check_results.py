@@ -1,0 +1,118 @@
+#!/usr/bin/python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the ustack authors
+"""Check one step of tests/vm/guest-tests.sh from what it left in the share.
+
+  check_results.py RESDIR SINK_JSONL STEP
+
+Exit status 0 and a summary line when the step's JSON shows what it
+should, 1 with the reason otherwise (tests/vm/vm_test.sh calls it once the
+guest is off).
+"""
+
+import json
+import os
+import sys
+
+res, sinkf, step = sys.argv[1:4]
+
+
+def load(name):
+    return json.load(open(os.path.join(res, name + ".json")))
+
+
+# the steps' TX ring (guest-tests.sh: [port] tx_desc)
+TX_DESC = int(os.environ.get("UST_VM_TX_DESC", "64"))
+
+
+def sane(j):
+    """No mbuf leak, every frame accounted. e1000 (em) and virtio have no
+    tx_done_cleanup in DPDK 22.11: at exit they may still hold up to a TX
+    ring of transmitted mbufs, freed when the port closes, after the
+    count."""
+    a, b = j["mbuf_in_use_start"], j["mbuf_in_use_end"]
+    lazy = j["port"]["driver"] in ("net_e1000_em", "net_virtio")
+    if b < a or b - a > (TX_DESC if lazy else 0):
+        sys.exit(f"mbuf leak: {a} in use at start, {b} at end "
+                 f"({j['port']['driver']}, TX ring {TX_DESC})")
+    fin = j["counters"]["Eth"]["InFrames"]
+    if fin != j["rx_consumed"] + j["rx_drops"]:
+        sys.exit(f"{fin} frames in != {j['rx_consumed']} consumed + "
+                 f"{j['rx_drops']} dropped")
+
+
+def zc(j):
+    """Per-send zero copy: maps = unmaps over the whole run, every buffer
+    completed, no byte different from the pattern."""
+    t, r, o = j["tcp_tx"], j["result"]["tcp_tx"], j["options"]
+    if not o["zc"] or o["zc_map"] != "per-send":
+        sys.exit("not a per-send zero-copy run")
+    if r["zc_pkts"] == 0 or r["dma_maps"] == 0:
+        sys.exit(f"no zero-copy packet or no map in the measured interval "
+                 f"(zc_pkts {r['zc_pkts']}, dma_maps {r['dma_maps']})")
+    if t["dma_maps"] != t["dma_unmaps"] or t["dma_map_fail"] != 0:
+        sys.exit(f"maps {t['dma_maps']} != unmaps {t['dma_unmaps']}, or "
+                 f"map failures {t['dma_map_fail']}")
+    if t["zc_sends"] != t["zc_completions"]:
+        sys.exit(f"zero-copy sends {t['zc_sends']} != completions "
+                 f"{t['zc_completions']}")
+    v = j["result"]["verify"]
+    if v["errors"] != 0:
+        sys.exit(f"{v['errors']} received bytes differ from the pattern")
+    print(f"  maps {t['dma_maps']} = unmaps {t['dma_unmaps']} over the "
+          f"whole run; {t['zc_sends']} zero-copy sends, all completed; "
+          f"measured: {r['dma_maps']} maps, mean "
+          f"{r['dma_map_cycles'] / r['dma_maps']:.0f} cycles, "
+          f"{r['dma_unmaps']} unmaps, mean "
+          f"{r['dma_unmap_cycles'] / max(r['dma_unmaps'], 1):.0f} cycles "
+          f"(emulated IOMMU)")
+
+
+if step == "ping_udp":
+    j = load(step)
+    sane(j)
+    reps = j["counters"]["Icmp"]["OutEchoReps"]
+    echoed = j["result"]["echoed"]
+    if reps < 13:
+        sys.exit(f"{reps} echo replies, expected 13")
+    if echoed < 300:
+        sys.exit(f"{echoed} datagrams echoed, expected 300")
+    print(f"  {reps} echo replies, {echoed} datagrams echoed byte-exact")
+elif step in ("tcp_out", "tcp_in"):
+    sane(load(step))
+elif step == "perf_rr":
+    r = load(step)["result"]
+    if r["transactions"] <= 0 or r["errors"] != 0:
+        sys.exit(f"{r['transactions']} transactions, {r['errors']} errors")
+    print(f"  tcp-rr: {r['transactions_per_s']:.0f} transactions/s, p50 "
+          f"{r['latency_ns']['p50'] / 1e3:.0f} us, p99 "
+          f"{r['latency_ns']['p99'] / 1e3:.0f} us")
+elif step == "zc_stream":
+    j = load(step)
+    zc(j)
+    sink = [json.loads(x) for x in open(sinkf)] if os.path.exists(sinkf) \
+        else []
+    sent = j["result"]["verify"]["bytes_sent"]
+    got = sum(x["bytes"] for x in sink)
+    if not sink:
+        sys.exit("the kernel's checker saw no connection")
+    if any(x["errors"] for x in sink):
+        sys.exit(f"the kernel found bytes that differ from the pattern: "
+                 f"{sink}")
+    if any(x["end"] != "eof" for x in sink):
+        sys.exit(f"a connection did not end with a FIN: {sink}")
+    if got != sent:
+        sys.exit(f"the kernel received {got} bytes, ustack sent {sent}")
+    print(f"  {sent} bytes sent zero-copy on {len(sink)} connections, the "
+          f"same {got} received by the kernel and checked byte by byte")
+elif step == "zc_rr":
+    j = load(step)
+    zc(j)
+    v = j["result"]["verify"]
+    if v["bytes_sent"] == 0 or v["bytes_checked"] != v["bytes_sent"]:
+        sys.exit(f"sent {v['bytes_sent']}, echoed back and checked "
+                 f"{v['bytes_checked']}")
+    print(f"  {v['bytes_sent']} bytes sent zero-copy, echoed by the kernel "
+          f"and checked byte by byte")
+else:
+    sys.exit(f"unknown step {step}")

@@ -1,0 +1,182 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the ustack authors
+#
+# The bound-NIC tests (suite vm; doc/testbed.md): one boot of the QEMU
+# guest (tests/vm/run.sh) with the NIC profile given (e1000e: net_e1000_em;
+# virtio: net_virtio), the NIC bound to vfio-pci behind the guest's
+# emulated Intel IOMMU (strict), ustack on it, and the host kernel as the
+# peer in a network namespace this test makes and deletes (198.18.0.1;
+# ustack 198.18.0.2). The guest runs tests/vm/guest-tests.sh; this side
+# serves its requests (ping, kernel clients) and then checks each step's
+# results: ping and UDP echo byte-exact, TCP echo byte-exact both ways,
+# ust-perf tcp-rr's JSON, zero copy with per-send DMA mapping through VFIO
+# (bytes checked by the kernel, maps = unmaps, histograms of their
+# cycles), and the TX layout table.
+#   tests/vm/vm_test.sh e1000e|virtio [STEP...]
+# Fails (does not skip) when the guest image cannot be built; skips (77)
+# only without root. UST_KEEP_LOGS=1 keeps the share (logs, JSON).
+set -euo pipefail
+
+NIC=${1:?usage: vm_test.sh e1000e|virtio [STEP...]}
+shift
+HERE=$(cd "$(dirname "$0")" && pwd)
+UST_SRC=${UST_SRC:-$(cd "$HERE/../.." && pwd)}
+UST_BUILD=${UST_BUILD:-$UST_SRC/build}
+export UST_SRC UST_BUILD
+PY=/usr/bin/python3
+TEST=vm_$NIC
+NS=ust-$$-vm
+TAP=ustvm0
+WORK=$(mktemp -d "/tmp/ust-$TEST.XXXXXX")
+SHARE=$WORK/share
+mkdir -p "$SHARE"
+PIDS=()
+log() { printf '[%s] %s\n' "$TEST" "$*"; }
+fail() { printf '[%s] FAIL: %s\n' "$TEST" "$*" >&2; exit 1; }
+
+if [ "$(id -u)" != 0 ]; then
+	echo "SKIP: $TEST needs root (network namespaces, TAP, debootstrap)"
+	exit 77
+fi
+command -v qemu-system-x86_64 >/dev/null ||
+	fail "qemu-system-x86_64 is not installed: apt-get install qemu-system-x86 (devtools/ust-test.sh installs it)"
+
+cleanup() {
+	local p
+	for p in "${PIDS[@]:-}"; do
+		[ -n "$p" ] && kill -TERM "$p" 2>/dev/null || true
+	done
+	sleep 0.3
+	for p in "${PIDS[@]:-}"; do
+		[ -n "$p" ] && kill -KILL "$p" 2>/dev/null || true
+	done
+	ip netns del "$NS" 2>/dev/null || true
+	if [ "${UST_KEEP_LOGS:-0}" = 1 ]; then
+		echo "logs kept in $WORK"
+	else
+		rm -rf "$WORK"
+	fi
+}
+trap cleanup EXIT
+
+t_start=$(date +%s)
+# the image first: a failure to build it is this test's failure
+"$HERE/mkimage.sh" > "$WORK/image.log" || {
+	cat "$WORK/image.log"
+	fail "no guest image: the bound-NIC tests cannot run"
+}
+log "guest image: $(tail -1 "$WORK/image.log") ($(($(date +%s) - t_start)) s)"
+
+ip netns add "$NS"
+nsx() { ip netns exec "$NS" "$@"; }
+nsx ip link set lo up
+nsx ip tuntap add dev "$TAP" mode tap
+nsx ip addr add 198.18.0.1/24 dev "$TAP"
+nsx ip link set "$TAP" up
+
+# the kernel's servers: TCP echo (7), the pattern checker (9000)
+nsenter --net="/var/run/netns/$NS" "$PY" "$UST_SRC/tests/integration/tcp_peer.py" \
+	echo-server 7 > "$WORK/kecho.log" 2>&1 &
+PIDS+=("$!")
+nsenter --net="/var/run/netns/$NS" "$PY" "$HERE/pattern_sink.py" 9000 \
+	"$WORK/sink.jsonl" > "$WORK/ksink.log" 2>&1 &
+PIDS+=("$!")
+for _ in $(seq 1 100); do
+	[ "$(cat "$WORK/kecho.log" "$WORK/ksink.log" | grep -c ready)" = 2 ] && break
+	sleep 0.05
+done
+
+# the host's parts of the guest's steps
+host_ping() {
+	nsx ping -c 10 -i 0.2 -W 3 198.18.0.2 &&
+	nsx ping -c 3 -i 0.2 -W 3 -s 1400 198.18.0.2
+}
+host_udp() {
+	nsx "$PY" "$UST_SRC/tests/integration/udp_echo_check.py" 198.18.0.2 7 \
+		300 2026 1 1472
+}
+host_tcp_in() {
+	nsx "$PY" "$UST_SRC/tests/integration/tcp_peer.py" stream 198.18.0.2 7 \
+		$((2 << 20)) 2026 &&
+	nsx "$PY" "$UST_SRC/tests/integration/tcp_peer.py" short 198.18.0.2 7 \
+		20 1000
+}
+host_sink() {
+	# the guest's connections have ended: their lines are written
+	local i
+	for i in $(seq 1 50); do
+		[ "$(wc -l < "$WORK/sink.jsonl" 2>/dev/null || echo 0)" -ge 2 ] &&
+			break
+		sleep 0.2
+	done
+	cat "$WORK/sink.jsonl"
+	[ -s "$WORK/sink.jsonl" ]
+}
+
+log "booting the $NIC guest (TCG); steps: ${*:-all}"
+"$HERE/run.sh" --nic "$NIC" --ns "$NS" --tap "$TAP" --share "$SHARE" \
+	--build "$UST_BUILD" --src "$UST_SRC" --timeout "${UST_VM_TIMEOUT:-900}" \
+	-- bash "$UST_SRC/tests/vm/guest-tests.sh" "$@" > "$WORK/guest.out" 2>&1 &
+VM=$!
+PIDS+=("$VM")
+mkdir -p "$SHARE/req" "$SHARE/done"
+while kill -0 "$VM" 2>/dev/null; do
+	for r in "$SHARE"/req/*; do
+		[ -e "$r" ] || continue
+		n=$(basename "$r")
+		[ -e "$SHARE/done/$n" ] && continue
+		rc=0
+		"host_$n" > "$WORK/host_$n.log" 2>&1 || rc=$?
+		sed "s/^/  host $n: /" "$WORK/host_$n.log"
+		echo "$rc" > "$SHARE/done/.$n"
+		mv "$SHARE/done/.$n" "$SHARE/done/$n"
+	done
+	sleep 0.2
+done
+vrc=0
+wait "$VM" || vrc=$?
+cat "$WORK/guest.out"
+t_end=$(date +%s)
+log "guest run ended with status $vrc, $((t_end - t_start)) s since the start"
+[ -f "$SHARE/guest-info.txt" ] && sed 's/^/  guest: /' "$SHARE/guest-info.txt"
+[ "$vrc" = 124 ] && fail "the guest timed out"
+[ "$vrc" = 125 ] && fail "the guest did not get to run its steps"
+
+# ---- the checks, step by step ----
+R=$SHARE/res
+STEPS="${*:-ping_udp tcp_out tcp_in perf_rr zc_stream zc_rr table}"
+FAILS=()
+check() { # STEP: its rc file says 0, and the python checks below hold
+	local s=$1
+	shift
+	if [ ! -f "$R/$s.rc" ]; then
+		FAILS+=("$s: did not run")
+		return
+	fi
+	if [ "$(cat "$R/$s.rc")" != 0 ]; then
+		FAILS+=("$s: exit status $(cat "$R/$s.rc") in the guest")
+		return
+	fi
+	if [ $# -gt 0 ] && ! "$@"; then
+		FAILS+=("$s: $*")
+		return
+	fi
+	log "$s: ok ($(cat "$R/$s.secs" 2>/dev/null || echo '?') s)"
+}
+# results: check_results.py STEP
+res() { "$PY" "$HERE/check_results.py" "$R" "$WORK/sink.jsonl" "$1"; }
+for s in ping_udp tcp_out tcp_in perf_rr zc_stream zc_rr; do
+	case " $STEPS " in *" $s "*) check "$s" res "$s" ;; esac
+done
+case " $STEPS " in *" table "*) check table true ;; esac
+if [ -f "$R/table.log" ]; then
+	echo
+	sed -n '/^ust-perf tcp-rr against/,$p' "$R/table.log"
+fi
+log "total $(($(date +%s) - t_start)) s"
+if [ ${#FAILS[@]} -gt 0 ]; then
+	printf '[%s] FAIL: %s\n' "$TEST" "${FAILS[@]}" >&2
+	exit 1
+fi
+log "all steps passed on $NIC bound to vfio-pci"
