@@ -4,7 +4,8 @@
 #
 # The README's test command: install what is missing, build, reserve
 # hugepages, and run every suite (unit, integration over TAP and memif,
-# fuzz smoke runs). Ends with the line "N passed, N failed".
+# fuzz smoke runs, and the bound-NIC test bed in QEMU guests: suite vm,
+# doc/testbed.md). Ends with the line "N passed, N failed".
 #   sudo ./devtools/ust-test.sh [meson test arguments, e.g. --suite unit]
 
 . "$(dirname "$0")/common.sh"
