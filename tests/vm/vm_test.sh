@@ -16,48 +16,20 @@
 #   tests/vm/vm_test.sh e1000e|virtio [STEP...]
 # Fails (does not skip) when the guest image cannot be built; skips (77)
 # only without root. UST_KEEP_LOGS=1 keeps the share (logs, JSON).
-set -euo pipefail
-
 NIC=${1:?usage: vm_test.sh e1000e|virtio [STEP...]}
 shift
 HERE=$(cd "$(dirname "$0")" && pwd)
-UST_SRC=${UST_SRC:-$(cd "$HERE/../.." && pwd)}
-UST_BUILD=${UST_BUILD:-$UST_SRC/build}
+# the integration tests' helpers: log, fail, require_root, the work folder,
+# the namespace, the cleanup of both and of the PIDS started
+. "$HERE/../integration/lib.sh"
 export UST_SRC UST_BUILD
-PY=/usr/bin/python3
 TEST=vm_$NIC
-NS=ust-$$-vm
 TAP=ustvm0
-WORK=$(mktemp -d "/tmp/ust-$TEST.XXXXXX")
 SHARE=$WORK/share
 mkdir -p "$SHARE"
-PIDS=()
-log() { printf '[%s] %s\n' "$TEST" "$*"; }
-fail() { printf '[%s] FAIL: %s\n' "$TEST" "$*" >&2; exit 1; }
-
-if [ "$(id -u)" != 0 ]; then
-	echo "SKIP: $TEST needs root (network namespaces, TAP, debootstrap)"
-	exit 77
-fi
+require_root
 command -v qemu-system-x86_64 >/dev/null ||
 	fail "qemu-system-x86_64 is not installed: apt-get install qemu-system-x86 (devtools/ust-test.sh installs it)"
-
-cleanup() {
-	local p
-	for p in "${PIDS[@]:-}"; do
-		[ -n "$p" ] && kill -TERM "$p" 2>/dev/null || true
-	done
-	sleep 0.3
-	for p in "${PIDS[@]:-}"; do
-		[ -n "$p" ] && kill -KILL "$p" 2>/dev/null || true
-	done
-	ip netns del "$NS" 2>/dev/null || true
-	if [ "${UST_KEEP_LOGS:-0}" = 1 ]; then
-		echo "logs kept in $WORK"
-	else
-		rm -rf "$WORK"
-	fi
-}
 trap cleanup EXIT
 
 t_start=$(date +%s)
@@ -68,9 +40,7 @@ t_start=$(date +%s)
 }
 log "guest image: $(tail -1 "$WORK/image.log") ($(($(date +%s) - t_start)) s)"
 
-ip netns add "$NS"
-nsx() { ip netns exec "$NS" "$@"; }
-nsx ip link set lo up
+ns_create
 nsx ip tuntap add dev "$TAP" mode tap
 nsx ip addr add 198.18.0.1/24 dev "$TAP"
 nsx ip link set "$TAP" up
@@ -104,8 +74,7 @@ host_tcp_in() {
 }
 host_sink() {
 	# the guest's connections have ended: their lines are written
-	local i
-	for i in $(seq 1 50); do
+	for _ in $(seq 1 50); do
 		[ "$(wc -l < "$WORK/sink.jsonl" 2>/dev/null || echo 0)" -ge 2 ] &&
 			break
 		sleep 0.2
