@@ -1509,6 +1509,14 @@ test_zero_window(void)
 	seg(stk, &p, p.snd_nxt - 1, UST_TCP_ACK, NULL, 0);
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_EQ(th.window, 0);
+	/* bytes we have, then bytes beyond the zero window: nothing new
+	 * fits, dropped as such and ACKed (the fuzzer's case: trimmed to the
+	 * window, nothing was left to queue) */
+	seg(stk, &p, p.snd_nxt - 10, UST_TCP_ACK, data, 110);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(th.window, 0);
+	UT_EQ(drops(stk, UST_DROP_TCP_ZEROWINDOW), 2);
 	/* reading opens the window, and the peer hears of it */
 	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), (int)total);
 	UT_ASSERT(memcmp(got, data, 1448) == 0);
