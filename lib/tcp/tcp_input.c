@@ -504,9 +504,9 @@ tcp_data_in(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		uint32_t keep = SEQ_GT(tp->rcv_nxt + tp->rcv_wnd, seq) ?
 			tp->rcv_nxt + tp->rcv_wnd - seq : 0;
 
-		/* nothing new fits (a zero window, the segment starting
-		 * before rcv_nxt): what it has that is new is all beyond */
-		if (SEQ_LEQ(seq + keep, tp->rcv_nxt)) {
+		/* nothing new fits: it starts beyond the window, or (a
+		 * zero window) before rcv_nxt with all that is new beyond */
+		if (keep == 0 || SEQ_LEQ(seq + keep, tp->rcv_nxt)) {
 			stk->mib[UST_MIB_TCPEXT_TCPZEROWINDOWDROP]++;
 			tp->tflags |= TF_ACK_NOW;
 			ust_drop(stk, m, UST_DROP_TCP_ZEROWINDOW);

@@ -56,7 +56,14 @@ corpus="$out/corpus-$target"
 rm -rf "$corpus"
 mkdir -p "$corpus"
 /usr/bin/python3 "$src/tests/fuzz/seeds.py" "$target" "$corpus"
+# inputs that once failed (tests/fuzz/regress/TARGET/, named after the
+# bug): replayed first, with the seeds, on every run
+if [ -d "$src/tests/fuzz/regress/$target" ]; then
+	cp "$src/tests/fuzz/regress/$target"/* "$corpus"/
+fi
 export ASAN_OPTIONS=detect_leaks=0:abort_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 cd "$out"
-"./$target" -seed=1 -runs="$runs" -max_len=4096 "$corpus" 2>&1 | tail -n 5
+# (libFuzzer exits 77 on a crash by default: meson would call that a skip)
+"./$target" -seed=1 -runs="$runs" -max_len=4096 -error_exitcode=1 \
+	-timeout_exitcode=1 "$corpus" 2>&1 | tail -n 5

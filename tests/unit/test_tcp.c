@@ -1517,6 +1517,15 @@ test_zero_window(void)
 	UT_EQ(th.ack, p.snd_nxt);
 	UT_EQ(th.window, 0);
 	UT_EQ(drops(stk, UST_DROP_TCP_ZEROWINDOW), 2);
+	/* and a segment wholly beyond it, out of order: not kept either
+	 * (the trim of a segment beyond a window that shrank, not reachable
+	 * here, is tests/fuzz/regress/fuzz_stack/beyond-window-empty-ofo) */
+	seg(stk, &p, p.snd_nxt + 100, UST_TCP_ACK, data, 50);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.window, 0);
+	UT_EQ(drops(stk, UST_DROP_TCP_ZEROWINDOW), 3);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.ofo_segs, 0);
 	/* reading opens the window, and the peer hears of it */
 	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), (int)total);
 	UT_ASSERT(memcmp(got, data, 1448) == 0);
