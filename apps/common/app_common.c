@@ -128,6 +128,10 @@ app_env_up(struct app_env *env)
 	sc.pool = env->pool;
 	sc.socket_id = sock;
 	sc.now_ns = ust_clock_ns();
+	/* the reserve RX needs: a ring refill and a burst, per queue */
+	if (sc.pool_reserve == 0)
+		sc.pool_reserve = (uint32_t)env->port.rx_desc *
+			env->port.nb_queues + sc.rx_burst;
 	if (ust_port_netif(c->port.port_id, 0, &env->port, &sc.netif) != 0)
 		app_usage_error(env->prog, "port %u: no queue 0",
 				c->port.port_id);

@@ -74,6 +74,7 @@ ust_stack_conf_defaults(struct ust_stack_conf *c)
 	c->arp.max_probes = 3;
 	c->arp.gc_ms = 60000;
 	c->arp.queue_len = 64;
+	c->arp.pending_max = 1024;
 	c->icmp.msgs_per_sec = 1000;
 	c->icmp.burst = 50;
 	ust_mem_conf_defaults(&c->udp_mem);
@@ -128,7 +129,8 @@ stack_conf_check(const struct ust_stack_conf *c)
 	if (c->ephemeral_lo == 0 || c->ephemeral_lo > c->ephemeral_hi)
 		return -EINVAL;
 	if (c->arp.entries == 0 || c->arp.retrans_ms == 0 ||
-	    c->arp.max_probes == 0 || c->arp.queue_len == 0)
+	    c->arp.max_probes == 0 || c->arp.queue_len == 0 ||
+	    c->arp.pending_max == 0)
 		return -EINVAL;
 	if (c->tcp.max_conns == 0 || c->tcp.rto_min_ms == 0 ||
 	    c->tcp.rto_max_ms < c->tcp.rto_min_ms || c->tcp.rto_init_ms == 0 ||
@@ -185,6 +187,11 @@ ust_stack_create(const struct ust_stack_conf *conf)
 	stk->ip_id = (uint16_t)rte_rand();
 	stk->lcore = rte_lcore_id();
 	stk->hit_ip = 0;
+	stk->pool_reserve = conf->pool_reserve != 0 ? conf->pool_reserve :
+		conf->pool->size / 8;
+	if (stk->pool_reserve > conf->pool->size / 2)
+		stk->pool_reserve = conf->pool->size / 2;
+	stk->pool_gen = UINT32_MAX;
 	ust_pktq_init(&stk->loopq);
 	stk->icmp_tokens_ns = (uint64_t)conf->icmp.burst *
 		(conf->icmp.msgs_per_sec ?
@@ -507,6 +514,7 @@ ust_stack_input(struct ust_stack *stk, struct rte_mbuf **pkts, uint16_t n,
 		uint64_t now_ns)
 {
 	stk->now = now_ns;
+	stk->poll_gen++;
 	while (n > 0) {
 		uint16_t k = n > UST_MAX_BURST ? UST_MAX_BURST : n;
 
@@ -520,6 +528,7 @@ void
 ust_stack_timers(struct ust_stack *stk, uint64_t now_ns)
 {
 	stk->now = now_ns;
+	stk->poll_gen++;
 	if (now_ns >= stk->arp.next_tick)
 		ust_arp_timers(stk);
 	ust_tcp_poll(stk);
@@ -532,6 +541,7 @@ ust_stack_poll(struct ust_stack *stk, uint64_t now_ns)
 	uint16_t n;
 
 	stk->now = now_ns;
+	stk->poll_gen++;
 	if (stk->tx_n > 0)
 		ust_stack_flush(stk);
 	if (unlikely(stk->loopq.len > 0)) {

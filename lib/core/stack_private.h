@@ -176,8 +176,9 @@ struct ust_arp_entry {
 	uint8_t state;
 	uint8_t probes;
 	struct rte_ether_addr mac;
+	uint8_t needed;              /* our output used (or created) it */
 	uint64_t confirmed;
-	uint64_t used;
+	uint64_t used;               /* last output use, or creation */
 	uint64_t next_probe;
 	struct ust_pktq pending;
 	uint32_t next_free;
@@ -189,6 +190,8 @@ struct ust_arp_table {
 	uint32_t cap;
 	uint32_t count;
 	uint32_t free_head;
+	uint32_t pending;            /* mbufs on all pending queues */
+	uint32_t incomplete;         /* entries INCOMPLETE */
 	uint64_t next_tick;
 };
 
@@ -239,6 +242,13 @@ struct ust_stack {
 
 	struct ust_tcp_stack *tcp;
 
+	/* the pool's reserve for RX (see ust_reply_room()) */
+	uint32_t pool_reserve;
+	uint32_t pool_free;          /* estimate: free at the poll's start,
+				      * less what replies took since */
+	uint32_t poll_gen;           /* bumped by every poll and input */
+	uint32_t pool_gen;           /* poll_gen when pool_free was read */
+
 	/* ICMP error rate limit (token bucket) */
 	uint64_t icmp_tokens_ns;     /* tokens, scaled: ns worth of credit */
 	uint64_t icmp_last;
@@ -272,6 +282,42 @@ static inline void
 ust_mib_add(struct ust_stack *stk, enum ust_mib c, uint64_t v)
 {
 	stk->mib[c] += v;
+}
+
+/*
+ * The reserve: replies that belong to no socket (ARP, ICMP echo replies and
+ * errors, RSTs, SYN-ACKs) may take (allocate, or hold on an ARP queue) @n
+ * mbufs only while the pool keeps pool_reserve free, so that a flood of
+ * them can never take the mbufs RX needs to refill its ring.
+ * rte_mempool_avail_count() walks every lcore's cache, so it is read at
+ * most once per poll (the first reply of the poll), and the replies of the
+ * poll are subtracted from that figure: an underestimate (mbufs freed
+ * meanwhile are not added back), never an overestimate beyond what other
+ * lcores take. Refusals are counted in Eth ReserveDenied.
+ */
+static inline bool
+ust_reply_room(struct ust_stack *stk, uint32_t n)
+{
+	if (unlikely(stk->pool_gen != stk->poll_gen)) {
+		stk->pool_gen = stk->poll_gen;
+		stk->pool_free = rte_mempool_avail_count(stk->pool);
+	}
+	if (unlikely(stk->pool_free < stk->pool_reserve + n)) {
+		stk->mib[UST_MIB_ETH_RESERVEDENIED]++;
+		return false;
+	}
+	stk->pool_free -= n;
+	return true;
+}
+
+/* An mbuf for a reply that belongs to no socket, or NULL (the reserve, or
+ * an empty pool). */
+static inline struct rte_mbuf *
+ust_reply_alloc(struct ust_stack *stk)
+{
+	if (!ust_reply_room(stk, 1))
+		return NULL;
+	return rte_pktmbuf_alloc(stk->pool);
 }
 
 /* Free a packet that ends here without being consumed. */

@@ -59,6 +59,8 @@ struct ust_arp_conf {
 	uint32_t max_probes;     /**< requests before giving up (3) */
 	uint32_t gc_ms;          /**< an unused stale entry is removed (60000) */
 	uint32_t queue_len;      /**< packets held per unresolved entry (64) */
+	uint32_t pending_max;    /**< mbufs held on all unresolved entries
+				  *  together (1024) */
 };
 
 /** ICMP error rate limit: a token bucket, as net.ipv4.icmp_msgs_per_sec. */
@@ -130,6 +132,11 @@ struct ust_stack_conf {
 	uint16_t rx_burst;          /**< frames per RX burst (32) */
 	uint16_t tx_stage;          /**< frames staged before TX (512) */
 	uint32_t max_sockets;       /**< socket descriptors (1024) */
+	/** mbufs replies that belong to no socket (ARP, ICMP, RST, SYN-ACK)
+	 *  leave free in @p pool, for RX to refill its ring, at most half the
+	 *  pool; 0: 1/8 of the pool (the apps set the port's RX descriptors
+	 *  x queues + rx_burst) */
+	uint32_t pool_reserve;
 	uint16_t ephemeral_lo;      /**< ephemeral ports (32768) */
 	uint16_t ephemeral_hi;      /**< ... to (60999) */
 	struct ust_arp_conf arp;

@@ -42,6 +42,7 @@ extern "C" {
 	X(Eth, ETH_RXBURSTS, "RxBursts") \
 	X(Eth, ETH_TXBURSTS, "TxBursts") \
 	X(Eth, ETH_TXRETRIES, "TxRetries") \
+	X(Eth, ETH_RESERVEDENIED, "ReserveDenied") \
 	X(Arp, ARP_INREQUESTS, "InRequests") \
 	X(Arp, ARP_INREPLIES, "InReplies") \
 	X(Arp, ARP_INIGNORED, "InIgnored") \
@@ -202,6 +203,8 @@ enum ust_mib {
 	X(IP_OUTNOROUTES, "IP_OUTNOROUTES", TX) \
 	X(NEIGH_FAILED, "NEIGH_FAILED", TX) \
 	X(NEIGH_QUEUEFULL, "NEIGH_QUEUEFULL", TX) \
+	X(NEIGH_PENDINGFULL, "NEIGH_PENDINGFULL", TX) \
+	X(NOMEM_RESERVE, "NOMEM_RESERVE", TX) \
 	X(TX_STAGE_FULL, "TX_STAGE_FULL", TX) \
 	X(NOMEM, "NOMEM", TX)
 

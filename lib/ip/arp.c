@@ -25,6 +25,41 @@
  * Lookup is an rte_hash keyed by the IPv4 address, with a one-entry cache
  * of the last next hop in the stack's hot cache line: request-response
  * traffic to one peer does no hash lookup per packet.
+ *
+ * Bounds, against a hostile network (a flood from spoofed on-link sources
+ * that never answer ARP):
+ *  - pending frames: arp.queue_len per entry (the oldest makes room, as
+ *    Linux's unres_qlen) and arp.pending_max mbufs on all entries together
+ *    (Linux bounds each neighbour's queue by truesize, unres_qlen_bytes, and
+ *    the number of neighbours by gc_thresh3, so 256 x 64 could exceed the
+ *    whole mbuf pool; ustack counts mbufs because the pool is counted in
+ *    mbufs). Beyond it a frame is dropped as NEIGH_PENDINGFULL, unless its
+ *    own entry holds frames (its oldest makes room, NEIGH_QUEUEFULL).
+ *    Frames that belong to no socket are also held only while the pool
+ *    keeps its RX reserve (ust_reply_room(), NOMEM_RESERVE).
+ *  - the table: arp.entries. When it is full, a new entry evicts one, as
+ *    Linux's forced GC (neigh_forced_gc) does, in this order of preference,
+ *    the least recently active first within each class:
+ *      0. an entry learned from a request to us and never used by our
+ *         output (any age: 3000 spoofed requests must not lock out a peer);
+ *      1. an entry our output used, idle for ARP_GC_MIN_AGE (5 s, Linux's
+ *         forced-GC age);
+ *      2. only for an entry our own output needs: an INCOMPLETE entry whose
+ *         first request went unanswered for retrans_ms (its frames are
+ *         dropped, NEIGH_FAILED). So at most arp.entries unresolvable
+ *         addresses are tried per retrans_ms, and a peer that answers ARP
+ *         gets in at once even while a flood fills the table.
+ *    A request to us from an unknown sender takes classes 0 and 1 only;
+ *    PERMANENT entries are never evicted. INCOMPLETE entries may fill
+ *    3/4 of the table only (beyond, a new one evicts one of class 2 or is
+ *    refused, TableFulls): the last quarter is for peers that ask or
+ *    answer, so that a new peer that ARPs us first (as a peer must that
+ *    does not know our MAC) is learned, and answered, even while a flood of
+ *    spoofed sources takes every INCOMPLETE slot the moment it frees.
+ *  - off-subnet senders: a request to us from a sender outside our subnet
+ *    is answered (as Linux's arp_process with the default arp_ignore 0) but
+ *    not learned: we never send to such an address directly (the route is
+ *    the gateway), so an entry would only be a slot a spoofer takes.
  */
 
 #include <errno.h>
@@ -43,6 +78,24 @@
 #define ARP_TICK_NS (100ull * 1000 * 1000)
 #define MS_TO_NS(ms) ((uint64_t)(ms) * 1000 * 1000)
 #define ARP_NONE UINT32_MAX
+/* an entry our output used is evictable once idle this long (Linux's
+ * neigh_forced_gc spares entries updated in the last 5 s) */
+#define ARP_GC_MIN_AGE_NS (5ull * 1000 * 1000 * 1000)
+
+/* Why an entry is created, which decides what it may evict. */
+enum arp_why {
+	ARP_FOR_OUTPUT, /* our output needs it (INCOMPLETE) */
+	ARP_FOR_LEARN,  /* a request to us from an unknown sender */
+	ARP_FOR_STATIC, /* a static entry */
+};
+
+/* INCOMPLETE entries may fill 3/4 of the table: the rest is for the peers
+ * that answer (or ask) */
+static inline uint32_t
+arp_incomplete_cap(const struct ust_arp_table *t)
+{
+	return t->cap - t->cap / 4;
+}
 
 int
 ust_arp_init(struct ust_stack *stk)
@@ -70,8 +123,21 @@ ust_arp_init(struct ust_stack *stk)
 		t->e[i].next_free = i + 1 < t->cap ? i + 1 : ARP_NONE;
 	t->free_head = 0;
 	t->count = 0;
+	t->pending = 0;
+	t->incomplete = 0;
 	t->next_tick = 0;
 	return 0;
+}
+
+/* Take the oldest pending frame of @e off the stack-wide count. */
+static struct rte_mbuf *
+arp_pending_pop(struct ust_stack *stk, struct ust_arp_entry *e)
+{
+	struct rte_mbuf *m = ust_pktq_pop(stk->meta_off, &e->pending);
+
+	if (m != NULL)
+		stk->arp.pending -= m->nb_segs;
+	return m;
 }
 
 static void
@@ -80,7 +146,7 @@ arp_drop_pending(struct ust_stack *stk, struct ust_arp_entry *e,
 {
 	struct rte_mbuf *m;
 
-	while ((m = ust_pktq_pop(stk->meta_off, &e->pending)) != NULL)
+	while ((m = arp_pending_pop(stk, e)) != NULL)
 		ust_tx_drop(stk, m, r);
 }
 
@@ -92,6 +158,8 @@ arp_delete(struct ust_stack *stk, uint32_t idx)
 
 	rte_hash_del_key(t->h, &e->ip);
 	arp_drop_pending(stk, e, UST_DROP_NEIGH_FAILED);
+	if (e->state == UST_ARP_INCOMPLETE)
+		t->incomplete--;
 	if (stk->hit_ip == e->ip)
 		stk->hit_ip = 0;
 	e->state = UST_ARP_FREE;
@@ -129,18 +197,46 @@ arp_find(const struct ust_stack *stk, rte_be32_t ip, uint32_t *idx)
 	return &stk->arp.e[*idx];
 }
 
-/* Evict the least recently used STALE entry to make room. */
+/*
+ * Forced eviction when the table is full (the header says the order).
+ * It walks the table, bounded by arp.entries, only when an entry must be
+ * created and none is free.
+ */
 static bool
-arp_evict(struct ust_stack *stk)
+arp_evict(struct ust_stack *stk, int min_class, int max_class)
 {
 	struct ust_arp_table *t = &stk->arp;
+	uint64_t now = stk->now, retrans = MS_TO_NS(stk->conf.arp.retrans_ms);
 	uint32_t i, victim = ARP_NONE;
+	uint64_t vlast = 0;
+	int vclass = 3;
 
 	for (i = 0; i < t->cap; i++) {
-		if (t->e[i].state != UST_ARP_STALE)
+		const struct ust_arp_entry *e = &t->e[i];
+		uint64_t last;
+		int cl;
+
+		if (e->state == UST_ARP_FREE || e->state == UST_ARP_PERMANENT)
 			continue;
-		if (victim == ARP_NONE || t->e[i].used < t->e[victim].used)
+		last = RTE_MAX(e->used, e->confirmed);
+		if (e->state == UST_ARP_INCOMPLETE) {
+			if (now - e->used < retrans)
+				continue;
+			cl = 2;
+		} else if (!e->needed) {
+			cl = 0;
+		} else if (now - last >= ARP_GC_MIN_AGE_NS) {
+			cl = 1;
+		} else {
+			continue;
+		}
+		if (cl < min_class || cl > max_class)
+			continue;
+		if (cl < vclass || (cl == vclass && last < vlast)) {
 			victim = i;
+			vclass = cl;
+			vlast = last;
+		}
 	}
 	if (victim == ARP_NONE)
 		return false;
@@ -149,12 +245,20 @@ arp_evict(struct ust_stack *stk)
 }
 
 static struct ust_arp_entry *
-arp_create(struct ust_stack *stk, rte_be32_t ip, uint32_t *idx)
+arp_create(struct ust_stack *stk, rte_be32_t ip, uint32_t *idx,
+	   enum arp_why why)
 {
 	struct ust_arp_table *t = &stk->arp;
 	struct ust_arp_entry *e;
 
-	if (t->free_head == ARP_NONE && !arp_evict(stk)) {
+	if (why == ARP_FOR_OUTPUT && t->incomplete >= arp_incomplete_cap(t)) {
+		/* only an INCOMPLETE entry may make room for another */
+		if (!arp_evict(stk, 2, 2)) {
+			stk->mib[UST_MIB_ARP_TABLEFULLS]++;
+			return NULL;
+		}
+	} else if (t->free_head == ARP_NONE &&
+		   !arp_evict(stk, 0, why == ARP_FOR_LEARN ? 1 : 2)) {
 		stk->mib[UST_MIB_ARP_TABLEFULLS]++;
 		return NULL;
 	}
@@ -168,6 +272,7 @@ arp_create(struct ust_stack *stk, rte_be32_t ip, uint32_t *idx)
 	memset(e, 0, sizeof(*e));
 	e->ip = ip;
 	e->used = stk->now;
+	e->needed = why != ARP_FOR_LEARN;
 	ust_pktq_init(&e->pending);
 	t->count++;
 	stk->mib[UST_MIB_ARP_ALLOCS]++;
@@ -179,7 +284,7 @@ static void
 arp_send(struct ust_stack *stk, uint16_t op, const struct rte_ether_addr *dst,
 	 const struct rte_ether_addr *tha, rte_be32_t tpa)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(stk->pool);
+	struct rte_mbuf *m = ust_reply_alloc(stk);
 	struct ust_eth_repr eth;
 	struct ust_arp_repr a;
 	uint8_t *p;
@@ -228,21 +333,44 @@ arp_flush_pending(struct ust_stack *stk, struct ust_arp_entry *e)
 {
 	struct rte_mbuf *m;
 
-	while ((m = ust_pktq_pop(stk->meta_off, &e->pending)) != NULL)
+	while ((m = arp_pending_pop(stk, e)) != NULL)
 		arp_fill_and_stage(stk, m, &e->mac);
 }
 
+/*
+ * Hold @m on @e until it resolves, within the bounds: arp.queue_len frames
+ * on the entry and arp.pending_max mbufs on all entries (the entry's oldest
+ * frames make room, as Linux's; with none to give, @m is dropped), and the
+ * pool's reserve for a frame that belongs to no socket.
+ */
 static void
 arp_queue(struct ust_stack *stk, struct ust_arp_entry *e, struct rte_mbuf *m)
 {
-	if (e->pending.len >= stk->conf.arp.queue_len) {
+	struct ust_arp_table *t = &stk->arp;
+	uint32_t segs = m->nb_segs;
+
+	if (ust_meta(stk->meta_off, m)->owner_sd == UST_OWNER_NONE &&
+	    !ust_reply_room(stk, segs)) {
+		stk->mib[UST_MIB_ARP_UNRESOLVEDDISCARDS]++;
+		ust_tx_drop(stk, m, UST_DROP_NOMEM_RESERVE);
+		return;
+	}
+	while (e->pending.len > 0 &&
+	       (e->pending.len >= stk->conf.arp.queue_len ||
+		t->pending + segs > stk->conf.arp.pending_max)) {
 		/* as Linux: the oldest waiting packet makes room */
-		struct rte_mbuf *old = ust_pktq_pop(stk->meta_off, &e->pending);
+		struct rte_mbuf *old = arp_pending_pop(stk, e);
 
 		stk->mib[UST_MIB_ARP_UNRESOLVEDDISCARDS]++;
 		ust_tx_drop(stk, old, UST_DROP_NEIGH_QUEUEFULL);
 	}
+	if (t->pending + segs > stk->conf.arp.pending_max) {
+		stk->mib[UST_MIB_ARP_UNRESOLVEDDISCARDS]++;
+		ust_tx_drop(stk, m, UST_DROP_NEIGH_PENDINGFULL);
+		return;
+	}
 	ust_pktq_push(stk->meta_off, &e->pending, m);
+	t->pending += segs;
 }
 
 void
@@ -258,18 +386,21 @@ ust_arp_output(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t nh)
 		e = arp_find(stk, nh, &idx);
 	}
 	if (unlikely(e == NULL)) {
-		e = arp_create(stk, nh, &idx);
+		e = arp_create(stk, nh, &idx, ARP_FOR_OUTPUT);
 		if (e == NULL) {
 			stk->mib[UST_MIB_ARP_RESFAILED]++;
 			ust_tx_drop(stk, m, UST_DROP_NEIGH_FAILED);
 			return;
 		}
 		e->state = UST_ARP_INCOMPLETE;
+		stk->arp.incomplete++;
 		e->probes = 1;
 		e->next_probe = stk->now +
 			MS_TO_NS(stk->conf.arp.retrans_ms);
-		ust_pktq_push(stk->meta_off, &e->pending, m);
+		/* the request first: it resolves even when the frame is
+		 * dropped by the bounds */
 		arp_send(stk, RTE_ARP_OP_REQUEST, NULL, NULL, nh);
+		arp_queue(stk, e, m);
 		return;
 	}
 	switch (e->state) {
@@ -293,6 +424,7 @@ ust_arp_output(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t nh)
 		break;
 	}
 	e->used = stk->now;
+	e->needed = 1;
 	stk->hit_ip = nh;
 	stk->hit_idx = idx;
 	arp_fill_and_stage(stk, m, &e->mac);
@@ -319,6 +451,8 @@ arp_confirm(struct ust_stack *stk, struct ust_arp_entry *e,
 
 	if (e->state == UST_ARP_PERMANENT)
 		return;
+	if (was_incomplete)
+		stk->arp.incomplete--;
 	rte_ether_addr_copy(mac, &e->mac);
 	if (for_us) {
 		e->state = UST_ARP_REACHABLE;
@@ -366,9 +500,11 @@ ust_arp_input(struct ust_stack *stk, struct rte_mbuf *m)
 	e = a.spa == 0 ? NULL : arp_find(stk, a.spa, &idx);
 	if (e != NULL)
 		arp_confirm(stk, e, &a.sha, for_us);
-	else if (for_us && a.spa != 0) {
-		/* ... and create one when the packet was meant for us */
-		e = arp_create(stk, a.spa, &idx);
+	else if (for_us && a.spa != 0 &&
+		 (a.spa & stk->mask) == (stk->addr & stk->mask)) {
+		/* ... and create one when the packet was meant for us and
+		 * comes from our subnet (the header says why) */
+		e = arp_create(stk, a.spa, &idx, ARP_FOR_LEARN);
 		if (e != NULL)
 			arp_confirm(stk, e, &a.sha, true);
 	}
@@ -456,12 +592,14 @@ ust_stack_arp_add_static(struct ust_stack *stk, rte_be32_t ip,
 		return -EINVAL;
 	e = arp_find(stk, ip, &idx);
 	if (e == NULL)
-		e = arp_create(stk, ip, &idx);
+		e = arp_create(stk, ip, &idx, ARP_FOR_STATIC);
 	else
 		was_incomplete = e->state == UST_ARP_INCOMPLETE;
 	if (e == NULL)
 		return -ENOSPC;
 	rte_ether_addr_copy(mac, &e->mac);
+	if (was_incomplete)
+		stk->arp.incomplete--;
 	e->state = UST_ARP_PERMANENT;
 	if (was_incomplete)
 		arp_flush_pending(stk, e);

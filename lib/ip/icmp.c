@@ -175,7 +175,7 @@ ust_icmp_send_error(struct ust_stack *stk, struct rte_mbuf *orig,
 		stk->mib[UST_MIB_ICMP_OUTRATELIMITGLOBAL]++;
 		return;
 	}
-	m = rte_pktmbuf_alloc(stk->pool);
+	m = ust_reply_alloc(stk);
 	if (m == NULL) {
 		stk->mib[UST_MIB_ICMP_OUTERRORS]++;
 		return;

@@ -263,7 +263,7 @@ tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 		th.opts = *opts;
 	hlen = UST_TCP_HDR_LEN +
 		ust_tcp_opts_len(&th.opts, (flags & UST_TCP_SYN) != 0);
-	m = rte_pktmbuf_alloc(stk->pool);
+	m = ust_reply_alloc(stk); /* no owner: within the pool's reserve */
 	if (m == NULL) {
 		stk->mib[UST_MIB_IP_OUTDISCARDS]++;
 		return;
