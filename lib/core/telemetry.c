@@ -11,6 +11,8 @@
  *   /ustack/drops,NAME          drop reasons, and rx_consumed
  *   /ustack/udp_mem,NAME        the UDP memory pool
  *   /ustack/sockets,NAME        per-socket receive memory accounting
+ *   /ustack/pool,NAME           the mbuf pool (in use, free, the reserve)
+ *                               and the mbufs held for ARP resolution
  *
  * rte_telemetry callbacks get no context pointer, so this file keeps the
  * one piece of process-wide mutable state in ustack: a registry of live
@@ -162,6 +164,34 @@ tel_mem_cb(const char *params, struct rte_tel_data *d, bool tcp)
 }
 
 static int
+tel_pool_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	struct ust_stack *stk;
+
+	RTE_SET_USED(cmd);
+	rte_spinlock_lock(&tel_lock);
+	stk = tel_find(params);
+	if (stk != NULL) {
+		/* racy reads of one writer's counts: a sample */
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_u64(d, "size", stk->pool->size);
+		rte_tel_data_add_dict_u64(d, "in_use",
+					  rte_mempool_in_use_count(stk->pool));
+		rte_tel_data_add_dict_u64(d, "avail",
+					  rte_mempool_avail_count(stk->pool));
+		rte_tel_data_add_dict_u64(d, "reserve", stk->pool_reserve);
+		rte_tel_data_add_dict_u64(d, "arp_pending", stk->arp.pending);
+		rte_tel_data_add_dict_u64(d, "arp_pending_max",
+					  stk->conf.arp.pending_max);
+		rte_tel_data_add_dict_u64(d, "arp_entries", stk->arp.count);
+		rte_tel_data_add_dict_u64(d, "arp_incomplete",
+					  stk->arp.incomplete);
+	}
+	rte_spinlock_unlock(&tel_lock);
+	return stk != NULL ? 0 : -1;
+}
+
+static int
 tel_udp_mem_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	RTE_SET_USED(cmd);
@@ -247,6 +277,8 @@ ust_telemetry_register(struct ust_stack *stk)
 			"TCP memory pool of an instance. Parameter: name");
 		rte_telemetry_register_cmd("/ustack/sockets", tel_sockets_cb,
 			"UDP sockets' receive memory. Parameter: name");
+		rte_telemetry_register_cmd("/ustack/pool", tel_pool_cb,
+			"mbuf pool and ARP pending mbufs. Parameter: name");
 		tel_registered = true;
 	}
 	for (i = 0; i < TEL_MAX_STACKS; i++)
