@@ -45,6 +45,9 @@ wait "$SESSION" || session_rc=$?
 kill -TERM "$SAMPLER" 2>/dev/null || true
 wait "$SAMPLER" || true
 log "flood: $(cat "$WORK/flood.json")"
+# frames the TAP queue dropped before ust-echo read them (the legitimate
+# session's too: its worst latency is TCP recovering from those)
+log "kernel side of the TAP: $(nsx ip -s link show "$IF" | awk '/TX:/ {getline; print "TX packets " $2 ", dropped " $4; exit}')"
 log "session: $(cat "$WORK/session.json" "$WORK/session.err")"
 stop "$ECHO_PID"
 check_json_sane "$WORK/echo.json" || fail "server accounting"
