@@ -115,10 +115,22 @@ tcp_req_timeout(struct ust_stack *stk, struct ust_tcp_req *rq)
 	const struct ust_tcp_conf *c = &stk->conf.tcp;
 	struct ust_tcp_key k = { rq->laddr, rq->raddr, rq->lport, rq->rport };
 
-	if (++rq->retries > c->synack_retries) {
+	if ((uint32_t)rq->retries + 1 > c->synack_retries) {
 		tcp_req_free(stk, rq, true);
 		return;
 	}
+	/* A bound on one wave of retransmissions: entries made by a SYN
+	 * burst expire together, and each SYN-ACK takes an mbuf; at most
+	 * synack_rtx_burst of them per poll (ust_tcp_poll() refills the
+	 * budget), the others wait a tick and are sent by the next polls,
+	 * their retry count and backoff unchanged. */
+	if (stk->tcp->synack_budget == 0) {
+		ust_timer_arm(&stk->tcp->wheel, &rq->timer,
+			      stk->now + NS_PER_MS);
+		return;
+	}
+	stk->tcp->synack_budget--;
+	rq->retries++;
 	tcp_req_send_synack(stk, rq->listener, &k, rq->iss, rq->irs, rq->opts,
 			    rq->rcv_wscale, rq->listener->rcv_mss,
 			    tcp_ts_now(stk, rq->ts_offset), rq->ts_recent);
@@ -419,12 +431,19 @@ tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 	}
 	if (th->flags & UST_TCP_SYN) {
 		if (th->seq == rq->irs && !(th->flags & UST_TCP_ACK)) {
-			/* the SYN again: our SYN-ACK was lost */
-			tcp_req_send_synack(stk, lp, &k, rq->iss, rq->irs,
-					    rq->opts, rq->rcv_wscale,
-					    lp->rcv_mss,
-					    tcp_ts_now(stk, rq->ts_offset),
-					    rq->ts_recent);
+			/* the SYN again: our SYN-ACK was lost; sent again
+			 * once per invalid_ratelimit_ms at most (Linux's
+			 * tcp_check_req()), or a flood of copies of one SYN
+			 * gets as many SYN-ACKs */
+			if (!tcp_oow_rate_limited(stk, &rq->oow_ack_ns,
+					UST_MIB_TCPEXT_TCPACKSKIPPEDSYNRECV))
+				tcp_req_send_synack(stk, lp, &k, rq->iss,
+						    rq->irs, rq->opts,
+						    rq->rcv_wscale,
+						    lp->rcv_mss,
+						    tcp_ts_now(stk,
+							       rq->ts_offset),
+						    rq->ts_recent);
 			ust_consumed(stk);
 			rte_pktmbuf_free(m);
 		} else {

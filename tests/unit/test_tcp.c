@@ -1102,7 +1102,10 @@ test_rst_syn_challenge(void)
 	UT_ASSERT(tx_none());
 	UT_EQ(drops(stk, UST_DROP_TCP_OLD_DATA), 1);
 	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
-	/* RFC 5961 4.2: a SYN in the window gets a challenge ACK */
+	/* RFC 5961 4.2: a SYN in the window gets a challenge ACK (each
+	 * case after invalid_ratelimit_ms: one such ACK per connection per
+	 * 500 ms) */
+	run(stk, 500);
 	syn_opts(&p, &o);
 	inject(stk, frame(&p, p.snd_nxt + 100, 0, UST_TCP_SYN, &o, NULL, 0));
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
@@ -1112,6 +1115,7 @@ test_rst_syn_challenge(void)
 	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 2);
 	UT_EQ(drops(stk, UST_DROP_TCP_INVALID_SYN), 1);
 	/* ... and so does a SYN at RCV.NXT, with an ACK */
+	run(stk, 500);
 	inject(stk, frame(&p, p.snd_nxt, p.rcv_nxt, UST_TCP_SYN | UST_TCP_ACK,
 			  &o, NULL, 0));
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
@@ -1120,13 +1124,15 @@ test_rst_syn_challenge(void)
 	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
 	/* RFC 5961 5.2: an ACK older than the window the peer may know of
 	 * gets a challenge ACK; one of what we never sent, an ACK (RFC
-	 * 9293 3.10.7.4); both are dropped */
+	 * 9293 3.10.7.4, RFC 5961 5.2); both are dropped */
+	run(stk, 500);
 	inject(stk, frame(&p, p.snd_nxt, p.rcv_nxt - 0x40000000u,
 			  UST_TCP_ACK, NULL, "x", 1));
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_EQ(th.flags, UST_TCP_ACK);
 	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 4);
 	UT_EQ(drops(stk, UST_DROP_TCP_OLD_ACK), 1);
+	run(stk, 500);
 	inject(stk, frame(&p, p.snd_nxt, p.rcv_nxt + 1000, UST_TCP_ACK, NULL,
 			  "x", 1));
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
@@ -1162,18 +1168,24 @@ test_rst_syn_challenge(void)
 	return teardown(stk);
 }
 
-static void
-chack_2(struct ust_stack_conf *c)
+/* Frames the stack sent since the last look, all of them read. */
+static unsigned int
+tx_count(void)
 {
-	c->tcp.challenge_ack_limit = 2;
+	unsigned int n;
+
+	ust_stack_flush(cur);
+	n = nif.tx_n;
+	ut_tx_drain(&nif);
+	return n;
 }
 
-/* RFC 5961 7: challenge ACKs are rate limited (a token bucket of
- * challenge_ack_limit a second) */
+/* RFC 5961 7 and Linux's tcp_invalid_ratelimit: a connection gets at
+ * most one challenge ACK per 500 ms, however many in-window RSTs come */
 static int
 test_challenge_ack_limit(void)
 {
-	struct ust_stack *stk = stack(chack_2);
+	struct ust_stack *stk = stack(NULL);
 	struct ust_tcp_repr th;
 	struct peer p;
 	int ls, sd, i;
@@ -1185,16 +1197,239 @@ test_challenge_ack_limit(void)
 	for (i = 0; i < 3; i++)
 		seg(stk, &p, p.snd_nxt + 10, UST_TCP_RST, NULL, 0);
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
-	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_ASSERT(tx_none());
-	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 2);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPACKSKIPPEDCHALLENGE), 2);
 	UT_EQ(drops(stk, UST_DROP_TCP_RESET), 3);
-	run(stk, 500);
+	/* a SYN and an ACK of unsent data are challenged under the same
+	 * limit */
+	seg(stk, &p, p.snd_nxt + 10, UST_TCP_SYN, NULL, 0);
+	inject(stk, frame(&p, p.snd_nxt, p.rcv_nxt + 1000, UST_TCP_ACK, NULL,
+			  NULL, 0));
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPACKSKIPPEDCHALLENGE), 4);
+	run(stk, 499);
+	seg(stk, &p, p.snd_nxt + 10, UST_TCP_RST, NULL, 0);
+	UT_ASSERT(tx_none());
+	run(stk, 1);
 	seg(stk, &p, p.snd_nxt + 10, UST_TCP_RST, NULL, 0);
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_EQ(th.flags, UST_TCP_ACK);
-	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 3);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 2);
 	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	/* the connection's own segments are never limited */
+	for (i = 0; i < 3; i++) {
+		psend(stk, &p, 0, "x", 1);
+		UT_EQ(expect(&p, &th, NULL, 0), 0);
+		UT_EQ(th.ack, p.snd_nxt);
+	}
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static void
+chack_global(struct ust_stack_conf *c)
+{
+	c->tcp.invalid_ratelimit_ms = 0;
+	c->tcp.challenge_ack_limit = 100;
+}
+
+/* The stack-wide budget (RFC 5961 7) is drawn at random each second from
+ * [limit/2, limit*3/2) (CVE-2016-5696: a fixed one is a counter an
+ * off-path attacker reads) */
+static int
+test_challenge_ack_random(void)
+{
+	struct ust_stack *stk = stack(chack_global);
+	uint64_t n[6], prev = 0;
+	bool differ = false;
+	struct peer p;
+	int ls, sd, i, s;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	for (s = 0; s < 6; s++) {
+		/* a fresh second */
+		run(stk, 1000 - (now / MS) % 1000);
+		for (i = 0; i < 200; i++)
+			seg(stk, &p, p.snd_nxt + 10, UST_TCP_RST, NULL, 0);
+		n[s] = mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK) - prev;
+		prev += n[s];
+		UT_EQ(tx_count(), n[s]);
+		UT_ASSERT(n[s] >= 50 && n[s] < 150, "second %d: %" PRIu64,
+			  s, n[s]);
+		if (s > 0 && n[s] != n[0])
+			differ = true;
+	}
+	/* (six equal draws of 100 values: 1e-10) */
+	UT_ASSERT(differ, "the budget is the same each second: %" PRIu64,
+		  n[0]);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPACKSKIPPEDCHALLENGE), 6 * 200 - prev);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* RFC 9293 3.10.7.4 sends an ACK for every unacceptable segment; a flood
+ * of them gets one per invalid_ratelimit_ms (Linux's
+ * tcp_oow_rate_limited()); in-window segments are answered as always */
+static int
+test_oow_rate_limit(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct peer p;
+	char buf[16];
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	ut_tx_drain(&nif);
+	/* 20000 segments beyond the window, data and pure ACKs, at one
+	 * instant: one ACK */
+	for (i = 0; i < 20000; i++)
+		inject(stk, frame(&p, p.snd_nxt + 0x40000000u + (uint32_t)i,
+				  p.rcv_nxt, UST_TCP_ACK, NULL,
+				  (i & 1) ? "x" : NULL, (i & 1) ? 1 : 0));
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(tx_count(), 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPACKSKIPPEDSEQ), 19999);
+	UT_EQ(drops(stk, UST_DROP_TCP_INVALID_SEQUENCE), 20000);
+	/* PAWS failures and old duplicates share the limit */
+	p.tsval -= 10;
+	psend(stk, &p, 0, "old", 3);
+	p.tsval += 10;
+	seg(stk, &p, p.snd_nxt - 1000, UST_TCP_ACK, "dup", 3);
+	UT_EQ(tx_count(), 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPACKSKIPPEDPAWS), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPACKSKIPPEDSEQ), 20000);
+	p.snd_nxt -= 3;
+	/* in-window data is still answered at once */
+	psend(stk, &p, 0, "ok", 2);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 2);
+	/* 500 ms on: one more */
+	run(stk, 500);
+	ut_tx_drain(&nif);
+	for (i = 0; i < 100; i++)
+		inject(stk, frame(&p, p.snd_nxt + 0x40000000u, p.rcv_nxt,
+				  UST_TCP_ACK, NULL, "y", 1));
+	UT_EQ(tx_count(), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPACKSKIPPEDSEQ), 20099);
+	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* RFC 7323 4.3: TS.Recent moves only for an acceptable segment whose ACK
+ * is accepted. A forged segment at RCV.NXT with a TSval 2^31 - 1 ahead
+ * and an ACK of data never sent (dropped, RFC 5961 5.2) must leave it, or
+ * every genuine segment after it fails PAWS (RFC 7323 5.3). */
+static int
+test_ts_recent_forged_ack(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct ust_tcp_opts o;
+	struct peer p;
+	uint32_t tsval;
+	char buf[16];
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	tsval = p.tsval;
+	p.tsval = tsval + 0x7fffff00u;
+	inject(stk, frame(&p, p.snd_nxt, p.rcv_nxt + 5000, UST_TCP_ACK, NULL,
+			  "evil", 4));
+	p.tsval = tsval;
+	/* answered by a challenge ACK that echoes the old timestamp */
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.opts.tsecr, tsval);
+	UT_EQ(drops(stk, UST_DROP_TCP_ACK_UNSENT_DATA), 1);
+	/* the same with an RST and with a SYN, both at RCV.NXT + 1 */
+	p.tsval = tsval + 0x7fffff00u;
+	seg(stk, &p, p.snd_nxt + 1, UST_TCP_RST, NULL, 0);
+	syn_opts(&p, &o);
+	inject(stk, frame(&p, p.snd_nxt, 0, UST_TCP_SYN, &o, NULL, 0));
+	p.tsval = tsval + 1;
+	/* the peer's next segment is taken */
+	psend(stk, &p, 0, "good", 4);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(th.opts.tsecr, tsval + 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_PAWSESTAB), 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 4);
+	UT_ASSERT(memcmp(buf, "good", 4) == 0);
+	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* The same for a segment overlapping RCV.NXT whose ACK is older than any
+ * window the peer knew of (RFC 5961 5.2, dropped): TS.Recent stays. An
+ * acceptable segment with an old but possible ACK does move it (RFC 7323
+ * 4.3: SEG.SEQ <= Last.ACK.sent). */
+static int
+test_ts_recent_old_ack(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct peer p;
+	uint32_t tsval;
+	char buf[16];
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	psend(stk, &p, 0, "abcd", 4);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 4);
+	tsval = p.tsval;
+	p.tsval = tsval + 0x7fffff00u;
+	inject(stk, frame(&p, p.snd_nxt - 2, p.rcv_nxt - 0x40000000u,
+			  UST_TCP_ACK, NULL, "cdef", 4));
+	p.tsval = tsval;
+	UT_EQ(drops(stk, UST_DROP_TCP_OLD_ACK), 1);
+	UT_EQ(expect(&p, &th, NULL, 0), 0); /* the challenge ACK */
+	UT_EQ(th.opts.tsecr, tsval);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -EAGAIN);
+	p.tsval = tsval + 1;
+	psend(stk, &p, 0, "ef", 2);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(th.opts.tsecr, tsval + 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_PAWSESTAB), 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 2);
+	/* our data out, acknowledged; then an overlapping segment with the
+	 * ACK before it (old, within the window): acceptable, its TSval
+	 * echoed */
+	UT_EQ(ust_send(stk, sd, "zz", 2, 0), 2);
+	UT_EQ(expect(&p, &th, NULL, 0), 2);
+	p.tsval = tsval + 2;
+	inject(stk, frame(&p, p.snd_nxt - 1, p.rcv_nxt - 2, UST_TCP_ACK, NULL,
+			  "fg", 2));
+	p.snd_nxt++;
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.opts.tsecr, tsval + 2);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 1);
+	UT_EQ(buf[0], 'g');
 	UT_EQ(ust_close(stk, sd), 0);
 	UT_EQ(ust_close(stk, ls), 0);
 	return teardown(stk);
@@ -1519,7 +1754,9 @@ test_zero_window(void)
 	UT_EQ(drops(stk, UST_DROP_TCP_ZEROWINDOW), 2);
 	/* and a segment wholly beyond it, out of order: not kept either
 	 * (the trim of a segment beyond a window that shrank, not reachable
-	 * here, is tests/fuzz/regress/fuzz_stack/beyond-window-empty-ofo) */
+	 * here, is tests/fuzz/regress/fuzz_stack/beyond-window-empty-ofo);
+	 * its ACK comes invalid_ratelimit_ms after the probe's */
+	run(stk, 500);
 	seg(stk, &p, p.snd_nxt + 100, UST_TCP_ACK, data, 50);
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_EQ(th.window, 0);
@@ -3423,6 +3660,12 @@ static const struct ut_case cases[] = {
 	{ "half-close both ways", test_half_close },
 	{ "RST and SYN in window: RFC 5961", test_rst_syn_challenge },
 	{ "challenge ACK rate limit", test_challenge_ack_limit },
+	{ "challenge ACK budget: random each second",
+	  test_challenge_ack_random },
+	{ "out-of-window ACKs: rate limited", test_oow_rate_limit },
+	{ "TS.Recent: a forged ACK of unsent data", test_ts_recent_forged_ack },
+	{ "TS.Recent: an overlapping segment, an old ACK",
+	  test_ts_recent_old_ack },
 	{ "PAWS", test_paws },
 	{ "options: malformed, WS 20, MSS 0, none", test_options_edge },
 	{ "sequence-number wraparound", test_seq_wraparound },
