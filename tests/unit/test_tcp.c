@@ -2267,6 +2267,72 @@ test_half_open(void)
 }
 
 static void
+synack_burst_16(struct ust_stack_conf *c)
+{
+	c->tcp.synack_rtx_burst = 16;
+	c->tcp.synack_retries = 2;
+}
+
+/* A wave of SYN-ACK retransmissions (half-open entries made by one SYN
+ * burst expire together) takes at most synack_rtx_burst mbufs per poll;
+ * the rest go out at the next polls, none lost, none sent twice. */
+static int
+test_synack_rtx_burst(void)
+{
+	struct ust_stack *stk = stack(synack_burst_16);
+	struct ust_tcp_repr th;
+	unsigned int base, sent = 0, polls = 0, n, i;
+	struct peer p;
+	int ls;
+
+	ls = listener(stk, LPORT, 1024);
+	UT_ASSERT(ls >= 0);
+	for (i = 0; i < 300; i++) {
+		peer_init(&p, 1000 + i);
+		p.port = (uint16_t)(PPORT + i);
+		peer_syn(stk, &p);
+	}
+	UT_EQ(tx_count(), 300);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESSENT), 0);
+	base = rte_mempool_in_use_count(pool);
+	/* one poll at the expiry of all 300 */
+	run(stk, 1000);
+	ust_stack_flush(stk);
+	UT_ASSERT(nif.tx_n <= 16, "%u SYN-ACKs in one poll", nif.tx_n);
+	UT_ASSERT(rte_mempool_in_use_count(pool) <= base + 16);
+	while (sent < 300 && polls < 100) {
+		ust_stack_flush(stk);
+		n = nif.tx_n;
+		UT_ASSERT(n <= 16);
+		for (i = 0; i < n; i++) {
+			UT_EQ(expect(&p, &th, NULL, 0), 0);
+			UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+		}
+		sent += n;
+		polls++;
+		run(stk, 1);
+	}
+	UT_EQ(sent, 300);
+	UT_ASSERT(polls >= 300 / 16);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 300);
+	/* the second wave, 2 s after the first (the backoff kept), then
+	 * the entries are given up */
+	UT_EQ(tx_count(), 0);
+	run(stk, 2000);
+	sent = 0;
+	for (i = 0; i < 100; i++) {
+		sent += tx_count();
+		run(stk, 1);
+	}
+	UT_EQ(sent, 300);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 600);
+	run(stk, 5000);
+	UT_EQ(tx_count(), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static void
 synq_2(struct ust_stack_conf *c)
 {
 	c->tcp.max_syn_backlog = 2;
@@ -3677,6 +3743,7 @@ static const struct ut_case cases[] = {
 	{ "out-of-order reassembly, overlaps, SACK", test_reassembly },
 	{ "half-open entries: SYN-ACK retransmission, RST",
 	  test_half_open },
+	{ "SYN-ACK retransmissions: a bounded wave", test_synack_rtx_burst },
 	{ "SYN cookies", test_syncookies },
 	{ "SYN cookies without timestamps", test_syncookies_no_ts },
 	{ "listen queue overflow", test_listen_overflow },
