@@ -119,6 +119,8 @@ static const struct key keys[] = {
 	  OFF(stack.tcp.invalid_ratelimit_ms), 0, 60000 },
 	{ "tcp", "synack_rtx_burst", K_U32, OFF(stack.tcp.synack_rtx_burst), 1,
 	  65535 },
+	{ "tcp", "listen_overcommit", K_U8, OFF(stack.tcp.listen_overcommit),
+	  0, 1 },
 	{ "tcp", "sack", K_U8, OFF(stack.tcp.sack), 0, 1 },
 	{ "tcp", "timestamps", K_U8, OFF(stack.tcp.timestamps), 0, 1 },
 	{ "tcp", "window_scaling", K_U8, OFF(stack.tcp.window_scaling), 0, 1 },

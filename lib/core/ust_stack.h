@@ -111,6 +111,10 @@ struct ust_tcp_conf {
 					*  500) */
 	uint32_t synack_rtx_burst; /**< SYN-ACK retransmissions per poll;
 				    *  the rest wait a tick (64) */
+	uint8_t listen_overcommit; /**< 1: only the backlog bounds a
+				    *  listener (Linux); 0: no handshake is
+				    *  completed for a connection the socket
+				    *  table has no descriptor for (0) */
 	uint8_t sack;             /**< (tcp_sack, 1) */
 	uint8_t timestamps;       /**< (tcp_timestamps, 1) */
 	uint8_t window_scaling;   /**< (tcp_window_scaling, 1) */

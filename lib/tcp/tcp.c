@@ -364,6 +364,7 @@ tcp_abort(struct ust_stack *stk, struct ust_tcp_sock *tp, int err,
 			if (l->acceptq_tail == tp)
 				l->acceptq_tail = prev;
 			l->acceptq_len--;
+			stk->tcp->n_acceptq--;
 		}
 		tp->parent = NULL;
 		tp->tflags |= TF_ORPHAN;

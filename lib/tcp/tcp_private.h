@@ -341,6 +341,8 @@ struct ust_tcp_stack {
 	uint32_t n_conns;             /* sockets in the hash */
 	uint32_t n_req;
 	uint32_t n_tw;
+	uint32_t n_acceptq;           /* connections in accept queues: each
+				       * will take a descriptor */
 	/* the stack-wide challenge ACK budget (RFC 5961 7): what is left of
 	 * this second's, randomised each second; chack_sec is the second + 1 */
 	uint64_t chack_sec;

@@ -2562,6 +2562,214 @@ test_listen_overflow(void)
 	return teardown(stk);
 }
 
+/* A crowd of clients for one listener: each frame we send goes to the
+ * client whose port it names, which answers as a kernel would: an ACK for
+ * a SYN-ACK and for our FIN; a RST ends it. */
+struct client {
+	struct peer p;
+	bool synack;     /* heard a SYN-ACK */
+	bool fin_sent;   /* closed: its FIN is out */
+	bool fin_acked;
+	bool done;       /* our FIN heard and ACKed, or a RST */
+	uint32_t isn;
+	uint32_t una;    /* what we acknowledged of it */
+};
+
+/* A client retransmits what we have not acknowledged: its 2 bytes of
+ * request from isn + 1, then its FIN once closed (a kernel's RTO,
+ * simplified). */
+static void
+crowd_rtx(struct ust_stack *stk, struct client *c, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct client *k = &c[i];
+		uint32_t data_end = k->isn + 3;
+
+		if (!k->synack || k->done || k->una == k->p.snd_nxt)
+			continue;
+		if (SEQ_GT_(data_end, k->una))
+			inject(stk, frame(&k->p, k->una, k->p.rcv_nxt,
+					  UST_TCP_ACK | UST_TCP_PSH |
+					  (k->fin_sent ? UST_TCP_FIN : 0), NULL,
+					  "hi" + (k->una - (k->isn + 1)),
+					  (uint16_t)(data_end - k->una)));
+		else
+			inject(stk, frame(&k->p, data_end, k->p.rcv_nxt,
+					  UST_TCP_ACK | UST_TCP_FIN, NULL, NULL,
+					  0));
+	}
+}
+
+static void
+crowd_route(struct ust_stack *stk, struct client *c, unsigned int n)
+{
+	struct ust_tcp_repr th;
+	unsigned int i;
+
+	ust_stack_flush(stk);
+	for (;;) {
+		struct rte_mbuf *m = ut_tx_pop(&nif);
+		struct ust_eth_repr eth;
+		struct ust_ipv4_repr ip;
+		const uint8_t *l4;
+		struct client *k = NULL;
+		uint32_t end, plen;
+
+		if (m == NULL)
+			break;
+		l4 = ut_parse_ipv4_frame(m, &eth, &ip);
+		if (l4 == NULL || ip.proto != IPPROTO_TCP ||
+		    ust_tcp_parse(l4, (uint32_t)ip.total_len - ip.hdr_len,
+				  ip.src, ip.dst, 0, &th) != UST_WIRE_OK) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		plen = (uint32_t)ip.total_len - ip.hdr_len - th.hdr_len;
+		rte_pktmbuf_free(m);
+		for (i = 0; i < n; i++)
+			if (c[i].p.port == th.dst_port)
+				k = &c[i];
+		if (k == NULL || k->done)
+			continue;
+		if (th.flags & UST_TCP_RST) {
+			k->done = true;
+			continue;
+		}
+		if (th.opts.has & UST_TCPOPT_TS)
+			k->p.ts_recent = th.opts.tsval;
+		end = th.seq + plen + ((th.flags & UST_TCP_SYN) ? 1 : 0) +
+			((th.flags & UST_TCP_FIN) ? 1 : 0);
+		if ((th.flags & UST_TCP_SYN) ||
+		    (SEQ_LE(th.seq, k->p.rcv_nxt) && SEQ_GT_(end, k->p.rcv_nxt)))
+			k->p.rcv_nxt = end;
+		if ((th.flags & UST_TCP_SYN) && !k->synack) {
+			/* connected: the ACK and a request at once */
+			k->synack = true;
+			k->una = k->p.snd_nxt;
+			k->p.tsval++;
+			psend(stk, &k->p, UST_TCP_PSH, "hi", 2);
+			continue;
+		}
+		if ((th.flags & UST_TCP_ACK) && !(th.flags & UST_TCP_SYN) &&
+		    SEQ_GT_(th.ack, k->una) && SEQ_LE(th.ack, k->p.snd_nxt))
+			k->una = th.ack;
+		if (k->fin_sent && (th.flags & UST_TCP_ACK) &&
+		    th.ack == k->p.snd_nxt)
+			k->fin_acked = true;
+		if ((th.flags & UST_TCP_FIN) && k->fin_sent)
+			k->done = true;
+		if (plen > 0 || (th.flags & (UST_TCP_SYN | UST_TCP_FIN))) {
+			k->p.tsval++;
+			psend(stk, &k->p, 0, NULL, 0);
+		}
+	}
+}
+
+static void
+crowd_small(struct ust_stack_conf *c)
+{
+	c->max_sockets = 8;
+	c->tcp.max_syn_backlog = 4;
+}
+
+/*
+ * A listener at the socket table's limit (max_sockets 8: the listener and
+ * 7 connections) and 16 clients: the handshakes beyond what can be
+ * accepted are not completed (no SYN-ACK; ListenOverflows/ListenDrops
+ * count them), and when the clients close everything, nothing stays
+ * established.
+ */
+static int
+test_listen_socket_table(void)
+{
+	struct ust_stack *stk = stack(crowd_small);
+	struct client c[16];
+	int acc[16], nacc = 0, ls, sd, i, t;
+	unsigned int synacks = 0;
+	uint64_t ovf;
+	char buf[16];
+
+	ls = listener(stk, LPORT, 64);
+	UT_ASSERT(ls >= 0);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 16; i++) {
+		peer_init(&c[i].p, 1000u * (uint32_t)(i + 1));
+		c[i].p.port = (uint16_t)(PPORT + i);
+		c[i].isn = c[i].p.snd_nxt;
+		peer_syn(stk, &c[i].p);
+		crowd_route(stk, c, 16);
+	}
+	for (i = 0; i < 16; i++)
+		synacks += c[i].synack;
+	/* the socket table has room for 7: the 9 other SYNs are dropped,
+	 * not answered (their clients try again) */
+	UT_EQ(synacks, 7);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_LISTENOVERFLOWS), 9);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_LISTENDROPS), 9);
+	UT_EQ(drops(stk, UST_DROP_TCP_LISTEN_OVERFLOW), 9);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESSENT), 0);
+	while ((sd = ust_accept(stk, ls, NULL, NULL)) >= 0) {
+		UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 2);
+		acc[nacc++] = sd;
+	}
+	UT_EQ(nacc, 7);
+	UT_EQ(sd, -EAGAIN);
+	/* a SYN again: still no room */
+	c[7].p.snd_nxt = c[7].isn;
+	peer_syn(stk, &c[7].p);
+	crowd_route(stk, c, 16);
+	UT_ASSERT(!c[7].synack);
+	/* the first client closes, the application too: one descriptor */
+	c[0].p.tsval++;
+	psend(stk, &c[0].p, UST_TCP_FIN, NULL, 0);
+	c[0].fin_sent = true;
+	crowd_route(stk, c, 16);
+	UT_EQ(ust_recv(stk, acc[0], buf, sizeof(buf), 0), 0);
+	UT_EQ(ust_close(stk, acc[0]), 0);
+	crowd_route(stk, c, 16);
+	UT_ASSERT(c[0].done);
+	ovf = mib(stk, UST_MIB_TCPEXT_LISTENOVERFLOWS);
+	/* ... for the next SYN */
+	c[7].p.snd_nxt = c[7].isn;
+	peer_syn(stk, &c[7].p);
+	crowd_route(stk, c, 16);
+	UT_ASSERT(c[7].synack);
+	sd = ust_accept(stk, ls, NULL, NULL);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 2);
+	acc[0] = sd;
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_LISTENOVERFLOWS), ovf);
+	/* everybody closes */
+	for (i = 1; i < 16; i++) {
+		if (!c[i].synack)
+			continue;
+		c[i].p.tsval++;
+		psend(stk, &c[i].p, UST_TCP_FIN, NULL, 0);
+		c[i].fin_sent = true;
+	}
+	crowd_route(stk, c, 16);
+	for (i = 0; i < nacc; i++) {
+		UT_EQ(ust_recv(stk, acc[i], buf, sizeof(buf), 0), 0);
+		UT_EQ(ust_close(stk, acc[i]), 0);
+	}
+	for (t = 0; t < 3000; t++) {
+		run(stk, 10);
+		crowd_route(stk, c, 16);
+		if (t % 30 == 0) {
+			crowd_rtx(stk, c, 16);
+			crowd_route(stk, c, 16);
+		}
+	}
+	UT_EQ(mib(stk, UST_MIB_TCP_CURRESTAB), 0);
+	for (i = 0; i < 16; i++)
+		UT_ASSERT(!c[i].synack || c[i].done, "client %d", i);
+	UT_EQ(ust_accept(stk, ls, NULL, NULL), -EAGAIN);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 /* Close a passive connection first; TIME_WAIT on our side. */
 static int
 close_to_time_wait(struct ust_stack *stk, int sd, struct peer *p)
@@ -3747,6 +3955,7 @@ static const struct ut_case cases[] = {
 	{ "SYN cookies", test_syncookies },
 	{ "SYN cookies without timestamps", test_syncookies_no_ts },
 	{ "listen queue overflow", test_listen_overflow },
+	{ "listen beyond the socket table", test_listen_socket_table },
 	{ "TIME_WAIT reuse (RFC 6191)", test_time_wait_reuse },
 	{ "bad segments, closed ports", test_bad_segments },
 	{ "delayed ACK, TCP_QUICKACK", test_delayed_ack },
