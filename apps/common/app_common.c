@@ -714,3 +714,27 @@ app_print_fault(FILE *f, const struct app_env *env)
 		PRIu64 ", overflow %" PRIu64 "\n", fs.frames, fs.dropped,
 		fs.duplicated, fs.reordered, fs.corrupted, fs.overflow);
 }
+
+void
+app_listen_watch(struct app_listen_watch *w, const struct app_env *env,
+		 uint64_t now_ns, unsigned int backlog)
+{
+	struct ust_stats st;
+	uint64_t ovf, drops;
+
+	if (w->warned || now_ns < w->next_ns)
+		return;
+	w->next_ns = now_ns + 1000000000ull;
+	ust_stack_stats_get(env->stk, &st);
+	ovf = st.mib[UST_MIB_TCPEXT_LISTENOVERFLOWS];
+	drops = st.mib[UST_MIB_TCPEXT_LISTENDROPS];
+	if (ovf == 0 && drops == 0)
+		return;
+	w->warned = true;
+	printf("%s: warning: refusing connections (ListenOverflows %" PRIu64
+	       ", ListenDrops %" PRIu64 "): the accept queue (backlog %u) or "
+	       "the socket table ([stack] max_sockets %u) is full; raise them "
+	       "or serve fewer clients\n", env->prog, ovf, drops, backlog,
+	       env->cfg.stack.max_sockets);
+	fflush(stdout);
+}

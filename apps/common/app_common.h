@@ -188,4 +188,17 @@ void json_env(struct app_json *j, const struct app_env *env);
 void json_stack(struct app_json *j, struct ust_stack *stk);
 void json_hist(struct app_json *j, const char *key, const struct app_hist *h);
 
+/* ---- a TCP server's listener ---- */
+
+/* Says once, on stdout, that connections are being refused: the first
+ * time ListenOverflows or ListenDrops grows (the accept queue or the socket
+ * table is full, and SYNs are dropped unanswered). */
+struct app_listen_watch {
+	uint64_t next_ns;  /* the counters are read once a second */
+	bool warned;
+};
+
+void app_listen_watch(struct app_listen_watch *w, const struct app_env *env,
+		      uint64_t now_ns, unsigned int backlog);
+
 #endif /* UST_APP_COMMON_H */

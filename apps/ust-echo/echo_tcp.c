@@ -215,6 +215,7 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	uint64_t next_stats, period = (uint64_t)o->stats_period * 1000000000u;
 	uint32_t nconn = env->cfg.stack.max_sockets;
+	struct app_listen_watch lw = { 0, false };
 	struct sconn *conns;
 	int ls, ep, rc;
 	uint32_t i;
@@ -276,6 +277,7 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 		}
 		if (n > 0)
 			ust_stack_flush(stk);
+		app_listen_watch(&lw, env, now, o->backlog);
 		if (period != 0 && now >= next_stats) {
 			struct ust_stats st;
 

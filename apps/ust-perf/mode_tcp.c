@@ -143,6 +143,7 @@ struct tcp_perf {
 	bool verify;
 	/* sockets */
 	int ls;             /* server: the listener */
+	struct app_listen_watch lw; /* server: says once it refuses */
 	int ep;
 	struct tconn *c;    /* indexed by sd (server) or connection (client) */
 	uint32_t nc;        /* entries of c */
@@ -770,6 +771,7 @@ server_poll(struct perf_ctx *c, struct tcp_perf *t, uint64_t now)
 	}
 	if (any > 0)
 		ust_stack_flush(stk);
+	app_listen_watch(&t->lw, &c->env, now, 4096);
 	return busy;
 }
 

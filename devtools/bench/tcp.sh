@@ -163,6 +163,7 @@ max_sockets = 1024
 [tcp]
 max_conns = $((N + N / 4))
 max_syn_backlog = 65536
+listen_overcommit = 1
 INI
 nsenter --net=/var/run/netns/$ns "$ECHO" -l 0 --no-pci $UST_EAL_MEM \
 	--file-prefix "mem$$" --vdev net_tap0,iface=ustb0 -- \

@@ -101,6 +101,8 @@ ust_stack_conf_defaults(struct ust_stack_conf *c)
 	c->tcp.keepalive_probes = 9;
 	c->tcp.init_cwnd = 10;
 	c->tcp.challenge_ack_limit = 1000;
+	c->tcp.invalid_ratelimit_ms = 500;
+	c->tcp.synack_rtx_burst = 64;
 	c->tcp.sack = 1;
 	c->tcp.timestamps = 1;
 	c->tcp.window_scaling = 1;
@@ -135,7 +137,8 @@ stack_conf_check(const struct ust_stack_conf *c)
 	if (c->tcp.max_conns == 0 || c->tcp.rto_min_ms == 0 ||
 	    c->tcp.rto_max_ms < c->tcp.rto_min_ms || c->tcp.rto_init_ms == 0 ||
 	    c->tcp.init_cwnd == 0 || c->tcp.delack_ms == 0 ||
-	    c->tcp.time_wait_ms == 0 || c->tcp.max_syn_backlog == 0)
+	    c->tcp.time_wait_ms == 0 || c->tcp.max_syn_backlog == 0 ||
+	    c->tcp.synack_rtx_burst == 0)
 		return -EINVAL;
 	if (c->netif.mtu < 68 ||
 	    !rte_is_valid_assigned_ether_addr(&c->netif.mac))

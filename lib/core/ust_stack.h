@@ -101,7 +101,22 @@ struct ust_tcp_conf {
 	uint32_t keepalive_intvl_ms; /**< (tcp_keepalive_intvl, 75000) */
 	uint32_t keepalive_probes;   /**< (tcp_keepalive_probes, 9) */
 	uint32_t init_cwnd;       /**< segments (RFC 6928, 10) */
-	uint32_t challenge_ack_limit; /**< per second (1000) */
+	uint32_t challenge_ack_limit; /**< RFC 5961 challenge ACKs a second,
+				       *  stack-wide, on average: each
+				       *  second's budget is random in
+				       *  [limit/2, limit*3/2) (1000) */
+	uint32_t invalid_ratelimit_ms; /**< at most one ACK to an invalid
+					*  segment (out of window, PAWS,
+					*  challenge, duplicate SYN) per
+					*  connection per interval; 0: no
+					*  limit (tcp_invalid_ratelimit,
+					*  500) */
+	uint32_t synack_rtx_burst; /**< SYN-ACK retransmissions per poll;
+				    *  the rest wait a tick (64) */
+	uint8_t listen_overcommit; /**< 1: only the backlog bounds a
+				    *  listener (Linux); 0: no handshake is
+				    *  completed for a connection the socket
+				    *  table has no descriptor for (0) */
 	uint8_t sack;             /**< (tcp_sack, 1) */
 	uint8_t timestamps;       /**< (tcp_timestamps, 1) */
 	uint8_t window_scaling;   /**< (tcp_window_scaling, 1) */

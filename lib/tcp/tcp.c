@@ -119,7 +119,6 @@ ust_tcp_init(struct ust_stack *stk)
 		return -EINVAL;
 	ts->secret[0] = rte_rand();
 	ts->secret[1] = rte_rand();
-	ts->chack_tokens_ns = 1000000000ull;
 	return tcp_tx_init(stk);
 }
 
@@ -277,6 +276,7 @@ ust_tcp_poll(struct ust_stack *stk)
 {
 	struct ust_tcp_stack *ts = stk->tcp;
 
+	ts->synack_budget = stk->conf.tcp.synack_rtx_burst;
 	ust_wheel_advance(&ts->wheel, stk->now, tcp_timer_fire, stk);
 	/* output that waited for staging room, while there is room */
 	while (ts->out_head != NULL && ust_tx_send_room(stk)) {
@@ -364,6 +364,7 @@ tcp_abort(struct ust_stack *stk, struct ust_tcp_sock *tp, int err,
 			if (l->acceptq_tail == tp)
 				l->acceptq_tail = prev;
 			l->acceptq_len--;
+			stk->tcp->n_acceptq--;
 		}
 		tp->parent = NULL;
 		tp->tflags |= TF_ORPHAN;

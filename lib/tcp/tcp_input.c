@@ -200,6 +200,7 @@ tcp_rcv_syn_sent(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			tcp_rtt_sample(tp, (uint32_t)((stk->now -
 				tp->rtt_start_ns) / 1000), &stk->conf.tcp);
 		tcp_established(stk, tp);
+		tp->last_rcv_ns = stk->now;
 		tp->tflags |= TF_ACK_NOW;
 		tcp_free_consumed(stk, m);
 		tcp_output(stk, tp);
@@ -237,15 +238,6 @@ tcp_seq_acceptable(const struct ust_tcp_sock *tp, uint32_t seq,
 	 * fields; their text, if any, is then dropped by tcp_data_in(). */
 	return SEQ_GEQ(seq + seg_len, wup) &&
 	       SEQ_LEQ(seq, tp->rcv_nxt + wnd);
-}
-
-static void
-tcp_challenge_ack(struct ust_stack *stk, struct ust_tcp_sock *tp)
-{
-	if (!tcp_challenge_ack_ok(stk))
-		return;
-	stk->mib[UST_MIB_TCPEXT_TCPCHALLENGEACK]++;
-	tcp_send_ack(stk, tp);
 }
 
 /* Remove @n acknowledged data bytes from the send queue. */
@@ -325,8 +317,10 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	bool new_sack = false;
 
 	if (SEQ_GT(ack, tp->snd_max)) {
-		/* it acknowledges what we never sent */
-		tp->tflags |= TF_ACK_NOW;
+		/* it acknowledges what we never sent: RFC 5961 5.2, a
+		 * challenge ACK (rate limited as the others: a forged segment
+		 * gets no ACK per segment) */
+		tcp_challenge_ack(stk, tp);
 		return ACK_DROP_UNSENT;
 	}
 	if (SEQ_LT(ack, tp->snd_una - max_wnd)) {
@@ -631,7 +625,7 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 {
 	const struct ust_tcp_opts *o = &th->opts;
 	uint32_t payload = m->pkt_len;
-	bool time_wait = false, fin_acked;
+	bool time_wait = false, fin_acked, ts_update;
 	enum ack_result ar;
 	/* a simultaneous open (RFC 9293 figure 8, line 6): the peer's
 	 * SYN-ACK repeats a SYN we acknowledged already, so that the steps
@@ -647,14 +641,29 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	    !(th->flags & UST_TCP_RST) && SEQ_LT(o->tsval, tp->ts_recent) &&
 	    stk->now - tp->ts_recent_ns < UST_TCP_PAWS_IDLE_MS * NS_PER_MS) {
 		stk->mib[UST_MIB_TCPEXT_PAWSESTAB]++;
-		tp->tflags |= TF_ACK_NOW;
+		/* RFC 7323 5.3 R1: an ACK, one per invalid_ratelimit_ms */
+		if (!tcp_oow_rate_limited(stk, &tp->oow_ack_ns,
+					  UST_MIB_TCPEXT_TCPACKSKIPPEDPAWS)) {
+			tp->tflags |= TF_ACK_NOW;
+			tcp_output(stk, tp);
+		}
 		ust_drop(stk, m, UST_DROP_TCP_RFC7323_PAWS);
-		tcp_output(stk, tp);
 		return;
 	}
 	/* first: the sequence number */
 	if (!synack && !tcp_seq_acceptable(tp, th->seq, seg_len)) {
-		if (!(th->flags & UST_TCP_RST)) {
+		/* RFC 9293 3.10.7.4: an unacceptable segment gets an ACK
+		 * (unless it is an RST), a SYN a challenge ACK (RFC 5961
+		 * 4.2); both once per invalid_ratelimit_ms at most (Linux's
+		 * tcp_oow_rate_limited(), here for data too: one ACK says
+		 * all the peer needs to know, and a flood of forged segments
+		 * must not get one ACK each) */
+		if (th->flags & UST_TCP_SYN) {
+			stk->mib[UST_MIB_TCPEXT_TCPSYNCHALLENGE]++;
+			tcp_challenge_ack(stk, tp);
+		} else if (!(th->flags & UST_TCP_RST) &&
+			   !tcp_oow_rate_limited(stk, &tp->oow_ack_ns,
+					UST_MIB_TCPEXT_TCPACKSKIPPEDSEQ)) {
 			tp->tflags |= TF_ACK_NOW;
 			tcp_output(stk, tp);
 		}
@@ -664,12 +673,16 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			 UST_DROP_TCP_INVALID_SEQUENCE);
 		return;
 	}
-	/* RFC 7323 4.3 (R3): remember the timestamp to echo */
-	if ((tp->tflags & TF_TS_OK) && (o->has & UST_TCPOPT_TS) &&
-	    SEQ_GEQ(o->tsval, tp->ts_recent) && SEQ_LEQ(th->seq, tp->rcv_nxt)) {
-		tp->ts_recent = o->tsval;
-		tp->ts_recent_ns = stk->now;
-	}
+	/* RFC 7323 4.3 (R3) says which timestamp to echo: that of a segment
+	 * with SEG.TSval >= TS.Recent and SEG.SEQ <= Last.ACK.sent. It is
+	 * taken below, once the segment has proven acceptable and its ACK
+	 * has been accepted (as Linux's tcp_replace_ts_recent() since 2013):
+	 * a forged segment at RCV.NXT with a TSval far ahead and an ACK of
+	 * unsent data, or an RST, must not move it, or every later segment
+	 * of the peer would fail PAWS. */
+	ts_update = (tp->tflags & TF_TS_OK) && (o->has & UST_TCPOPT_TS) &&
+		SEQ_GEQ(o->tsval, tp->ts_recent) &&
+		SEQ_LEQ(th->seq, tp->rcv_nxt);
 	/* second: RST (RFC 5961 3.2: only an exact match resets) */
 	if (th->flags & UST_TCP_RST) {
 		if (th->seq != tp->rcv_nxt) {
@@ -742,6 +755,17 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			 UST_DROP_TCP_ACK_UNSENT_DATA);
 		return;
 	}
+	/* the segment is acceptable and so is its ACK: now its timestamp
+	 * (RFC 7323 4.3, above) and the peer's liveness, which the keepalive
+	 * timer reads (a forged segment must not keep a dead peer's
+	 * connection open, nor reset the count of unanswered probes) */
+	if (ts_update) {
+		tp->ts_recent = o->tsval;
+		tp->ts_recent_ns = stk->now;
+	}
+	tp->last_rcv_ns = stk->now;
+	if (tp->rtx_mode == UST_RTX_KEEPALIVE)
+		tp->probes = 0;
 	fin_acked = (tp->tflags & TF_FIN_SENT) && tp->snd_una == tp->snd_max;
 	switch (tp->state) {
 	case UST_TCP_FIN_WAIT_1:
@@ -900,12 +924,9 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 		case UST_TCP_OBJ_SOCK: {
 			struct ust_tcp_sock *tp = obj;
 
+			/* (the keepalive clock moves only for an acceptable
+			 * segment: tcp_rcv_established()) */
 			tp->segs_in++;
-			tp->last_rcv_ns = stk->now;
-			/* the peer is alive: the keepalive timer, when it
-			 * fires, waits again from last_rcv_ns */
-			if (tp->rtx_mode == UST_RTX_KEEPALIVE)
-				tp->probes = 0;
 			/* (tp may be freed by the handler) */
 			if (tp->state == UST_TCP_SYN_SENT)
 				tcp_rcv_syn_sent(stk, tp, m, &th);

@@ -80,6 +80,18 @@ tcp_ts_offset(struct ust_stack *stk, const struct ust_tcp_key *k)
 	return (uint32_t)(ust_siphash24(stk->tcp->secret, k, sizeof(*k)) >> 32);
 }
 
+uint64_t
+tcp_rand(struct ust_stack *stk)
+{
+	/* SipHash of a counter under the per-stack secret (16 bytes in: a
+	 * length no other use of the key hashes, so no output repeats an
+	 * ISN's or an offset's) */
+	uint64_t in[2] = { 0x7463705f72616e64ull /* "tcp_rand" */,
+			   ++stk->tcp->rand_ctr };
+
+	return ust_siphash24(stk->tcp->secret, in, sizeof(in));
+}
+
 /* MSS values a cookie can carry (Linux's msstab, about) */
 const uint16_t tcp_cookie_mss[8] = {
 	536, 1300, 1440, 1460, 4312, 8960, 1220, 88

@@ -115,10 +115,22 @@ tcp_req_timeout(struct ust_stack *stk, struct ust_tcp_req *rq)
 	const struct ust_tcp_conf *c = &stk->conf.tcp;
 	struct ust_tcp_key k = { rq->laddr, rq->raddr, rq->lport, rq->rport };
 
-	if (++rq->retries > c->synack_retries) {
+	if ((uint32_t)rq->retries + 1 > c->synack_retries) {
 		tcp_req_free(stk, rq, true);
 		return;
 	}
+	/* A bound on one wave of retransmissions: entries made by a SYN
+	 * burst expire together, and each SYN-ACK takes an mbuf; at most
+	 * synack_rtx_burst of them per poll (ust_tcp_poll() refills the
+	 * budget), the others wait a tick and are sent by the next polls,
+	 * their retry count and backoff unchanged. */
+	if (stk->tcp->synack_budget == 0) {
+		ust_timer_arm(&stk->tcp->wheel, &rq->timer,
+			      stk->now + NS_PER_MS);
+		return;
+	}
+	stk->tcp->synack_budget--;
+	rq->retries++;
 	tcp_req_send_synack(stk, rq->listener, &k, rq->iss, rq->irs, rq->opts,
 			    rq->rcv_wscale, rq->listener->rcv_mss,
 			    tcp_ts_now(stk, rq->ts_offset), rq->ts_recent);
@@ -133,7 +145,6 @@ tcp_acceptq_add(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	struct ust_tcp_listen *l = tp->parent->listen;
 
-	RTE_SET_USED(stk);
 	tp->accept_next = NULL;
 	if (l->acceptq_tail != NULL)
 		l->acceptq_tail->accept_next = tp;
@@ -141,6 +152,7 @@ tcp_acceptq_add(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		l->acceptq_head = tp;
 	l->acceptq_tail = tp;
 	l->acceptq_len++;
+	stk->tcp->n_acceptq++;
 	if (tp->parent->base.ep != NULL)
 		ust_sock_wakeup(&tp->parent->base);
 }
@@ -204,10 +216,28 @@ tcp_child_create(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	return tp;
 }
 
+/* Descriptors left in the socket table for connections not yet in an
+ * accept queue: each connection waiting there takes one when accepted. */
+static uint32_t
+tcp_sd_room(const struct ust_stack *stk)
+{
+	uint32_t free_sds = stk->sd_cap - stk->sd_used;
+
+	if (stk->conf.tcp.listen_overcommit)
+		return UINT32_MAX;
+	return free_sds > stk->tcp->n_acceptq ?
+		free_sds - stk->tcp->n_acceptq : 0;
+}
+
+/* No room for one more connection to accept: the backlog is reached, or
+ * the socket table has no descriptor for it (it would finish its
+ * handshake and wait for an accept() that fails with EMFILE). Counted as
+ * Linux counts a full accept queue. */
 static bool
 acceptq_full(struct ust_stack *stk, struct ust_tcp_sock *lp)
 {
-	if (lp->listen->acceptq_len < lp->listen->backlog)
+	if (lp->listen->acceptq_len < lp->listen->backlog &&
+	    tcp_sd_room(stk) > 0)
 		return false;
 	stk->mib[UST_MIB_TCPEXT_LISTENOVERFLOWS]++;
 	stk->mib[UST_MIB_TCPEXT_LISTENDROPS]++;
@@ -307,7 +337,15 @@ tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 		return;
 	}
 	agreed = tcp_agreed_options(stk, &th->opts);
+	/* A half-open entry promises a connection: no more of them than the
+	 * socket table has descriptors for (each completed one takes one),
+	 * so that a burst of clients beyond max_sockets is not answered by
+	 * handshakes that then wait in vain. Beyond it, a cookie: its ACK
+	 * is taken only if there is room then (acceptq_full() in
+	 * tcp_cookie_ack()), and a SYN flood, whose entries never complete,
+	 * does not lock real clients out. */
 	if (l->synq_len >= RTE_MIN(l->backlog, c->max_syn_backlog) ||
+	    stk->tcp->n_req >= tcp_sd_room(stk) ||
 	    rte_mempool_get(stk->tcp->req_pool, (void **)&rq) != 0) {
 		/* as tcp_options_from_peer() */
 		uint16_t peer = (th->opts.has & UST_TCPOPT_MSS) &&
@@ -419,12 +457,19 @@ tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 	}
 	if (th->flags & UST_TCP_SYN) {
 		if (th->seq == rq->irs && !(th->flags & UST_TCP_ACK)) {
-			/* the SYN again: our SYN-ACK was lost */
-			tcp_req_send_synack(stk, lp, &k, rq->iss, rq->irs,
-					    rq->opts, rq->rcv_wscale,
-					    lp->rcv_mss,
-					    tcp_ts_now(stk, rq->ts_offset),
-					    rq->ts_recent);
+			/* the SYN again: our SYN-ACK was lost; sent again
+			 * once per invalid_ratelimit_ms at most (Linux's
+			 * tcp_check_req()), or a flood of copies of one SYN
+			 * gets as many SYN-ACKs */
+			if (!tcp_oow_rate_limited(stk, &rq->oow_ack_ns,
+					UST_MIB_TCPEXT_TCPACKSKIPPEDSYNRECV))
+				tcp_req_send_synack(stk, lp, &k, rq->iss,
+						    rq->irs, rq->opts,
+						    rq->rcv_wscale,
+						    lp->rcv_mss,
+						    tcp_ts_now(stk,
+							       rq->ts_offset),
+						    rq->ts_recent);
 			ust_consumed(stk);
 			rte_pktmbuf_free(m);
 		} else {

@@ -296,24 +296,66 @@ tcp_reset_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 }
 
 bool
-tcp_challenge_ack_ok(struct ust_stack *stk)
+tcp_oow_rate_limited(struct ust_stack *stk, uint64_t *last_ns,
+		     enum ust_mib mib)
+{
+	uint64_t lim = (uint64_t)stk->conf.tcp.invalid_ratelimit_ms *
+		1000000ull;
+
+	/* Linux's tcp_invalid_ratelimit: an ACK to an out-of-window, PAWS-
+	 * failed or challenged segment at most once per interval per
+	 * connection, so that neither a flood of them nor an ACK loop
+	 * between two confused ends gets one ACK per segment, and an
+	 * off-path prober counting ACKs learns nothing (CVE-2016-5696) */
+	/* (*last_ns holds the clock + 1: 0 is "none yet") */
+	if (*last_ns != 0 && stk->now + 1 - *last_ns < lim) {
+		stk->mib[mib]++;
+		return true;
+	}
+	*last_ns = stk->now + 1;
+	return false;
+}
+
+/* The stack-wide budget of RFC 5961 7 (challenge_ack_limit a second on
+ * average). A fixed budget is a counter every connection shares: an
+ * off-path attacker exhausting it and counting the challenge ACKs of its
+ * own connection learns whether its spoofed segments hit another one's
+ * window (CVE-2016-5696); so the budget of each second is drawn at random
+ * from [limit/2, limit/2 + limit), as Linux does since 4.7. */
+static bool
+tcp_challenge_budget(struct ust_stack *stk)
 {
 	struct ust_tcp_stack *ts = stk->tcp;
 	uint32_t limit = stk->conf.tcp.challenge_ack_limit;
-	uint64_t cost, now = stk->now;
+	uint64_t sec = stk->now / 1000000000ull + 1;
 
 	if (limit == 0)
 		return false;
-	/* RFC 5961 7: a token bucket, limit challenge ACKs a second */
-	cost = 1000000000ull / limit;
-	ts->chack_tokens_ns += now - ts->chack_last;
-	if (ts->chack_tokens_ns > 1000000000ull)
-		ts->chack_tokens_ns = 1000000000ull;
-	ts->chack_last = now;
-	if (ts->chack_tokens_ns < cost)
+	if (ts->chack_sec != sec) {
+		uint32_t half = (limit + 1) / 2;
+
+		ts->chack_sec = sec;
+		ts->chack_count = half + (uint32_t)(tcp_rand(stk) % limit);
+	}
+	if (ts->chack_count == 0)
 		return false;
-	ts->chack_tokens_ns -= cost;
+	ts->chack_count--;
 	return true;
+}
+
+void
+tcp_challenge_ack(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	/* first the connection's limit, then the stack's (RFC 5961 7) */
+	if (tcp_oow_rate_limited(stk, &tp->oow_ack_ns,
+				 UST_MIB_TCPEXT_TCPACKSKIPPEDCHALLENGE))
+		return;
+	if (!tcp_challenge_budget(stk)) {
+		stk->mib[UST_MIB_TCPEXT_TCPACKSKIPPEDCHALLENGE]++;
+		return;
+	}
+	stk->mib[UST_MIB_TCPEXT_TCPCHALLENGEACK]++;
+	tcp_send_ack(stk, tp);
 }
 
 /* ---- what to send now ---- */

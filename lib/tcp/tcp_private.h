@@ -144,6 +144,9 @@ struct ust_tcp_sock {
 	uint8_t dupacks;
 	uint8_t quickack;       /* segments still ACKed at once */
 	uint32_t unacked_segs;  /* full segments received since our ACK */
+	/* our last ACK to an invalid segment (out of window, PAWS, challenge:
+	 * tcp_oow_rate_limited()): the clock + 1, 0: none yet */
+	uint64_t oow_ack_ns;
 
 	/* timestamps (RFC 7323) */
 	uint32_t ts_offset;
@@ -271,6 +274,7 @@ struct ust_tcp_req {
 	uint8_t opts;           /* UST_TCPOPT_* agreed */
 	uint8_t retries;
 	uint64_t sent_ns;       /* first SYN-ACK, for an RTT sample */
+	uint64_t oow_ack_ns;    /* last SYN-ACK sent for a duplicate SYN */
 };
 
 /* TIME_WAIT, compact: what is needed to answer the peer and to refuse or
@@ -288,6 +292,7 @@ struct ust_tcp_tw {
 	uint64_t ts_recent_ns;
 	uint16_t rcv_wnd;       /* unscaled, as last announced */
 	bool ts_ok;
+	uint64_t oow_ack_ns;    /* last ACK to an old duplicate or data */
 };
 
 /* The 4-tuple key of the connection hash (network order). */
@@ -336,8 +341,15 @@ struct ust_tcp_stack {
 	uint32_t n_conns;             /* sockets in the hash */
 	uint32_t n_req;
 	uint32_t n_tw;
-	uint64_t chack_tokens_ns;     /* challenge ACK rate limit */
-	uint64_t chack_last;
+	uint32_t n_acceptq;           /* connections in accept queues: each
+				       * will take a descriptor */
+	/* the stack-wide challenge ACK budget (RFC 5961 7): what is left of
+	 * this second's, randomised each second; chack_sec is the second + 1 */
+	uint64_t chack_sec;
+	uint32_t chack_count;
+	uint32_t synack_budget;       /* SYN-ACK retransmissions left in this
+				       * poll (synack_rtx_burst) */
+	uint64_t rand_ctr;            /* tcp_rand() */
 	/* connections whose output waits for TX staging room, run again by
 	 * ust_tcp_poll() (never from inside a flush: no re-entry) */
 	struct ust_tcp_sock *out_head;
@@ -437,6 +449,8 @@ uint32_t tcp_cookie_make(struct ust_stack *stk, const struct ust_tcp_key *k,
 int tcp_cookie_check(struct ust_stack *stk, const struct ust_tcp_key *k,
 		     uint32_t irs, uint32_t cookie);
 extern const uint16_t tcp_cookie_mss[8];
+/* 64 unpredictable bits from the stack's secret and a counter */
+uint64_t tcp_rand(struct ust_stack *stk);
 
 /* ---- tcp_input.c ---- */
 /* a segment for a synchronized connection (RFC 9293 3.10.7.4); the mbuf
@@ -470,7 +484,14 @@ void tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 /* the RST RFC 9293 3.10.7.1 prescribes for a segment with no connection */
 void tcp_reset_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 		     const struct ust_tcp_repr *th, uint32_t seg_len);
-bool tcp_challenge_ack_ok(struct ust_stack *stk);
+/* Linux's tcp_oow_rate_limited(): true (and @mib counted) when an ACK to
+ * an invalid segment must be skipped, at most one per invalid_ratelimit_ms
+ * per @last_ns (a connection, a half-open or TIME_WAIT entry) */
+bool tcp_oow_rate_limited(struct ust_stack *stk, uint64_t *last_ns,
+			  enum ust_mib mib);
+/* an RFC 5961 challenge ACK, within the connection's and the stack's
+ * limits */
+void tcp_challenge_ack(struct ust_stack *stk, struct ust_tcp_sock *tp);
 /* output waits for staging room; ust_tcp_poll() runs it again */
 void tcp_output_defer(struct ust_stack *stk, struct ust_tcp_sock *tp);
 void tcp_output_undefer(struct ust_stack *stk, struct ust_tcp_sock *tp);

@@ -170,6 +170,7 @@ ust_tcp_accept(struct ust_stack *stk, struct ust_sock *s,
 	if (l->acceptq_head == NULL)
 		l->acceptq_tail = NULL;
 	l->acceptq_len--;
+	stk->tcp->n_acceptq--;
 	tp->accept_next = NULL;
 	tp->parent = NULL;
 	tp->tflags &= ~TF_ORPHAN;

@@ -461,9 +461,13 @@ tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
 	}
 	if (th->flags & UST_TCP_SYN) {
 		/* handled by the caller (reuse, RFC 6191) when it is newer;
-		 * here it is an old duplicate: answer with an ACK */
-		tcp_send_reply(stk, &k, tw->snd_nxt, tw->rcv_nxt, UST_TCP_ACK,
-			       tw->rcv_wnd, &o);
+		 * here it is an old duplicate: answer with an ACK, once per
+		 * invalid_ratelimit_ms at most (Linux's
+		 * tcp_timewait_check_oow_rate_limit()) */
+		if (!tcp_oow_rate_limited(stk, &tw->oow_ack_ns,
+				UST_MIB_TCPEXT_TCPACKSKIPPEDTIMEWAIT))
+			tcp_send_reply(stk, &k, tw->snd_nxt, tw->rcv_nxt,
+				       UST_TCP_ACK, tw->rcv_wnd, &o);
 		ust_drop(stk, m, UST_DROP_TCP_INVALID_SYN);
 		return;
 	}
@@ -485,8 +489,10 @@ tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
 		rte_pktmbuf_free(m);
 		return;
 	}
-	/* data after the connection ended */
-	tcp_send_reply(stk, &k, tw->snd_nxt, tw->rcv_nxt, UST_TCP_ACK,
-		       tw->rcv_wnd, &o);
+	/* data after the connection ended: an ACK, rate limited as above */
+	if (!tcp_oow_rate_limited(stk, &tw->oow_ack_ns,
+				  UST_MIB_TCPEXT_TCPACKSKIPPEDTIMEWAIT))
+		tcp_send_reply(stk, &k, tw->snd_nxt, tw->rcv_nxt, UST_TCP_ACK,
+			       tw->rcv_wnd, &o);
 	ust_drop(stk, m, UST_DROP_TCP_CLOSE);
 }

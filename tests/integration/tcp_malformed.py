@@ -12,7 +12,9 @@ from resetting it by an nftables rule the caller installs for source port
 PORT+1000) and then sends, inside that 4-tuple: RSTs out of the window and in
 the window but not at RCV.NXT (a challenge ACK), a SYN in the window (a
 challenge ACK), a timestamp older than the last (PAWS), an ACK of data never
-sent, data beyond the window. After every round a kernel TCP connection
+sent, data beyond the window; then a forged segment at RCV.NXT with a
+TSval 2^31 ahead and an ACK of unsent data, after which the connection's
+next genuine segment must still be taken (issue 9). After every round a kernel TCP connection
 checks that echo still works. The drop reason each kind must land in, with
 its count, goes to EXPECT_JSON for the caller to compare with the server's
 counters.
@@ -164,6 +166,21 @@ for r in range(rounds):
         count(why)
     sendp([Raw(f) for f in frames], iface=iface)
     sent += len(frames)
+    # issue 9: a forged segment at RCV.NXT, its TSval 2^31 - 1 ahead and its
+    # ACK beyond SND.NXT (dropped, RFC 5961 5.2), must not move TS.Recent:
+    # the connection's next genuine segment is still taken (not PAWS)
+    sendp(Raw(seg(me, them + 200_000, "A", (ts + 0x7fffff00) & 0xffffffff,
+                  ecr, b"evil")), iface=iface)
+    count("TCP_ACK_UNSENT_DATA")
+    sent += 1
+    ts += 1
+    ans = srp1(Ether(seg(me, them, "PA", ts, ecr, b"ping")), iface=iface,
+               timeout=2, filter=f"tcp and src port {port} and dst port {sport}"
+               f" and tcp[8:4] = {(me + 4) & 0xffffffff}")
+    if ans is None:
+        sys.exit(f"round {r}: the genuine segment after a forged TSval was "
+                 "not taken")
+    me += 4
     # end scapy's connection with an RST at RCV.NXT (accepted, not a drop)
     sendp(Raw(seg(me, 0, "R", ts, ecr)), iface=iface)
     # the server still echoes, to the kernel's own TCP

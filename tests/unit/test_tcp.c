@@ -1102,7 +1102,10 @@ test_rst_syn_challenge(void)
 	UT_ASSERT(tx_none());
 	UT_EQ(drops(stk, UST_DROP_TCP_OLD_DATA), 1);
 	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
-	/* RFC 5961 4.2: a SYN in the window gets a challenge ACK */
+	/* RFC 5961 4.2: a SYN in the window gets a challenge ACK (each
+	 * case after invalid_ratelimit_ms: one such ACK per connection per
+	 * 500 ms) */
+	run(stk, 500);
 	syn_opts(&p, &o);
 	inject(stk, frame(&p, p.snd_nxt + 100, 0, UST_TCP_SYN, &o, NULL, 0));
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
@@ -1112,6 +1115,7 @@ test_rst_syn_challenge(void)
 	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 2);
 	UT_EQ(drops(stk, UST_DROP_TCP_INVALID_SYN), 1);
 	/* ... and so does a SYN at RCV.NXT, with an ACK */
+	run(stk, 500);
 	inject(stk, frame(&p, p.snd_nxt, p.rcv_nxt, UST_TCP_SYN | UST_TCP_ACK,
 			  &o, NULL, 0));
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
@@ -1120,13 +1124,15 @@ test_rst_syn_challenge(void)
 	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
 	/* RFC 5961 5.2: an ACK older than the window the peer may know of
 	 * gets a challenge ACK; one of what we never sent, an ACK (RFC
-	 * 9293 3.10.7.4); both are dropped */
+	 * 9293 3.10.7.4, RFC 5961 5.2); both are dropped */
+	run(stk, 500);
 	inject(stk, frame(&p, p.snd_nxt, p.rcv_nxt - 0x40000000u,
 			  UST_TCP_ACK, NULL, "x", 1));
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_EQ(th.flags, UST_TCP_ACK);
 	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 4);
 	UT_EQ(drops(stk, UST_DROP_TCP_OLD_ACK), 1);
+	run(stk, 500);
 	inject(stk, frame(&p, p.snd_nxt, p.rcv_nxt + 1000, UST_TCP_ACK, NULL,
 			  "x", 1));
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
@@ -1162,18 +1168,24 @@ test_rst_syn_challenge(void)
 	return teardown(stk);
 }
 
-static void
-chack_2(struct ust_stack_conf *c)
+/* Frames the stack sent since the last look, all of them read. */
+static unsigned int
+tx_count(void)
 {
-	c->tcp.challenge_ack_limit = 2;
+	unsigned int n;
+
+	ust_stack_flush(cur);
+	n = nif.tx_n;
+	ut_tx_drain(&nif);
+	return n;
 }
 
-/* RFC 5961 7: challenge ACKs are rate limited (a token bucket of
- * challenge_ack_limit a second) */
+/* RFC 5961 7 and Linux's tcp_invalid_ratelimit: a connection gets at
+ * most one challenge ACK per 500 ms, however many in-window RSTs come */
 static int
 test_challenge_ack_limit(void)
 {
-	struct ust_stack *stk = stack(chack_2);
+	struct ust_stack *stk = stack(NULL);
 	struct ust_tcp_repr th;
 	struct peer p;
 	int ls, sd, i;
@@ -1185,16 +1197,239 @@ test_challenge_ack_limit(void)
 	for (i = 0; i < 3; i++)
 		seg(stk, &p, p.snd_nxt + 10, UST_TCP_RST, NULL, 0);
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
-	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_ASSERT(tx_none());
-	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 2);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPACKSKIPPEDCHALLENGE), 2);
 	UT_EQ(drops(stk, UST_DROP_TCP_RESET), 3);
-	run(stk, 500);
+	/* a SYN and an ACK of unsent data are challenged under the same
+	 * limit */
+	seg(stk, &p, p.snd_nxt + 10, UST_TCP_SYN, NULL, 0);
+	inject(stk, frame(&p, p.snd_nxt, p.rcv_nxt + 1000, UST_TCP_ACK, NULL,
+			  NULL, 0));
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPACKSKIPPEDCHALLENGE), 4);
+	run(stk, 499);
+	seg(stk, &p, p.snd_nxt + 10, UST_TCP_RST, NULL, 0);
+	UT_ASSERT(tx_none());
+	run(stk, 1);
 	seg(stk, &p, p.snd_nxt + 10, UST_TCP_RST, NULL, 0);
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_EQ(th.flags, UST_TCP_ACK);
-	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 3);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK), 2);
 	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	/* the connection's own segments are never limited */
+	for (i = 0; i < 3; i++) {
+		psend(stk, &p, 0, "x", 1);
+		UT_EQ(expect(&p, &th, NULL, 0), 0);
+		UT_EQ(th.ack, p.snd_nxt);
+	}
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static void
+chack_global(struct ust_stack_conf *c)
+{
+	c->tcp.invalid_ratelimit_ms = 0;
+	c->tcp.challenge_ack_limit = 100;
+}
+
+/* The stack-wide budget (RFC 5961 7) is drawn at random each second from
+ * [limit/2, limit*3/2) (CVE-2016-5696: a fixed one is a counter an
+ * off-path attacker reads) */
+static int
+test_challenge_ack_random(void)
+{
+	struct ust_stack *stk = stack(chack_global);
+	uint64_t n[6], prev = 0;
+	bool differ = false;
+	struct peer p;
+	int ls, sd, i, s;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	for (s = 0; s < 6; s++) {
+		/* a fresh second */
+		run(stk, 1000 - (now / MS) % 1000);
+		for (i = 0; i < 200; i++)
+			seg(stk, &p, p.snd_nxt + 10, UST_TCP_RST, NULL, 0);
+		n[s] = mib(stk, UST_MIB_TCPEXT_TCPCHALLENGEACK) - prev;
+		prev += n[s];
+		UT_EQ(tx_count(), n[s]);
+		UT_ASSERT(n[s] >= 50 && n[s] < 150, "second %d: %" PRIu64,
+			  s, n[s]);
+		if (s > 0 && n[s] != n[0])
+			differ = true;
+	}
+	/* (six equal draws of 100 values: 1e-10) */
+	UT_ASSERT(differ, "the budget is the same each second: %" PRIu64,
+		  n[0]);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPACKSKIPPEDCHALLENGE), 6 * 200 - prev);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* RFC 9293 3.10.7.4 sends an ACK for every unacceptable segment; a flood
+ * of them gets one per invalid_ratelimit_ms (Linux's
+ * tcp_oow_rate_limited()); in-window segments are answered as always */
+static int
+test_oow_rate_limit(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct peer p;
+	char buf[16];
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	ut_tx_drain(&nif);
+	/* 20000 segments beyond the window, data and pure ACKs, at one
+	 * instant: one ACK */
+	for (i = 0; i < 20000; i++)
+		inject(stk, frame(&p, p.snd_nxt + 0x40000000u + (uint32_t)i,
+				  p.rcv_nxt, UST_TCP_ACK, NULL,
+				  (i & 1) ? "x" : NULL, (i & 1) ? 1 : 0));
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(tx_count(), 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPACKSKIPPEDSEQ), 19999);
+	UT_EQ(drops(stk, UST_DROP_TCP_INVALID_SEQUENCE), 20000);
+	/* PAWS failures and old duplicates share the limit */
+	p.tsval -= 10;
+	psend(stk, &p, 0, "old", 3);
+	p.tsval += 10;
+	seg(stk, &p, p.snd_nxt - 1000, UST_TCP_ACK, "dup", 3);
+	UT_EQ(tx_count(), 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPACKSKIPPEDPAWS), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPACKSKIPPEDSEQ), 20000);
+	p.snd_nxt -= 3;
+	/* in-window data is still answered at once */
+	psend(stk, &p, 0, "ok", 2);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 2);
+	/* 500 ms on: one more */
+	run(stk, 500);
+	ut_tx_drain(&nif);
+	for (i = 0; i < 100; i++)
+		inject(stk, frame(&p, p.snd_nxt + 0x40000000u, p.rcv_nxt,
+				  UST_TCP_ACK, NULL, "y", 1));
+	UT_EQ(tx_count(), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPACKSKIPPEDSEQ), 20099);
+	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* RFC 7323 4.3: TS.Recent moves only for an acceptable segment whose ACK
+ * is accepted. A forged segment at RCV.NXT with a TSval 2^31 - 1 ahead
+ * and an ACK of data never sent (dropped, RFC 5961 5.2) must leave it, or
+ * every genuine segment after it fails PAWS (RFC 7323 5.3). */
+static int
+test_ts_recent_forged_ack(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct ust_tcp_opts o;
+	struct peer p;
+	uint32_t tsval;
+	char buf[16];
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	tsval = p.tsval;
+	p.tsval = tsval + 0x7fffff00u;
+	inject(stk, frame(&p, p.snd_nxt, p.rcv_nxt + 5000, UST_TCP_ACK, NULL,
+			  "evil", 4));
+	p.tsval = tsval;
+	/* answered by a challenge ACK that echoes the old timestamp */
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.opts.tsecr, tsval);
+	UT_EQ(drops(stk, UST_DROP_TCP_ACK_UNSENT_DATA), 1);
+	/* the same with an RST and with a SYN, both at RCV.NXT + 1 */
+	p.tsval = tsval + 0x7fffff00u;
+	seg(stk, &p, p.snd_nxt + 1, UST_TCP_RST, NULL, 0);
+	syn_opts(&p, &o);
+	inject(stk, frame(&p, p.snd_nxt, 0, UST_TCP_SYN, &o, NULL, 0));
+	p.tsval = tsval + 1;
+	/* the peer's next segment is taken */
+	psend(stk, &p, 0, "good", 4);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(th.opts.tsecr, tsval + 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_PAWSESTAB), 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 4);
+	UT_ASSERT(memcmp(buf, "good", 4) == 0);
+	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* The same for a segment overlapping RCV.NXT whose ACK is older than any
+ * window the peer knew of (RFC 5961 5.2, dropped): TS.Recent stays. An
+ * acceptable segment with an old but possible ACK does move it (RFC 7323
+ * 4.3: SEG.SEQ <= Last.ACK.sent). */
+static int
+test_ts_recent_old_ack(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct peer p;
+	uint32_t tsval;
+	char buf[16];
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	psend(stk, &p, 0, "abcd", 4);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 4);
+	tsval = p.tsval;
+	p.tsval = tsval + 0x7fffff00u;
+	inject(stk, frame(&p, p.snd_nxt - 2, p.rcv_nxt - 0x40000000u,
+			  UST_TCP_ACK, NULL, "cdef", 4));
+	p.tsval = tsval;
+	UT_EQ(drops(stk, UST_DROP_TCP_OLD_ACK), 1);
+	UT_EQ(expect(&p, &th, NULL, 0), 0); /* the challenge ACK */
+	UT_EQ(th.opts.tsecr, tsval);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -EAGAIN);
+	p.tsval = tsval + 1;
+	psend(stk, &p, 0, "ef", 2);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, p.snd_nxt);
+	UT_EQ(th.opts.tsecr, tsval + 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_PAWSESTAB), 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 2);
+	/* our data out, acknowledged; then an overlapping segment with the
+	 * ACK before it (old, within the window): acceptable, its TSval
+	 * echoed */
+	UT_EQ(ust_send(stk, sd, "zz", 2, 0), 2);
+	UT_EQ(expect(&p, &th, NULL, 0), 2);
+	p.tsval = tsval + 2;
+	inject(stk, frame(&p, p.snd_nxt - 1, p.rcv_nxt - 2, UST_TCP_ACK, NULL,
+			  "fg", 2));
+	p.snd_nxt++;
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.opts.tsecr, tsval + 2);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 1);
+	UT_EQ(buf[0], 'g');
 	UT_EQ(ust_close(stk, sd), 0);
 	UT_EQ(ust_close(stk, ls), 0);
 	return teardown(stk);
@@ -1519,7 +1754,9 @@ test_zero_window(void)
 	UT_EQ(drops(stk, UST_DROP_TCP_ZEROWINDOW), 2);
 	/* and a segment wholly beyond it, out of order: not kept either
 	 * (the trim of a segment beyond a window that shrank, not reachable
-	 * here, is tests/fuzz/regress/fuzz_stack/beyond-window-empty-ofo) */
+	 * here, is tests/fuzz/regress/fuzz_stack/beyond-window-empty-ofo);
+	 * its ACK comes invalid_ratelimit_ms after the probe's */
+	run(stk, 500);
 	seg(stk, &p, p.snd_nxt + 100, UST_TCP_ACK, data, 50);
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_EQ(th.window, 0);
@@ -2030,6 +2267,72 @@ test_half_open(void)
 }
 
 static void
+synack_burst_16(struct ust_stack_conf *c)
+{
+	c->tcp.synack_rtx_burst = 16;
+	c->tcp.synack_retries = 2;
+}
+
+/* A wave of SYN-ACK retransmissions (half-open entries made by one SYN
+ * burst expire together) takes at most synack_rtx_burst mbufs per poll;
+ * the rest go out at the next polls, none lost, none sent twice. */
+static int
+test_synack_rtx_burst(void)
+{
+	struct ust_stack *stk = stack(synack_burst_16);
+	struct ust_tcp_repr th;
+	unsigned int base, sent = 0, polls = 0, n, i;
+	struct peer p;
+	int ls;
+
+	ls = listener(stk, LPORT, 1024);
+	UT_ASSERT(ls >= 0);
+	for (i = 0; i < 300; i++) {
+		peer_init(&p, 1000 + i);
+		p.port = (uint16_t)(PPORT + i);
+		peer_syn(stk, &p);
+	}
+	UT_EQ(tx_count(), 300);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESSENT), 0);
+	base = rte_mempool_in_use_count(pool);
+	/* one poll at the expiry of all 300 */
+	run(stk, 1000);
+	ust_stack_flush(stk);
+	UT_ASSERT(nif.tx_n <= 16, "%u SYN-ACKs in one poll", nif.tx_n);
+	UT_ASSERT(rte_mempool_in_use_count(pool) <= base + 16);
+	while (sent < 300 && polls < 100) {
+		ust_stack_flush(stk);
+		n = nif.tx_n;
+		UT_ASSERT(n <= 16);
+		for (i = 0; i < n; i++) {
+			UT_EQ(expect(&p, &th, NULL, 0), 0);
+			UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+		}
+		sent += n;
+		polls++;
+		run(stk, 1);
+	}
+	UT_EQ(sent, 300);
+	UT_ASSERT(polls >= 300 / 16);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 300);
+	/* the second wave, 2 s after the first (the backoff kept), then
+	 * the entries are given up */
+	UT_EQ(tx_count(), 0);
+	run(stk, 2000);
+	sent = 0;
+	for (i = 0; i < 100; i++) {
+		sent += tx_count();
+		run(stk, 1);
+	}
+	UT_EQ(sent, 300);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 600);
+	run(stk, 5000);
+	UT_EQ(tx_count(), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static void
 synq_2(struct ust_stack_conf *c)
 {
 	c->tcp.max_syn_backlog = 2;
@@ -2256,6 +2559,214 @@ test_listen_overflow(void)
 	UT_EQ(ust_close(stk, ls), 0);
 	UT_EQ(expect(&b, &th, NULL, 0), 0);
 	UT_EQ(th.flags, UST_TCP_RST | UST_TCP_ACK);
+	return teardown(stk);
+}
+
+/* A crowd of clients for one listener: each frame we send goes to the
+ * client whose port it names, which answers as a kernel would: an ACK for
+ * a SYN-ACK and for our FIN; a RST ends it. */
+struct client {
+	struct peer p;
+	bool synack;     /* heard a SYN-ACK */
+	bool fin_sent;   /* closed: its FIN is out */
+	bool fin_acked;
+	bool done;       /* our FIN heard and ACKed, or a RST */
+	uint32_t isn;
+	uint32_t una;    /* what we acknowledged of it */
+};
+
+/* A client retransmits what we have not acknowledged: its 2 bytes of
+ * request from isn + 1, then its FIN once closed (a kernel's RTO,
+ * simplified). */
+static void
+crowd_rtx(struct ust_stack *stk, struct client *c, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		struct client *k = &c[i];
+		uint32_t data_end = k->isn + 3;
+
+		if (!k->synack || k->done || k->una == k->p.snd_nxt)
+			continue;
+		if (SEQ_GT_(data_end, k->una))
+			inject(stk, frame(&k->p, k->una, k->p.rcv_nxt,
+					  UST_TCP_ACK | UST_TCP_PSH |
+					  (k->fin_sent ? UST_TCP_FIN : 0), NULL,
+					  "hi" + (k->una - (k->isn + 1)),
+					  (uint16_t)(data_end - k->una)));
+		else
+			inject(stk, frame(&k->p, data_end, k->p.rcv_nxt,
+					  UST_TCP_ACK | UST_TCP_FIN, NULL, NULL,
+					  0));
+	}
+}
+
+static void
+crowd_route(struct ust_stack *stk, struct client *c, unsigned int n)
+{
+	struct ust_tcp_repr th;
+	unsigned int i;
+
+	ust_stack_flush(stk);
+	for (;;) {
+		struct rte_mbuf *m = ut_tx_pop(&nif);
+		struct ust_eth_repr eth;
+		struct ust_ipv4_repr ip;
+		const uint8_t *l4;
+		struct client *k = NULL;
+		uint32_t end, plen;
+
+		if (m == NULL)
+			break;
+		l4 = ut_parse_ipv4_frame(m, &eth, &ip);
+		if (l4 == NULL || ip.proto != IPPROTO_TCP ||
+		    ust_tcp_parse(l4, (uint32_t)ip.total_len - ip.hdr_len,
+				  ip.src, ip.dst, 0, &th) != UST_WIRE_OK) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		plen = (uint32_t)ip.total_len - ip.hdr_len - th.hdr_len;
+		rte_pktmbuf_free(m);
+		for (i = 0; i < n; i++)
+			if (c[i].p.port == th.dst_port)
+				k = &c[i];
+		if (k == NULL || k->done)
+			continue;
+		if (th.flags & UST_TCP_RST) {
+			k->done = true;
+			continue;
+		}
+		if (th.opts.has & UST_TCPOPT_TS)
+			k->p.ts_recent = th.opts.tsval;
+		end = th.seq + plen + ((th.flags & UST_TCP_SYN) ? 1 : 0) +
+			((th.flags & UST_TCP_FIN) ? 1 : 0);
+		if ((th.flags & UST_TCP_SYN) ||
+		    (SEQ_LE(th.seq, k->p.rcv_nxt) && SEQ_GT_(end, k->p.rcv_nxt)))
+			k->p.rcv_nxt = end;
+		if ((th.flags & UST_TCP_SYN) && !k->synack) {
+			/* connected: the ACK and a request at once */
+			k->synack = true;
+			k->una = k->p.snd_nxt;
+			k->p.tsval++;
+			psend(stk, &k->p, UST_TCP_PSH, "hi", 2);
+			continue;
+		}
+		if ((th.flags & UST_TCP_ACK) && !(th.flags & UST_TCP_SYN) &&
+		    SEQ_GT_(th.ack, k->una) && SEQ_LE(th.ack, k->p.snd_nxt))
+			k->una = th.ack;
+		if (k->fin_sent && (th.flags & UST_TCP_ACK) &&
+		    th.ack == k->p.snd_nxt)
+			k->fin_acked = true;
+		if ((th.flags & UST_TCP_FIN) && k->fin_sent)
+			k->done = true;
+		if (plen > 0 || (th.flags & (UST_TCP_SYN | UST_TCP_FIN))) {
+			k->p.tsval++;
+			psend(stk, &k->p, 0, NULL, 0);
+		}
+	}
+}
+
+static void
+crowd_small(struct ust_stack_conf *c)
+{
+	c->max_sockets = 8;
+	c->tcp.max_syn_backlog = 4;
+}
+
+/*
+ * A listener at the socket table's limit (max_sockets 8: the listener and
+ * 7 connections) and 16 clients: the handshakes beyond what can be
+ * accepted are not completed (no SYN-ACK; ListenOverflows/ListenDrops
+ * count them), and when the clients close everything, nothing stays
+ * established.
+ */
+static int
+test_listen_socket_table(void)
+{
+	struct ust_stack *stk = stack(crowd_small);
+	struct client c[16];
+	int acc[16], nacc = 0, ls, sd, i, t;
+	unsigned int synacks = 0;
+	uint64_t ovf;
+	char buf[16];
+
+	ls = listener(stk, LPORT, 64);
+	UT_ASSERT(ls >= 0);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 16; i++) {
+		peer_init(&c[i].p, 1000u * (uint32_t)(i + 1));
+		c[i].p.port = (uint16_t)(PPORT + i);
+		c[i].isn = c[i].p.snd_nxt;
+		peer_syn(stk, &c[i].p);
+		crowd_route(stk, c, 16);
+	}
+	for (i = 0; i < 16; i++)
+		synacks += c[i].synack;
+	/* the socket table has room for 7: the 9 other SYNs are dropped,
+	 * not answered (their clients try again) */
+	UT_EQ(synacks, 7);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_LISTENOVERFLOWS), 9);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_LISTENDROPS), 9);
+	UT_EQ(drops(stk, UST_DROP_TCP_LISTEN_OVERFLOW), 9);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESSENT), 0);
+	while ((sd = ust_accept(stk, ls, NULL, NULL)) >= 0) {
+		UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 2);
+		acc[nacc++] = sd;
+	}
+	UT_EQ(nacc, 7);
+	UT_EQ(sd, -EAGAIN);
+	/* a SYN again: still no room */
+	c[7].p.snd_nxt = c[7].isn;
+	peer_syn(stk, &c[7].p);
+	crowd_route(stk, c, 16);
+	UT_ASSERT(!c[7].synack);
+	/* the first client closes, the application too: one descriptor */
+	c[0].p.tsval++;
+	psend(stk, &c[0].p, UST_TCP_FIN, NULL, 0);
+	c[0].fin_sent = true;
+	crowd_route(stk, c, 16);
+	UT_EQ(ust_recv(stk, acc[0], buf, sizeof(buf), 0), 0);
+	UT_EQ(ust_close(stk, acc[0]), 0);
+	crowd_route(stk, c, 16);
+	UT_ASSERT(c[0].done);
+	ovf = mib(stk, UST_MIB_TCPEXT_LISTENOVERFLOWS);
+	/* ... for the next SYN */
+	c[7].p.snd_nxt = c[7].isn;
+	peer_syn(stk, &c[7].p);
+	crowd_route(stk, c, 16);
+	UT_ASSERT(c[7].synack);
+	sd = ust_accept(stk, ls, NULL, NULL);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 2);
+	acc[0] = sd;
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_LISTENOVERFLOWS), ovf);
+	/* everybody closes */
+	for (i = 1; i < 16; i++) {
+		if (!c[i].synack)
+			continue;
+		c[i].p.tsval++;
+		psend(stk, &c[i].p, UST_TCP_FIN, NULL, 0);
+		c[i].fin_sent = true;
+	}
+	crowd_route(stk, c, 16);
+	for (i = 0; i < nacc; i++) {
+		UT_EQ(ust_recv(stk, acc[i], buf, sizeof(buf), 0), 0);
+		UT_EQ(ust_close(stk, acc[i]), 0);
+	}
+	for (t = 0; t < 3000; t++) {
+		run(stk, 10);
+		crowd_route(stk, c, 16);
+		if (t % 30 == 0) {
+			crowd_rtx(stk, c, 16);
+			crowd_route(stk, c, 16);
+		}
+	}
+	UT_EQ(mib(stk, UST_MIB_TCP_CURRESTAB), 0);
+	for (i = 0; i < 16; i++)
+		UT_ASSERT(!c[i].synack || c[i].done, "client %d", i);
+	UT_EQ(ust_accept(stk, ls, NULL, NULL), -EAGAIN);
+	UT_EQ(ust_close(stk, ls), 0);
 	return teardown(stk);
 }
 
@@ -3423,6 +3934,12 @@ static const struct ut_case cases[] = {
 	{ "half-close both ways", test_half_close },
 	{ "RST and SYN in window: RFC 5961", test_rst_syn_challenge },
 	{ "challenge ACK rate limit", test_challenge_ack_limit },
+	{ "challenge ACK budget: random each second",
+	  test_challenge_ack_random },
+	{ "out-of-window ACKs: rate limited", test_oow_rate_limit },
+	{ "TS.Recent: a forged ACK of unsent data", test_ts_recent_forged_ack },
+	{ "TS.Recent: an overlapping segment, an old ACK",
+	  test_ts_recent_old_ack },
 	{ "PAWS", test_paws },
 	{ "options: malformed, WS 20, MSS 0, none", test_options_edge },
 	{ "sequence-number wraparound", test_seq_wraparound },
@@ -3434,9 +3951,11 @@ static const struct ut_case cases[] = {
 	{ "out-of-order reassembly, overlaps, SACK", test_reassembly },
 	{ "half-open entries: SYN-ACK retransmission, RST",
 	  test_half_open },
+	{ "SYN-ACK retransmissions: a bounded wave", test_synack_rtx_burst },
 	{ "SYN cookies", test_syncookies },
 	{ "SYN cookies without timestamps", test_syncookies_no_ts },
 	{ "listen queue overflow", test_listen_overflow },
+	{ "listen beyond the socket table", test_listen_socket_table },
 	{ "TIME_WAIT reuse (RFC 6191)", test_time_wait_reuse },
 	{ "bad segments, closed ports", test_bad_segments },
 	{ "delayed ACK, TCP_QUICKACK", test_delayed_ack },
