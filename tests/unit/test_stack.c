@@ -382,8 +382,11 @@ expect_drop(struct ust_stack *stk, struct rte_mbuf *m,
 static struct rte_mbuf *
 udp_to_us(uint16_t dport, uint16_t len)
 {
-	static const uint8_t pl[64] = "0123456789abcdef";
+	/* the largest payload a caller asks for (100), zero-padded */
+	static const uint8_t pl[128] = "0123456789abcdef";
 
+	if (len > sizeof(pl))
+		return NULL;
 	return ut_udp_frame(pool, UT_PEER_IP, UT_OUR_IP, 5555, dport, pl, len);
 }
 
