@@ -52,6 +52,8 @@ static const struct key keys[] = {
 	{ "ip", "addr", K_PREFIX, OFF(stack.addr), 0, 0 },
 	{ "ip", "gateway", K_IPV4_OPT, OFF(stack.gateway), 0, 0 },
 	{ "ip", "ttl", K_U8, OFF(stack.ttl), 1, 255 },
+	{ "ip", "accept_source_route", K_BOOL, OFF(stack.accept_source_route),
+	  0, 1 },
 	{ "stack", "rx_burst", K_U16, OFF(stack.rx_burst), 1, 64 },
 	{ "stack", "tx_stage", K_U16, OFF(stack.tx_stage), 64, 16384 },
 	{ "stack", "max_sockets", K_U32, OFF(stack.max_sockets), 1, 65534 },
