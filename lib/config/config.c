@@ -281,12 +281,32 @@ ust_parse_mac(const char *s, struct rte_ether_addr *mac)
 	char tail;
 	int i;
 
-	if (s == NULL || sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1],
+	/* exactly xx:xx:xx:xx:xx:xx: sscanf("%2x") would take blanks, a
+	 * sign and "0x" */
+	if (s == NULL || strlen(s) != 17)
+		return -1;
+	for (i = 0; i < 17; i++)
+		if (i % 3 == 2 ? s[i] != ':' : !isxdigit((unsigned char)s[i]))
+			return -1;
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1],
 				&b[2], &b[3], &b[4], &b[5], &tail) != 6)
 		return -1;
 	for (i = 0; i < 6; i++)
 		mac->addr_bytes[i] = (uint8_t)b[i];
 	return 0;
+}
+
+/* @s starts with a digit and holds only digits and characters of @sep:
+ * what sscanf("%u") alone would not check (blanks first, signs, wrap) */
+static bool
+digits_and(const char *s, const char *sep)
+{
+	if (!isdigit((unsigned char)*s))
+		return false;
+	for (; *s != '\0'; s++)
+		if (!isdigit((unsigned char)*s) && strchr(sep, *s) == NULL)
+			return false;
+	return true;
 }
 
 static int
@@ -402,7 +422,8 @@ set_key(struct ust_config *cfg, const struct key *k, const char *val,
 		unsigned long long a, b, c;
 		char tail;
 
-		if (sscanf(val, "%llu %llu %llu%c", &a, &b, &c, &tail) != 3 ||
+		if (!digits_and(val, " ") ||
+		    sscanf(val, "%llu %llu %llu%c", &a, &b, &c, &tail) != 3 ||
 		    a > b || b > c) {
 			*why = "expected three page counts, min <= pressure <= max";
 			return -1;
@@ -436,7 +457,8 @@ set_key(struct ust_config *cfg, const struct key *k, const char *val,
 		unsigned int lo, hi;
 		char tail;
 
-		if (sscanf(val, "%u-%u%c", &lo, &hi, &tail) != 2 || lo == 0 ||
+		if (!digits_and(val, "-") ||
+		    sscanf(val, "%u-%u%c", &lo, &hi, &tail) != 2 || lo == 0 ||
 		    lo > hi || hi > 65535) {
 			*why = "expected LOW-HIGH within 1-65535";
 			return -1;

@@ -225,6 +225,7 @@ test_refused(void)
 	double d;
 	const char *rest;
 	rte_be32_t a, g;
+	struct rte_ether_addr mac;
 	uint32_t v;
 	int i;
 
@@ -250,6 +251,14 @@ test_refused(void)
 			   "[ip] gateway: our own address"), 0);
 	UT_EQ(expect_error("[ip]\naddr = 198.18.0.2/24\ngateway = 198.18.0.255\n",
 			   "[ip] gateway: the subnet's broadcast"), 0);
+	/* signs (sscanf's %llu took "-1" as 2^64 - 1), blanks, 0x */
+	UT_EQ(expect_error("[udp]\nmem = -1 -1 -1\n", "[udp] mem"), 0);
+	UT_EQ(expect_error("[stack]\nephemeral = +1-+2\n",
+			   "[stack] ephemeral"), 0);
+	UT_EQ(ust_parse_mac(" 2:00:00:00:00:01", &mac), -1);
+	UT_EQ(ust_parse_mac("+2:00:00:00:00:01", &mac), -1);
+	UT_EQ(ust_parse_mac("0x2:00:00:00:00:1", &mac), -1);
+	UT_EQ(ust_parse_mac("02:00:00:00:00:01", &mac), 0);
 	/* leading blanks and signs in integers */
 	UT_EQ(expect_error("[stack]\nrx_burst = +8\n", "[stack] rx_burst"),
 	      0);
