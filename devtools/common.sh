@@ -10,7 +10,9 @@ set -euo pipefail
 
 UST_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 UST_BUILD=${UST_BUILD:-$UST_SRC/build}
-export UST_SRC UST_BUILD
+# the sanitizer build of ust-test.sh (meson option sanitizers)
+UST_BUILD_ASAN=${UST_BUILD_ASAN:-$UST_BUILD-asan}
+export UST_SRC UST_BUILD UST_BUILD_ASAN
 
 # Debian 12 packages: build (DPDK 22.11, meson, ninja, numa), test peers
 # (iputils-ping, iperf2, scapy, socat, nftables), the fuzzers (clang with

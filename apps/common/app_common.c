@@ -32,6 +32,40 @@ app_usage_error(const char *prog, const char *fmt, ...)
 }
 
 void
+app_check_ip(const char *prog, const struct ust_config *cfg,
+	     const char *addr_arg, const char *gw_arg)
+{
+	const struct ust_stack_conf *sc = &cfg->stack;
+	const char *why;
+
+	why = ust_check_addr(sc->addr, sc->prefix_len);
+	if (why != NULL) {
+		if (addr_arg != NULL)
+			app_usage_error(prog, "--addr %s: %s", addr_arg, why);
+		app_usage_error(prog, "[ip] addr: %s", why);
+	}
+	why = ust_check_gateway(sc->gateway, sc->addr, sc->prefix_len);
+	if (why != NULL) {
+		if (gw_arg != NULL)
+			app_usage_error(prog, "--gateway %s: %s", gw_arg, why);
+		app_usage_error(prog, "[ip] gateway: %s (with --addr %s)", why,
+				addr_arg != NULL ? addr_arg : "?");
+	}
+}
+
+double
+app_parse_seconds(const char *prog, const char *flag, const char *v,
+		  double min, double max)
+{
+	double d;
+
+	if (ust_parse_double(v, min, max, &d, NULL) != 0)
+		app_usage_error(prog, "%s %s: expected seconds from %g to %g",
+				flag, v, min, max);
+	return d;
+}
+
+void
 app_split_args(int argc, char **argv, int *eal_argc, char ***eal_argv,
 	       int *app_argc, char ***app_argv)
 {

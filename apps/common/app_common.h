@@ -27,6 +27,18 @@
 void app_usage_error(const char *prog, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3), noreturn));
 
+/* Refuse (exit 2) an address or gateway that cannot be ours: network,
+ * broadcast, multicast, loopback, 0.0.0.0, prefix above /30; a gateway
+ * off-link, ours or broadcast. Names the flag when one set it (@addr_arg,
+ * @gw_arg: the flags' values, or NULL), else the configuration key. */
+void app_check_ip(const char *prog, const struct ust_config *cfg,
+		  const char *addr_arg, const char *gw_arg);
+
+/* Seconds within [min, max], finite (no NaN, no inf), or exit 2 naming
+ * @flag. */
+double app_parse_seconds(const char *prog, const char *flag, const char *v,
+			 double min, double max);
+
 /* Split argv at "--": EAL arguments before, app arguments after (with
  * argv[0] first). Without "--", everything is the app's. */
 void app_split_args(int argc, char **argv, int *eal_argc, char ***eal_argv,

@@ -17,12 +17,15 @@
  * stack on the main lcore. This file: options, UDP modes, main().
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <sys/stat.h>
 
 #include <rte_eal.h>
 #include <rte_ethdev.h>
@@ -48,8 +51,9 @@ usage(void)
 "Options:\n"
 "  --mode server|client   role (default: server)\n"
 "  --proto udp|tcp        transport (default: udp)\n"
-"  --config FILE          load settings (format: config/ustack.ini);\n"
-"                         the flags below override it\n"
+"  --config FILE          load settings (format: config/ustack.ini; a\n"
+"                         regular file of at most 1 MiB); the flags below\n"
+"                         override it\n"
 "  --addr A.B.C.D/N       our address and prefix ([ip] addr); required\n"
 "                         unless the config file sets it\n"
 "  --gateway A.B.C.D      default gateway ([ip] gateway)\n"
@@ -72,7 +76,8 @@ usage(void)
 "                         one after K transactions (default: 0, never)\n"
 "  --count N              client: stop after N transactions (default: 0,\n"
 "                         run for --duration)\n"
-"  --stream FILE          TCP client: send FILE on one connection, then\n"
+"  --stream FILE          TCP client: send FILE (a regular, readable file)\n"
+"                         on one connection, then\n"
 "                         shut down sending and read until EOF\n"
 "  --bulk BYTES           TCP client: as --stream, with BYTES of a pattern\n"
 "  --stream-out FILE      TCP client: write what the server sends back\n"
@@ -109,15 +114,7 @@ APP_TX_USAGE
 static double
 parse_seconds(const char *flag, const char *v, double min, double max)
 {
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(v, &end);
-	if (errno != 0 || end == v || *end != '\0' || d < min || d > max)
-		app_usage_error(PROG, "%s %s: expected seconds between %g and "
-				"%g", flag, v, min, max);
-	return d;
+	return app_parse_seconds(PROG, flag, v, min, max);
 }
 
 static uint32_t
@@ -220,16 +217,31 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case O_COUNT:
 			o->count = parse_num("--count", optarg, 0, UINT32_MAX);
 			break;
-		case O_STREAM:
+		case O_STREAM: {
+			struct stat sb;
+
+			/* now, not after bring-up: a directory or a FIFO
+			 * would fail (or block) mid-run */
+			if (stat(optarg, &sb) != 0)
+				app_usage_error(PROG, "--stream %s: %s", optarg,
+						strerror(errno));
+			if (!S_ISREG(sb.st_mode))
+				app_usage_error(PROG, "--stream %s: not a "
+						"regular file", optarg);
+			if (access(optarg, R_OK) != 0)
+				app_usage_error(PROG, "--stream %s: %s", optarg,
+						strerror(errno));
 			o->stream = optarg;
 			break;
+		}
 		case O_BULK: {
 			char *end;
 
 			errno = 0;
 			o->bulk = strtoull(optarg, &end, 10);
-			if (errno != 0 || end == optarg || *end != '\0' ||
-			    optarg[0] == '-' || o->bulk == 0 ||
+			/* digits only: strtoull() takes blanks and a sign */
+			if (errno != 0 || !isdigit((unsigned char)optarg[0]) ||
+			    *end != '\0' || o->bulk == 0 ||
 			    o->bulk > (1ull << 50))
 				app_usage_error(PROG, "--bulk %s: expected a "
 						"byte count from 1 to 2^50",
@@ -372,12 +384,13 @@ build_config(const struct opts *o, struct ust_config *cfg, rte_be32_t *peer)
 	    ust_parse_ipv4_prefix(o->addr, &cfg->stack.addr,
 				  &cfg->stack.prefix_len) != 0)
 		app_usage_error(PROG, "--addr %s: expected A.B.C.D/N", o->addr);
-	if (cfg->stack.addr == 0)
+	if (cfg->stack.addr == 0 && o->addr == NULL)
 		app_usage_error(PROG, "missing --addr A.B.C.D/N");
 	if (o->gateway != NULL &&
 	    ust_parse_ipv4(o->gateway, &cfg->stack.gateway) != 0)
 		app_usage_error(PROG, "--gateway %s: expected A.B.C.D",
 				o->gateway);
+	app_check_ip(PROG, cfg, o->addr, o->gateway);
 	if (o->port_id != NULL)
 		cfg->port.port_id = (uint16_t)parse_num("--port-id",
 			o->port_id, 0, RTE_MAX_ETHPORTS - 1);

@@ -66,7 +66,8 @@ usage(void)
 "\n"
 "Common options:\n"
 "  --mode MODE            the traffic pattern (required)\n"
-"  --config FILE          load settings (format: config/ustack.ini)\n"
+"  --config FILE          load settings (format: config/ustack.ini; a\n"
+"                         regular file of at most 1 MiB)\n"
 "  --addr A.B.C.D/N       our address ([ip] addr); required unless the\n"
 "                         config file sets it\n"
 "  --gateway A.B.C.D      default gateway\n"
@@ -103,18 +104,17 @@ perf_num(const char *flag, const char *v, uint32_t min, uint32_t max)
 uint64_t
 perf_rate(const char *flag, const char *v)
 {
-	char *end;
-	double d;
+	const char *end = v;
+	double d = -1;
 
-	errno = 0;
-	d = strtod(v, &end);
-	if (errno == 0 && end != v) {
+	/* finite (NaN passed every comparison; its cast was undefined) */
+	if (ust_parse_double(v, 0, 1e12, &d, &end) == 0) {
 		if (*end == 'k' || *end == 'K')
 			d *= 1e3, end++;
 		else if (*end == 'm' || *end == 'M')
 			d *= 1e6, end++;
 	}
-	if (errno != 0 || end == v || *end != '\0' || d < 0 || d > 1e12)
+	if (d < 0 || *end != '\0' || d > 1e12)
 		app_usage_error(PERF_PROG, "%s %s: expected packets per second "
 				"(e.g. 500000, 500k, 2.5M; 0 = full rate)",
 				flag, v);
@@ -148,15 +148,7 @@ perf_spin_ns(const struct perf_ctx *c, uint64_t ns)
 static double
 parse_seconds(const char *flag, const char *v, double max)
 {
-	char *end;
-	double d;
-
-	errno = 0;
-	d = strtod(v, &end);
-	if (errno != 0 || end == v || *end != '\0' || d < 0 || d > max)
-		app_usage_error(PERF_PROG, "%s %s: expected seconds from 0 to "
-				"%g", flag, v, max);
-	return d;
+	return app_parse_seconds(PERF_PROG, flag, v, 0, max);
 }
 
 static const struct perf_mode *
@@ -273,10 +265,11 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 	    ust_parse_ipv4_prefix(addr, &c->env.cfg.stack.addr,
 				  &c->env.cfg.stack.prefix_len) != 0)
 		app_usage_error(PERF_PROG, "--addr %s: expected A.B.C.D/N", addr);
-	if (c->env.cfg.stack.addr == 0)
+	if (c->env.cfg.stack.addr == 0 && addr == NULL)
 		app_usage_error(PERF_PROG, "missing --addr A.B.C.D/N");
 	if (gw != NULL && ust_parse_ipv4(gw, &c->env.cfg.stack.gateway) != 0)
 		app_usage_error(PERF_PROG, "--gateway %s: expected A.B.C.D", gw);
+	app_check_ip(PERF_PROG, &c->env.cfg, addr, gw);
 	if (portid != NULL)
 		c->env.cfg.port.port_id = (uint16_t)perf_num("--port-id",
 			portid, 0, RTE_MAX_ETHPORTS - 1);

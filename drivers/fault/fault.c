@@ -12,6 +12,7 @@
  * lcore that polls its netif, as the stack does.
  */
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 
+#include "ust_config.h"
 #include "ust_fault.h"
 
 #define FAULT_READY 1024u   /* a power of 2 */
@@ -57,10 +59,12 @@ ust_fault_conf_defaults(struct ust_fault_conf *c)
 static int
 parse_ppm(const char *v, uint32_t *out)
 {
-	char *end;
-	double d = strtod(v, &end);
+	const char *end;
+	double d;
 
-	if (end == v || d < 0)
+	/* finite, no blanks or sign: NaN would pass every comparison and
+	 * make the cast below undefined */
+	if (ust_parse_double(v, 0, 1e7, &d, &end) != 0)
 		return -1;
 	if (strcmp(end, "%") == 0)
 		d *= 10000.0;
@@ -109,16 +113,18 @@ ust_fault_parse(const char *spec, struct ust_fault_conf *c, char *err,
 				return -1;
 			}
 		} else if (strcmp(tok, "seed") == 0) {
+			errno = 0;
 			c->seed = strtoull(eq, &end, 0);
-			if (*eq == '\0' || *end != '\0') {
+			if (!isdigit((unsigned char)*eq) || *end != '\0' ||
+			    errno != 0) {
 				snprintf(err, errlen, "bad seed '%s'",
 					 eq);
 				return -1;
 			}
 		} else if (strcmp(tok, "depth") == 0) {
-			unsigned long d = strtoul(eq, &end, 10);
+			uint32_t d;
 
-			if (*eq == '\0' || *end != '\0' || d < 1 || d > 64) {
+			if (ust_parse_u32(eq, 1, 64, &d) != 0) {
 				snprintf(err, errlen, "depth '%s' not "
 					 "in 1..64", eq);
 				return -1;

@@ -9,11 +9,15 @@
  * an unknown key is an error rather than ignored.
  */
 
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/stat.h>
 
 #include <arpa/inet.h>
 #include <rte_cfgfile.h>
@@ -52,6 +56,8 @@ static const struct key keys[] = {
 	{ "ip", "addr", K_PREFIX, OFF(stack.addr), 0, 0 },
 	{ "ip", "gateway", K_IPV4_OPT, OFF(stack.gateway), 0, 0 },
 	{ "ip", "ttl", K_U8, OFF(stack.ttl), 1, 255 },
+	{ "ip", "accept_source_route", K_BOOL, OFF(stack.accept_source_route),
+	  0, 1 },
 	{ "stack", "rx_burst", K_U16, OFF(stack.rx_burst), 1, 64 },
 	{ "stack", "tx_stage", K_U16, OFF(stack.tx_stage), 64, 16384 },
 	{ "stack", "max_sockets", K_U32, OFF(stack.max_sockets), 1, 65534 },
@@ -156,7 +162,8 @@ ust_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 	unsigned long long v;
 	char *end;
 
-	if (s == NULL || *s == '\0' || *s == '-' || *s == '+')
+	/* digits only: strtoull() would take leading blanks and a sign */
+	if (s == NULL || !isdigit((unsigned char)*s))
 		return -1;
 	errno = 0;
 	v = strtoull(s, &end, 10);
@@ -164,6 +171,85 @@ ust_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out)
 		return -1;
 	*out = (uint32_t)v;
 	return 0;
+}
+
+int
+ust_parse_double(const char *s, double min, double max, double *out,
+		 const char **rest)
+{
+	char *end;
+	double d;
+
+	/* a digit or a point first: no blanks, sign, "nan", "inf"; no hex */
+	if (s == NULL || !(isdigit((unsigned char)*s) || *s == '.') ||
+	    (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')))
+		return -1;
+	errno = 0;
+	d = strtod(s, &end);
+	if (errno != 0 || end == s || !isfinite(d) || d < min || d > max)
+		return -1;
+	if (rest != NULL)
+		*rest = end;
+	else if (*end != '\0')
+		return -1;
+	*out = d;
+	return 0;
+}
+
+/* host-order mask of a prefix length (a shift by 32 is undefined) */
+static uint32_t
+prefix_mask(uint8_t prefix)
+{
+	if (prefix == 0)
+		return 0;
+	if (prefix >= 32)
+		return UINT32_MAX;
+	return ~(UINT32_MAX >> prefix);
+}
+
+const char *
+ust_check_addr(rte_be32_t addr, uint8_t prefix)
+{
+	uint32_t h = rte_be_to_cpu_32(addr);
+	uint32_t mask = prefix_mask(prefix);
+
+	if (h == 0)
+		return "0.0.0.0 is not an address";
+	if ((h >> 24) == 127)
+		return "a loopback address (127.0.0.0/8)";
+	if ((h >> 28) == 0xe)
+		return "a multicast address (224.0.0.0/4)";
+	if (h == UINT32_MAX)
+		return "the limited broadcast address";
+	if (prefix > 30)
+		return "prefix longer than /30 (no subnet with a neighbour "
+		       "and a broadcast address)";
+	if ((h & ~mask) == 0)
+		return "the subnet's network address";
+	if ((h & ~mask) == ~mask)
+		return "the subnet's broadcast address";
+	return NULL;
+}
+
+const char *
+ust_check_gateway(rte_be32_t gw, rte_be32_t addr, uint8_t prefix)
+{
+	uint32_t g = rte_be_to_cpu_32(gw), a = rte_be_to_cpu_32(addr);
+	uint32_t mask = prefix_mask(prefix);
+
+	if (g == 0)
+		return NULL; /* none */
+	if (g == a)
+		return "our own address";
+	if ((g & mask) != (a & mask))
+		return "not in our subnet (off-link)";
+	if ((g & ~mask) == ~mask || g == UINT32_MAX)
+		return "the subnet's broadcast address";
+	if ((g & ~mask) == 0)
+		return "the subnet's network address";
+	if ((g >> 28) == 0xe)
+		return "a multicast address";
+	return NULL;
 }
 
 int
@@ -205,12 +291,32 @@ ust_parse_mac(const char *s, struct rte_ether_addr *mac)
 	char tail;
 	int i;
 
-	if (s == NULL || sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1],
+	/* exactly xx:xx:xx:xx:xx:xx: sscanf("%2x") would take blanks, a
+	 * sign and "0x" */
+	if (s == NULL || strlen(s) != 17)
+		return -1;
+	for (i = 0; i < 17; i++)
+		if (i % 3 == 2 ? s[i] != ':' : !isxdigit((unsigned char)s[i]))
+			return -1;
+	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1],
 				&b[2], &b[3], &b[4], &b[5], &tail) != 6)
 		return -1;
 	for (i = 0; i < 6; i++)
 		mac->addr_bytes[i] = (uint8_t)b[i];
 	return 0;
+}
+
+/* @s starts with a digit and holds only digits and characters of @sep:
+ * what sscanf("%u") alone would not check (blanks first, signs, wrap) */
+static bool
+digits_and(const char *s, const char *sep)
+{
+	if (!isdigit((unsigned char)*s))
+		return false;
+	for (; *s != '\0'; s++)
+		if (!isdigit((unsigned char)*s) && strchr(sep, *s) == NULL)
+			return false;
+	return true;
 }
 
 static int
@@ -239,7 +345,7 @@ set_static_arp(struct ust_config *cfg, const char *val)
 	if (strlen(val) >= sizeof(buf))
 		return -1;
 	strcpy(buf, val);
-	cfg->n_static_arp = 0;
+	/* entries accumulate over repeated "static =" lines */
 	for (tok = strtok_r(buf, ", ", &save); tok != NULL;
 	     tok = strtok_r(NULL, ", ", &save)) {
 		char *eq = strchr(tok, '=');
@@ -326,7 +432,8 @@ set_key(struct ust_config *cfg, const struct key *k, const char *val,
 		unsigned long long a, b, c;
 		char tail;
 
-		if (sscanf(val, "%llu %llu %llu%c", &a, &b, &c, &tail) != 3 ||
+		if (!digits_and(val, " ") ||
+		    sscanf(val, "%llu %llu %llu%c", &a, &b, &c, &tail) != 3 ||
 		    a > b || b > c) {
 			*why = "expected three page counts, min <= pressure <= max";
 			return -1;
@@ -343,7 +450,8 @@ set_key(struct ust_config *cfg, const struct key *k, const char *val,
 			return -1;
 		}
 		snprintf(cfg->stack.tcp.congestion,
-			 sizeof(cfg->stack.tcp.congestion), "%s", val);
+			 sizeof(cfg->stack.tcp.congestion), "%.*s",
+			 (int)sizeof(cfg->stack.tcp.congestion) - 1, val);
 		return 0;
 	case K_TX_LAYOUT: {
 		int l = ust_tcp_tx_layout_parse(val);
@@ -359,7 +467,8 @@ set_key(struct ust_config *cfg, const struct key *k, const char *val,
 		unsigned int lo, hi;
 		char tail;
 
-		if (sscanf(val, "%u-%u%c", &lo, &hi, &tail) != 2 || lo == 0 ||
+		if (!digits_and(val, "-") ||
+		    sscanf(val, "%u-%u%c", &lo, &hi, &tail) != 2 || lo == 0 ||
 		    lo > hi || hi > 65535) {
 			*why = "expected LOW-HIGH within 1-65535";
 			return -1;
@@ -370,13 +479,66 @@ set_key(struct ust_config *cfg, const struct key *k, const char *val,
 	}
 	case K_STATIC_ARP:
 		if (set_static_arp(cfg, val) != 0) {
-			*why = "expected A.B.C.D=aa:bb:cc:dd:ee:ff[, ...] (at most 16)";
+			*why = "expected A.B.C.D=aa:bb:cc:dd:ee:ff[, ...] (at most 16 in all lines)";
 			return -1;
 		}
 		return 0;
 	}
 	*why = "internal error";
 	return -1;
+}
+
+/* rte_cfgfile reads lines into a buffer of CFG_NAME_LEN + CFG_VALUE_LEN +
+ * 4 bytes and fails on a longer one, logging to stderr: refuse it first,
+ * with its number. */
+static int
+config_line_check(const char *path, char *err, size_t len)
+{
+	const size_t max = CFG_NAME_LEN + CFG_VALUE_LEN + 2;
+	size_t col = 0;
+	unsigned int line = 1;
+	FILE *f = fopen(path, "r");
+	int c;
+
+	if (f == NULL) {
+		snprintf(err, len, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while ((c = getc(f)) != EOF) {
+		if (c == '\n') {
+			line++;
+			col = 0;
+		} else if (++col > max) {
+			fclose(f);
+			snprintf(err, len, "%s: line %u longer than %zu "
+				 "characters", path, line, max);
+			return -1;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+/* What one key cannot say alone: constraints between keys, and addresses
+ * that parse but cannot be ours. */
+static int
+config_check(const struct ust_config *cfg, const char *path, char *err,
+	     size_t len)
+{
+	const struct ust_stack_conf *sc = &cfg->stack;
+	const char *why;
+
+	if (sc->addr != 0 &&
+	    (why = ust_check_addr(sc->addr, sc->prefix_len)) != NULL)
+		return cfg_err(err, len, path, "ip", "addr", "%s", why);
+	if (sc->addr != 0 && (why = ust_check_gateway(sc->gateway, sc->addr,
+						       sc->prefix_len)) != NULL)
+		return cfg_err(err, len, path, "ip", "gateway", "%s", why);
+	if (sc->tcp.rto_min_ms > sc->tcp.rto_max_ms)
+		return cfg_err(err, len, path, "tcp", "rto_min_ms",
+			       "%u exceeds rto_max_ms %u", sc->tcp.rto_min_ms,
+			       sc->tcp.rto_max_ms);
+	return 0;
 }
 
 int
@@ -387,6 +549,25 @@ ust_config_load(struct ust_config *cfg, const char *path, char *err,
 	int nsec, i, rc = 0;
 	char **names = NULL;
 
+	struct stat sb;
+
+	/* rte_cfgfile reads a directory as an empty file and never ends on
+	 * /dev/zero: a regular file of bounded size only */
+	if (stat(path, &sb) != 0) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file", path);
+		return -1;
+	}
+	if (sb.st_size > UST_CONFIG_MAX_FILE) {
+		snprintf(err, errlen, "%s: larger than %u bytes", path,
+			 UST_CONFIG_MAX_FILE);
+		return -1;
+	}
+	if (config_line_check(path, err, errlen) != 0)
+		return -1;
 	f = rte_cfgfile_load(path, CFG_FLAG_EMPTY_VALUES);
 	if (f == NULL) {
 		snprintf(err, errlen, "%s: cannot read or parse the file",
@@ -427,6 +608,16 @@ ust_config_load(struct ust_config *cfg, const char *path, char *err,
 				     "unknown section");
 			break;
 		}
+		/* rte_cfgfile keeps a repeated section apart, and lookups by
+		 * name find the first: the second would be ignored */
+		for (j = 0; j < i; j++)
+			if (strcmp(names[j], names[i]) == 0)
+				break;
+		if (j < i) {
+			rc = cfg_err(err, errlen, path, names[i], NULL,
+				     "section given twice (merge them)");
+			break;
+		}
 		if (ne <= 0)
 			continue;
 		e = calloc(ne, sizeof(*e));
@@ -446,6 +637,11 @@ ust_config_load(struct ust_config *cfg, const char *path, char *err,
 			if (k == RTE_DIM(keys))
 				rc = cfg_err(err, errlen, path, names[i],
 					     e[j].name, "unknown key");
+			else if (strlen(e[j].value) >= CFG_VALUE_LEN - 1)
+				/* rte_cfgfile cut it without a word */
+				rc = cfg_err(err, errlen, path, names[i],
+					     e[j].name, "value longer than %d "
+					     "characters", CFG_VALUE_LEN - 2);
 			else if (set_key(cfg, &keys[k], e[j].value, &why) != 0)
 				rc = cfg_err(err, errlen, path, names[i],
 					     e[j].name, "%s (got \"%s\")", why,
@@ -457,5 +653,7 @@ ust_config_load(struct ust_config *cfg, const char *path, char *err,
 		free(names[i]);
 	free(names);
 	rte_cfgfile_close(f);
+	if (rc == 0)
+		rc = config_check(cfg, path, err, errlen);
 	return rc;
 }

@@ -32,6 +32,8 @@ extern "C" {
 #endif
 
 #define UST_CONFIG_MAX_STATIC_ARP 16
+/** A configuration file larger than this is refused (1 MiB). */
+#define UST_CONFIG_MAX_FILE (1u << 20)
 
 /** The mbuf pool an application creates for a port. */
 struct ust_pool_conf {
@@ -58,6 +60,11 @@ void ust_config_defaults(struct ust_config *cfg);
 /**
  * Load @p path over @p cfg. Returns 0, or -1 with a one-line message in
  * @p err (e.g. "ustack.ini: [udp] schedule: expected delta or legacy").
+ * Refused too: a path that is not a regular file or is larger than
+ * UST_CONFIG_MAX_FILE, a section given twice, a value longer than
+ * rte_cfgfile keeps (CFG_VALUE_LEN - 2 characters), an address that
+ * ust_check_addr() or ust_check_gateway() refuses, rto_min_ms above
+ * rto_max_ms.
  */
 int ust_config_load(struct ust_config *cfg, const char *path, char *err,
 		    size_t errlen);
@@ -70,6 +77,30 @@ int ust_parse_ipv4_prefix(const char *s, rte_be32_t *addr, uint8_t *prefix);
 
 /** Decimal integer within [min, max]; 0 on success, -1 on error. */
 int ust_parse_u32(const char *s, uint32_t min, uint32_t max, uint32_t *out);
+
+/**
+ * Decimal number (fraction and exponent allowed) within [min, max]: a
+ * digit or '.' first (no blanks, sign, hex), finite (no NaN, no inf). With
+ * @p rest NULL nothing may follow; else *rest points after the number (for
+ * a unit suffix). 0 on success, -1 on error.
+ */
+int ust_parse_double(const char *s, double min, double max, double *out,
+		     const char **rest);
+
+/**
+ * Why @p addr/@p prefix cannot be our address (0.0.0.0, loopback,
+ * multicast, limited broadcast, the subnet's network or broadcast address,
+ * or a prefix above /30), or NULL when it can.
+ */
+const char *ust_check_addr(rte_be32_t addr, uint8_t prefix);
+
+/**
+ * Why @p gw cannot be the gateway of @p addr/@p prefix (our own address,
+ * off-link, the subnet's broadcast or network address, multicast), or
+ * NULL when it can; 0 (no gateway) is fine.
+ */
+const char *ust_check_gateway(rte_be32_t gw, rte_be32_t addr,
+			      uint8_t prefix);
 
 /** "aa:bb:cc:dd:ee:ff"; 0 on success, -1 on error. */
 int ust_parse_mac(const char *s, struct rte_ether_addr *mac);

@@ -185,6 +185,7 @@ ust_stack_create(const struct ust_stack_conf *conf)
 	stk->gateway = conf->gateway;
 	stk->now = conf->now_ns;
 	stk->ttl = conf->ttl;
+	stk->accept_source_route = conf->accept_source_route;
 	stk->rx_burst = conf->rx_burst;
 	stk->tx_cap = conf->tx_stage;
 	stk->ip_id = (uint16_t)rte_rand();

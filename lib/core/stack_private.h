@@ -223,6 +223,7 @@ struct ust_stack {
 	uint32_t hit_idx;            /* ... and its ARP entry */
 	unsigned int lcore;
 	uint8_t ttl;
+	bool accept_source_route;
 	bool in_loop;                /* input is from loopq: src may be us */
 	bool dying;                  /* being destroyed: nothing is sent */
 	struct ust_sock *tx_waiters; /* sockets waiting for staging room */

@@ -144,6 +144,10 @@ struct ust_stack_conf {
 	uint8_t prefix_len;         /**< of the directly connected subnet */
 	rte_be32_t gateway;         /**< default gateway, 0 for none */
 	uint8_t ttl;                /**< TTL of packets we send (64) */
+	/** deliver datagrams carrying a source route option (LSRR, SSRR)
+	 *  instead of dropping them as IP_SOURCE_ROUTE (false, as Linux's
+	 *  accept_source_route=0) */
+	bool accept_source_route;
 	uint16_t rx_burst;          /**< frames per RX burst (32) */
 	uint16_t tx_stage;          /**< frames staged before TX (512) */
 	uint32_t max_sockets;       /**< socket descriptors (1024) */

@@ -141,6 +141,25 @@ ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
 		ust_drop(stk, m, UST_DROP_IP_LOCAL_SOURCE);
 		return 0;
 	}
+	if (unlikely(ip->hdr_len > UST_IPV4_HDR_LEN)) {
+		/* parsed above: hdr_len bytes are in the first segment */
+		int sr = ust_ipv4_opt_source_route(rte_pktmbuf_mtod_offset(m,
+			const uint8_t *, UST_IPV4_HDR_LEN),
+			ip->hdr_len - UST_IPV4_HDR_LEN);
+
+		if (sr < 0) {
+			stk->mib[UST_MIB_IP_INHDRERRORS]++;
+			ust_drop(stk, m, UST_DROP_IP_INHDR);
+			return 0;
+		}
+		/* as Linux with accept_source_route=0 (ip_rcv_options()):
+		 * dropped, in no MIB counter; with it on, delivered (ustack
+		 * is a host: the route is neither followed nor reversed) */
+		if (sr > 0 && !stk->accept_source_route) {
+			ust_drop(stk, m, UST_DROP_IP_SOURCE_ROUTE);
+			return 0;
+		}
+	}
 	if (unlikely(ust_ipv4_is_fragment(ip))) {
 		/* ustack does not reassemble: detected and counted */
 		stk->mib[UST_MIB_IP_REASMREQDS]++;

@@ -9,7 +9,8 @@
  * Validation follows the order of RFC 1122 3.2.1 and of Linux's
  * ip_rcv_core(): length, version, header length, total length, checksum.
  * Options are checked for a well-formed type/length list (RFC 791 p.15) and
- * then skipped: ustack acts on none of them.
+ * then skipped by the parser; ust_ipv4_opt_source_route() finds the one
+ * the stack acts on (source routes, refused by default as by Linux).
  */
 
 #include <string.h>
@@ -21,6 +22,8 @@
 
 #define IPOPT_EOL 0
 #define IPOPT_NOP 1
+#define IPOPT_LSRR 131
+#define IPOPT_SSRR 137
 
 static int
 ipv4_options_check(const uint8_t *opt, size_t len)
@@ -45,6 +48,40 @@ ipv4_options_check(const uint8_t *opt, size_t len)
 		i += olen;
 	}
 	return UST_WIRE_OK;
+}
+
+int
+ust_ipv4_opt_source_route(const void *buf, size_t len)
+{
+	const uint8_t *opt = buf;
+	size_t i = 0;
+	int found = 0;
+
+	while (i < len) {
+		uint8_t type = opt[i];
+		uint8_t olen;
+
+		if (type == IPOPT_EOL)
+			break;
+		if (type == IPOPT_NOP) {
+			i++;
+			continue;
+		}
+		if (i + 1 >= len)
+			return UST_WIRE_EOPTION;
+		olen = opt[i + 1];
+		if (olen < 2 || olen > len - i)
+			return UST_WIRE_EOPTION;
+		if (type == IPOPT_LSRR || type == IPOPT_SSRR) {
+			/* type, length, pointer (>= 4, RFC 791 p.18); one
+			 * source route per datagram (Linux refuses two) */
+			if (olen < 3 || opt[i + 2] < 4 || found)
+				return UST_WIRE_EOPTION;
+			found = 1;
+		}
+		i += olen;
+	}
+	return found;
 }
 
 int

@@ -158,6 +158,15 @@ ust_ipv4_is_fragment(const struct ust_ipv4_repr *r)
 int ust_ipv4_parse(const void *buf, size_t len, size_t frame_len,
 		   int flags, struct ust_ipv4_repr *r);
 
+/**
+ * Look for a source route (LSRR, type 131, or SSRR, type 137; RFC 791) in
+ * the @p len option bytes at @p buf (those after the fixed 20-byte header).
+ * Reads nothing beyond @p len. Returns 1 when one is present, 0 when not,
+ * UST_WIRE_EOPTION for a malformed option list, a source route shorter
+ * than 3 bytes or with a pointer below 4, or a second source route.
+ */
+int ust_ipv4_opt_source_route(const void *buf, size_t len);
+
 /** Emit flags. */
 #define UST_WIRE_F_CSUM_OFFLOAD 0x2 /**< leave checksum 0 for the NIC to fill */
 

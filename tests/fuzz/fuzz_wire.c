@@ -211,6 +211,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		assert(ip.hdr_len >= 20 && ip.hdr_len <= size &&
 		       ip.total_len <= frame && ip.total_len >= ip.hdr_len);
 		check_ipv4_roundtrip(&ip);
+		/* the stack's source route check on the options the parser
+		 * accepted: within them, and 0, 1 or EOPTION */
+		{
+			int sr = ust_ipv4_opt_source_route(buf + 20,
+							   ip.hdr_len - 20);
+
+			assert(sr == 0 || sr == 1 || sr == UST_WIRE_EOPTION);
+		}
 		if (ip.total_len <= size) {
 			const uint8_t *l4 = buf + ip.hdr_len;
 			size_t l4len = ip.total_len - ip.hdr_len;
@@ -246,6 +254,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* TCP on the raw input (the checksum skipped: what the fuzzer cannot
 	 * forge, the round trip computes) */
 	fuzz_tcp(buf, size, RTE_BE32(0xc6120001), RTE_BE32(0xc6120002));
+	/* the option walker on the raw input: every length, as options */
+	{
+		int sr = ust_ipv4_opt_source_route(buf, size);
+
+		assert(sr == 0 || sr == 1 || sr == UST_WIRE_EOPTION);
+	}
 	free(buf);
 	return 0;
 }

@@ -14,8 +14,9 @@ import socket
 import struct
 import sys
 
-from scapy.all import (ARP, ICMP, IP, UDP, Ether, Raw, conf, get_if_hwaddr,
-                       getmacbyip, sendp)
+from scapy.all import (ARP, ICMP, IP, UDP, Ether, IPOption_LSRR,
+                       IPOption_SSRR, Raw, conf, get_if_hwaddr, getmacbyip,
+                       sendp, srp)
 
 iface, dst, port, rounds, out = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 conf.verb = 0
@@ -73,6 +74,12 @@ kinds = {
     "arp_hlen_8": (patched(eth / ARP(op=1, psrc=src, pdst=dst, hwsrc=smac), 14 + 4, b"\x08"), "ARP_UNSUPPORTED"),
     "arp_truncated": (bytes(Ether(src=smac, dst=dmac, type=0x0806)) + b"\x00\x01\x08\x00\x06", "ARP_MALFORMED"),
     "arp_multicast_sender": (bytes(Ether(src=smac, dst="ff:ff:ff:ff:ff:ff") / ARP(op=1, psrc="224.1.1.1", pdst=dst, hwsrc=smac)), "ARP_MALFORMED"),
+    # source-routed (RFC 791 LSRR, SSRR): dropped as Linux does with
+    # accept_source_route=0, never answered (checked after the rounds)
+    "lsrr_icmp_echo": (bytes(eth / IP(src=src, dst=dst, options=[IPOption_LSRR(routers=["198.18.0.9"])]) / ICMP(id=7, seq=1) / Raw(b"s" * 8)), "IP_SOURCE_ROUTE"),
+    "ssrr_icmp_echo": (bytes(eth / IP(src=src, dst=dst, options=[IPOption_SSRR(routers=["198.18.0.9"])]) / ICMP(id=7, seq=2) / Raw(b"s" * 8)), "IP_SOURCE_ROUTE"),
+    "lsrr_udp": (bytes(eth / IP(src=src, dst=dst, options=[IPOption_LSRR(routers=["198.18.0.9"])]) / UDP(sport=4001, dport=port) / Raw(b"r" * 8)), "IP_SOURCE_ROUTE"),
+    "ssrr_udp": (bytes(eth / IP(src=src, dst=dst, options=[IPOption_SSRR(routers=["198.18.0.9"])]) / UDP(sport=4002, dport=port) / Raw(b"r" * 8)), "IP_SOURCE_ROUTE"),
     "garbage_ipv4": (bytes(Ether(src=smac, dst=dmac, type=0x0800)) + bytes(random.Random(5).getrandbits(8) for _ in range(60)), None),
 }
 # "udp_truncated_header": the IP total length says 23 bytes: UDP sees 3
@@ -111,5 +118,13 @@ for r in range(rounds):
             continue
     else:
         sys.exit(f"round {r}: no echo after the barrage")
+# a source-routed echo request or datagram gets no answer (an echo reply,
+# an echoed datagram, or an ICMP error would each match its request)
+srr = [n for n in kinds if "srr_" in n]
+ans, _ = srp([Ether(kinds[n][0]) for n in srr], iface=iface, timeout=1)
+if len(ans) > 0:
+    sys.exit("source-routed frames answered: " + ", ".join(a[1].summary() for a in ans))
+for n in srr:
+    expect[kinds[n][1]] = expect.get(kinds[n][1], 0) + 1
 json.dump(expect, open(out, "w"), indent=1, sort_keys=True)
 print(f"{sent} malformed frames in {rounds} rounds of {len(kinds)} kinds; echo alive after each round")

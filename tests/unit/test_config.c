@@ -216,8 +216,131 @@ test_parsers(void)
 	return 0;
 }
 
+/* issue 9, item 8: what used to pass or hang */
+static int
+test_refused(void)
+{
+	struct ust_config c;
+	char err[256], line[600];
+	double d;
+	const char *rest;
+	rte_be32_t a, g;
+	struct rte_ether_addr mac;
+	uint32_t v;
+	int i;
+
+	/* a second [section]: its keys were silently ignored */
+	UT_EQ(expect_error("[tcp]\nsack = 1\n[tcp]\nsack = 7\n",
+			   "[tcp]: section given twice"), 0);
+	/* cross-key constraints name the keys */
+	UT_EQ(expect_error("[tcp]\nrto_min_ms = 5000\nrto_max_ms = 1000\n",
+			   "[tcp] rto_min_ms: 5000 exceeds rto_max_ms 1000"), 0);
+	/* addresses that parse but cannot be ours, gateways off-link */
+	UT_EQ(expect_error("[ip]\naddr = 198.18.0.0/24\n",
+			   "[ip] addr: the subnet's network address"), 0);
+	UT_EQ(expect_error("[ip]\naddr = 198.18.0.255/24\n",
+			   "[ip] addr: the subnet's broadcast address"), 0);
+	UT_EQ(expect_error("[ip]\naddr = 224.0.0.1/24\n",
+			   "[ip] addr: a multicast"), 0);
+	UT_EQ(expect_error("[ip]\naddr = 127.0.0.1/8\n",
+			   "[ip] addr: a loopback"), 0);
+	UT_EQ(expect_error("[ip]\naddr = 198.18.0.2/32\n", "[ip] addr"), 0);
+	UT_EQ(expect_error("[ip]\naddr = 198.18.0.2/24\ngateway = 198.19.0.1\n",
+			   "[ip] gateway: not in our subnet"), 0);
+	UT_EQ(expect_error("[ip]\naddr = 198.18.0.2/24\ngateway = 198.18.0.2\n",
+			   "[ip] gateway: our own address"), 0);
+	UT_EQ(expect_error("[ip]\naddr = 198.18.0.2/24\ngateway = 198.18.0.255\n",
+			   "[ip] gateway: the subnet's broadcast"), 0);
+	/* signs (sscanf's %llu took "-1" as 2^64 - 1), blanks, 0x */
+	UT_EQ(expect_error("[udp]\nmem = -1 -1 -1\n", "[udp] mem"), 0);
+	UT_EQ(expect_error("[stack]\nephemeral = +1-+2\n",
+			   "[stack] ephemeral"), 0);
+	UT_EQ(ust_parse_mac(" 2:00:00:00:00:01", &mac), -1);
+	UT_EQ(ust_parse_mac("+2:00:00:00:00:01", &mac), -1);
+	UT_EQ(ust_parse_mac("0x2:00:00:00:00:1", &mac), -1);
+	UT_EQ(ust_parse_mac("02:00:00:00:00:01", &mac), 0);
+	/* leading blanks and signs in integers */
+	UT_EQ(expect_error("[stack]\nrx_burst = +8\n", "[stack] rx_burst"),
+	      0);
+	UT_EQ(ust_parse_u32(" 64", 0, 100, &v), -1);
+	UT_EQ(ust_parse_u32("\t64", 0, 100, &v), -1);
+	UT_EQ(ust_parse_u32("+64", 0, 100, &v), -1);
+	UT_EQ(ust_parse_u32(" -1", 0, UINT32_MAX, &v), -1);
+	UT_EQ(ust_parse_u32("64 ", 0, 100, &v), -1);
+	/* floats: finite, no blanks or signs, a suffix only when asked */
+	UT_EQ(ust_parse_double("2.5", 0, 10, &d, NULL), 0);
+	UT_ASSERT(d == 2.5);
+	UT_EQ(ust_parse_double(".5", 0, 10, &d, NULL), 0);
+	UT_EQ(ust_parse_double("1e1", 0, 10, &d, NULL), 0);
+	UT_EQ(ust_parse_double("nan", 0, 10, &d, NULL), -1);
+	UT_EQ(ust_parse_double("NaN", 0, 10, &d, NULL), -1);
+	UT_EQ(ust_parse_double("inf", 0, 1e300, &d, NULL), -1);
+	UT_EQ(ust_parse_double("1e999", 0, 1e300, &d, NULL), -1);
+	UT_EQ(ust_parse_double("-1", -5, 10, &d, NULL), -1);
+	UT_EQ(ust_parse_double(" 1", 0, 10, &d, NULL), -1);
+	UT_EQ(ust_parse_double("0x10", 0, 100, &d, NULL), -1);
+	UT_EQ(ust_parse_double("11", 0, 10, &d, NULL), -1);
+	UT_EQ(ust_parse_double("5%", 0, 10, &d, NULL), -1);
+	UT_EQ(ust_parse_double("5%", 0, 10, &d, &rest), 0);
+	UT_EQ(strcmp(rest, "%"), 0);
+	/* the address checks themselves */
+	UT_EQ(ust_parse_ipv4("198.18.0.2", &a), 0);
+	UT_ASSERT(ust_check_addr(a, 24) == NULL);
+	UT_ASSERT(ust_check_addr(a, 31) != NULL);
+	UT_ASSERT(ust_check_addr(0, 24) != NULL);
+	UT_EQ(ust_parse_ipv4("198.18.0.1", &g), 0);
+	UT_ASSERT(ust_check_gateway(g, a, 24) == NULL);
+	UT_ASSERT(ust_check_gateway(0, a, 24) == NULL);
+	/* a directory, a device, a file too large */
+	ust_config_defaults(&c);
+	UT_EQ(ust_config_load(&c, "/tmp", err, sizeof(err)), -1);
+	UT_ASSERT(strstr(err, "/tmp: not a regular file") != NULL, "%s", err);
+	UT_EQ(ust_config_load(&c, "/dev/zero", err, sizeof(err)), -1);
+	UT_ASSERT(strstr(err, "not a regular file") != NULL, "%s", err);
+	{
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/tmp/ust_cfg_%d.ini",
+			 (int)getpid());
+		f = fopen(path, "w");
+		UT_ASSERT(f != NULL);
+		for (i = 0; i < (1 << 20) / 8 + 1; i++)
+			fputs(";comment", f);
+		fputs("\n", f);
+		fclose(f);
+		UT_EQ(ust_config_load(&c, path, err, sizeof(err)), -1);
+		unlink(path);
+		UT_ASSERT(strstr(err, "larger than 1048576 bytes") != NULL,
+			  "%s", err);
+	}
+	/* a value longer than rte_cfgfile keeps is refused, not cut */
+	snprintf(line, sizeof(line), "[arp]\nstatic = ");
+	for (i = 0; i < 9; i++)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 "%s198.18.0.%d=02:00:00:00:00:%02x", i ? ", " : "",
+			 100 + i, i);
+	strcat(line, "\n");
+	UT_EQ(expect_error(line, "[arp] static: value longer than 254"), 0);
+	/* the 16 documented static entries fit, over several lines */
+	line[0] = '\0';
+	strcat(line, "[arp]\n");
+	for (i = 0; i < 16; i++)
+		snprintf(line + strlen(line), sizeof(line) - strlen(line),
+			 "%s198.18.0.%d=02:00:00:00:00:%02x%s",
+			 i % 4 == 0 ? "static = " : ", ", 100 + i, i,
+			 i % 4 == 3 ? "\n" : "");
+	UT_EQ(load(line, &c, err, sizeof(err)), 0);
+	UT_EQ(c.n_static_arp, 16);
+	UT_EQ(c.static_arp[15].mac.addr_bytes[5], 15);
+	UT_EQ(c.static_arp[15].ip, RTE_BE32(UT_IPV4(198, 18, 0, 115)));
+	strcat(line, "static = 198.18.0.99=02:00:00:00:00:63\n");
+	UT_EQ(expect_error(line, "[arp] static"), 0);
+	return 0;
+}
+
 static const struct ut_case cases[] = {
 	{ "shipped_file", test_shipped_file },
+	{ "refused", test_refused },
 	{ "values", test_values },
 	{ "errors", test_errors },
 	{ "parsers", test_parsers },

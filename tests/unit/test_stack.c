@@ -382,8 +382,11 @@ expect_drop(struct ust_stack *stk, struct rte_mbuf *m,
 static struct rte_mbuf *
 udp_to_us(uint16_t dport, uint16_t len)
 {
-	static const uint8_t pl[64] = "0123456789abcdef";
+	/* the largest payload a caller asks for (100), zero-padded */
+	static const uint8_t pl[128] = "0123456789abcdef";
 
+	if (len > sizeof(pl))
+		return NULL;
 	return ut_udp_frame(pool, UT_PEER_IP, UT_OUR_IP, 5555, dport, pl, len);
 }
 
@@ -1126,6 +1129,111 @@ test_error_reporting(void)
 	return teardown(stk);
 }
 
+/* @m (a frame with a 20-byte IPv4 header) again, with the @len bytes of
+ * IPv4 options @opt (a multiple of 4) after the header */
+static struct rte_mbuf *
+with_ip_options(struct rte_mbuf *m, const uint8_t *opt, uint16_t len)
+{
+	struct rte_mbuf *n = rte_pktmbuf_alloc(pool);
+	struct rte_ipv4_hdr *ih;
+	uint8_t *p;
+
+	if (n == NULL || m == NULL || (len & 3) != 0 || len > 40)
+		goto fail;
+	p = (uint8_t *)rte_pktmbuf_append(n, (uint16_t)(m->pkt_len + len));
+	if (p == NULL)
+		goto fail;
+	memcpy(p, rte_pktmbuf_mtod(m, uint8_t *), 14 + 20);
+	memcpy(p + 14 + 20, opt, len);
+	memcpy(p + 14 + 20 + len, rte_pktmbuf_mtod_offset(m, uint8_t *,
+		14 + 20), m->pkt_len - 14 - 20);
+	ih = (struct rte_ipv4_hdr *)(p + 14);
+	ih->version_ihl = (uint8_t)(0x40 | ((20 + len) / 4));
+	ih->total_length = rte_cpu_to_be_16((uint16_t)(
+		rte_be_to_cpu_16(ih->total_length) + len));
+	ih->hdr_checksum = 0;
+	ih->hdr_checksum = ~rte_raw_cksum(ih, 20 + len);
+	rte_pktmbuf_free(m);
+	return n;
+fail:
+	rte_pktmbuf_free(n);
+	rte_pktmbuf_free(m);
+	return NULL;
+}
+
+static void
+accept_source_route(struct ust_stack_conf *c)
+{
+	c->accept_source_route = true;
+}
+
+/* LSRR and SSRR (RFC 791): dropped as IP_SOURCE_ROUTE with no reply, as
+ * Linux with accept_source_route=0; delivered with it on; other options
+ * and malformed source routes are not source-routed datagrams */
+static int
+test_source_route(void)
+{
+	/* a one-hop route through 198.18.0.9, pointer at its end */
+	static const uint8_t lsrr[8] = { 1, 131, 7, 8, 198, 18, 0, 9 };
+	static const uint8_t ssrr[8] = { 137, 7, 4, 198, 18, 0, 9, 0 };
+	static const uint8_t rr[8] = { 7, 7, 4, 0, 0, 0, 0, 0 };
+	static const uint8_t bad[8] = { 131, 7, 2, 198, 18, 0, 9, 0 };
+	static const uint8_t *const routes[] = { lsrr, ssrr };
+	struct ust_stack *stk = ut_stack_create(&nif, pool, NULL);
+	struct sockaddr_in from;
+	socklen_t fromlen = sizeof(from);
+	char buf[64];
+	int sd, i;
+
+	UT_ASSERT(stk != NULL);
+	learn_peer(stk, 0);
+	sd = ut_udp_bound(stk, 7);
+	for (i = 0; i < 2; i++) {
+		/* echo request, UDP to a bound port, UDP to a closed port
+		 * (no port unreachable either) */
+		UT_EQ(expect_drop(stk, with_ip_options(ut_icmp_echo_frame(pool,
+			UT_OUR_IP, 1, (uint16_t)i, 8), routes[i], 8),
+			UST_DROP_IP_SOURCE_ROUTE), 0);
+		UT_EQ(expect_drop(stk, with_ip_options(udp_to_us(7, 10),
+			routes[i], 8), UST_DROP_IP_SOURCE_ROUTE), 0);
+		UT_EQ(expect_drop(stk, with_ip_options(udp_to_us(9, 10),
+			routes[i], 8), UST_DROP_IP_SOURCE_ROUTE), 0);
+	}
+	UT_EQ(nif.tx_n, 0);
+	UT_EQ(drops(stk, UST_DROP_IP_SOURCE_ROUTE), 6);
+	UT_EQ(mib(stk, UST_MIB_ICMP_INECHOS), 0);
+	UT_EQ(mib(stk, UST_MIB_UDP_INDATAGRAMS), 0);
+	UT_EQ(mib(stk, UST_MIB_UDP_NOPORTS), 0);
+	UT_EQ(ust_recvfrom(stk, sd, buf, sizeof(buf), 0, NULL, NULL),
+	      -EAGAIN);
+	/* a malformed source route is a header error */
+	UT_EQ(expect_drop(stk, with_ip_options(udp_to_us(7, 10), bad, 8),
+			  UST_DROP_IP_INHDR), 0);
+	UT_EQ(mib(stk, UST_MIB_IP_INHDRERRORS), 1);
+	/* record route is not a source route: answered */
+	inject(stk, with_ip_options(ut_icmp_echo_frame(pool, UT_OUR_IP, 1, 9,
+						       8), rr, 8), MS);
+	UT_EQ(nif.tx_n, 1);
+	ut_tx_drain(&nif);
+	UT_EQ(teardown(stk), 0);
+
+	/* [ip] accept_source_route = 1: delivered and answered */
+	stk = ut_stack_create(&nif, pool, accept_source_route);
+	UT_ASSERT(stk != NULL);
+	learn_peer(stk, 0);
+	sd = ut_udp_bound(stk, 7);
+	inject(stk, with_ip_options(ut_icmp_echo_frame(pool, UT_OUR_IP, 1, 1,
+						       8), lsrr, 8), MS);
+	UT_EQ(nif.tx_n, 1);
+	ut_tx_drain(&nif);
+	UT_EQ(mib(stk, UST_MIB_ICMP_OUTECHOREPS), 1);
+	inject(stk, with_ip_options(udp_to_us(7, 10), ssrr, 8), MS);
+	UT_EQ(ust_recvfrom(stk, sd, buf, sizeof(buf), 0,
+			   (struct sockaddr *)&from, &fromlen), 10);
+	UT_EQ(drops(stk, UST_DROP_IP_SOURCE_ROUTE), 0);
+	return teardown(stk);
+}
+
 static const struct ut_case cases[] = {
 	{ "arp_reply", test_arp_reply },
 	{ "arp_resolve", test_arp_resolve },
@@ -1149,6 +1257,7 @@ static const struct ut_case cases[] = {
 	{ "epollout_staging", test_epollout_staging },
 	{ "loopback_bounded", test_loopback_bounded },
 	{ "error_reporting", test_error_reporting },
+	{ "source_route", test_source_route },
 };
 
 int

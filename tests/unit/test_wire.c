@@ -9,6 +9,9 @@
  * as the independent reference.
  */
 
+#include <stdlib.h>
+#include <string.h>
+
 #include <arpa/inet.h>
 
 #include <rte_arp.h>
@@ -226,6 +229,70 @@ test_ipv4_options(void)
 	buf[23] = 68;
 	ipv4_fix_csum(buf);
 	UT_EQ(ust_ipv4_parse(buf, n, n, 0, &r), UST_WIRE_EOPTION);
+	return 0;
+}
+
+/* ust_ipv4_opt_source_route() over a heap copy of exactly @len bytes, so
+ * that a read past the end is an ASan finding */
+static int
+source_route(const uint8_t *opt, size_t len)
+{
+	uint8_t *b = malloc(len > 0 ? len : 1);
+	int rc;
+
+	if (b == NULL)
+		return -100;
+	memcpy(b, opt, len);
+	rc = ust_ipv4_opt_source_route(b, len);
+	free(b);
+	return rc;
+}
+
+static int
+test_ipv4_source_route(void)
+{
+	/* LSRR with one hop, pointer 4 (RFC 791 p.18), then EOL */
+	static const uint8_t lsrr[] = { 131, 7, 4, 198, 18, 0, 9, 0 };
+	/* SSRR after a NOP */
+	static const uint8_t ssrr[] = { 1, 137, 7, 8, 198, 18, 0, 9 };
+	/* an exhausted route (pointer past the length) is still one */
+	static const uint8_t done[] = { 131, 3, 8, 0 };
+	/* record route (7) and timestamp (68): not source routes */
+	static const uint8_t rr[] = { 7, 7, 4, 0, 0, 0, 0, 0 };
+	/* pointer below 4; length 2; two source routes */
+	static const uint8_t ptr3[] = { 131, 7, 3, 198, 18, 0, 9, 0 };
+	static const uint8_t len2[] = { 137, 2, 1, 0 };
+	static const uint8_t two[] = { 131, 3, 4, 137, 3, 4, 0, 0 };
+	/* a source route after EOL is padding, not an option */
+	static const uint8_t padded[] = { 0, 131, 7, 4, 198, 18, 0, 9 };
+	/* the type in the last byte; a length past the end */
+	static const uint8_t tail[] = { 1, 1, 1, 131 };
+	static const uint8_t past[] = { 131, 9, 4, 198, 18, 0, 9, 0 };
+	uint8_t hdr[64];
+	struct ust_ipv4_repr r;
+	size_t n;
+
+	UT_EQ(source_route(lsrr, sizeof(lsrr)), 1);
+	UT_EQ(source_route(ssrr, sizeof(ssrr)), 1);
+	UT_EQ(source_route(done, sizeof(done)), 1);
+	UT_EQ(source_route(rr, sizeof(rr)), 0);
+	UT_EQ(source_route(padded, sizeof(padded)), 0);
+	UT_EQ(source_route(lsrr, 0), 0);
+	UT_EQ(source_route(ptr3, sizeof(ptr3)), UST_WIRE_EOPTION);
+	UT_EQ(source_route(len2, sizeof(len2)), UST_WIRE_EOPTION);
+	UT_EQ(source_route(two, sizeof(two)), UST_WIRE_EOPTION);
+	UT_EQ(source_route(tail, sizeof(tail)), UST_WIRE_EOPTION);
+	UT_EQ(source_route(past, sizeof(past)), UST_WIRE_EOPTION);
+	/* every truncation of a valid LSRR is refused, never over-read */
+	for (n = 1; n < 7; n++)
+		UT_EQ(source_route(lsrr, n), UST_WIRE_EOPTION);
+	/* the parser still accepts a header carrying one: policy is the
+	 * stack's */
+	n = build_udp(hdr, 8, 4);
+	memcpy(hdr + 20, lsrr, sizeof(lsrr));
+	ipv4_fix_csum(hdr);
+	UT_EQ(ust_ipv4_parse(hdr, n, n, 0, &r), UST_WIRE_OK);
+	UT_EQ(r.hdr_len, 28);
 	return 0;
 }
 
@@ -668,6 +735,7 @@ static const struct ut_case cases[] = {
 	{ "ipv4_valid", test_ipv4_valid },
 	{ "ipv4_malformed", test_ipv4_malformed },
 	{ "ipv4_options", test_ipv4_options },
+	{ "ipv4_source_route", test_ipv4_source_route },
 	{ "ipv4_fragments", test_ipv4_fragments },
 	{ "ipv4_emit", test_ipv4_emit },
 	{ "udp", test_udp },

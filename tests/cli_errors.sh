@@ -1,0 +1,101 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the ustack authors
+#
+# Every bad flag and configuration of issue 9 item 8, against the built
+# ust-echo and ust-perf: exit status 2 and one line on stderr naming the
+# problem. The apps check their arguments before rte_eal_init(): no EAL,
+# no root, no device, no namespace.
+set -uo pipefail
+build=${UST_BUILD:?UST_BUILD not set}
+echo_bin=$build/apps/ust-echo
+perf_bin=$build/apps/ust-perf
+work=$(mktemp -d /tmp/ust-cli.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+failed=0 n=0
+
+# expect NEEDLE PROGRAM ARGS...: status 2, one stderr line containing NEEDLE
+expect() {
+	local needle=$1 rc lines
+	shift
+	n=$((n + 1))
+	timeout 10 "$@" </dev/null >"$work/out" 2>"$work/err"
+	rc=$?
+	lines=$(wc -l <"$work/err")
+	if [ "$rc" != 2 ] || [ "$lines" != 1 ] ||
+	   ! grep -qF -- "$needle" "$work/err"; then
+		echo "FAIL: $(basename "$1") ${*:2}: status $rc, $lines lines:" \
+		     "$(head -c 300 "$work/err") (wanted \"$needle\")"
+		failed=$((failed + 1))
+	else
+		echo "ok   $(basename "$1") ${*:2}: $(cat "$work/err")"
+	fi
+}
+
+A="--addr 198.18.0.2/24"
+cli="--mode client --peer 198.18.0.1"
+printf '[tcp]\nsack = 1\n[tcp]\nsack = 7\n' >"$work/dup.ini"
+printf '[tcp]\nrto_min_ms = 5000\nrto_max_ms = 1000\n' >"$work/rto.ini"
+{
+	printf '[arp]\nstatic = '
+	for i in $(seq 100 107); do printf '198.18.0.%d=02:00:00:00:00:%02x, ' "$i" "$i"; done
+	printf '198.18.0.108=02:00:00:00:00:6c\n'
+} >"$work/long.ini"
+{
+	printf '[arp]\nstatic = '
+	for i in $(seq 100 109); do printf '198.18.0.%d=02:00:00:00:00:%02x, ' "$i" "$i"; done
+	printf '198.18.0.110=02:00:00:00:00:6e\n'
+} >"$work/longer.ini"
+printf '[ip]\naddr = 198.18.0.255/24\n' >"$work/bcast.ini"
+head -c $((1024 * 1024 + 1)) /dev/zero | tr '\0' ';' >"$work/big.ini"
+
+for app in "$echo_bin" "$perf_bin"; do
+	m=""
+	[ "$app" = "$perf_bin" ] && m="--mode udp-flood"
+	expect "section given twice" "$app" $m $A --config "$work/dup.ini"
+	expect "[tcp] rto_min_ms: 5000 exceeds rto_max_ms 1000" "$app" $m $A --config "$work/rto.ini"
+	expect "[arp] static: value longer than 254" "$app" $m $A --config "$work/long.ini"
+	expect "line 2 longer than 322 characters" "$app" $m $A --config "$work/longer.ini"
+	expect "[ip] addr: the subnet's broadcast address" "$app" $m --config "$work/bcast.ini"
+	expect "not a regular file" "$app" $m $A --config "$work"
+	expect "not a regular file" "$app" $m $A --config /dev/zero
+	expect "larger than 1048576 bytes" "$app" $m $A --config "$work/big.ini"
+	expect "--duration nan" "$app" $m $A --duration nan
+	expect "--duration inf" "$app" $m $A --duration inf
+	expect "--warmup -nan" "$app" $m $A --warmup -nan
+	expect "--linger 1e999" "$app" $m $A --linger 1e999
+	expect "--linger  1" "$app" $m $A --linger " 1"
+	expect "--addr 198.18.0.0/24: the subnet's network address" "$app" $m --addr 198.18.0.0/24
+	expect "--addr 198.18.0.255/24: the subnet's broadcast address" "$app" $m --addr 198.18.0.255/24
+	expect "--addr 224.0.0.1/24: a multicast address" "$app" $m --addr 224.0.0.1/24
+	expect "--addr 127.0.0.1/8: a loopback address" "$app" $m --addr 127.0.0.1/8
+	expect "--addr 0.0.0.0/8: 0.0.0.0" "$app" $m --addr 0.0.0.0/8
+	expect "--addr 198.18.0.2/32: prefix longer than /30" "$app" $m --addr 198.18.0.2/32
+	expect "--gateway 198.19.0.1: not in our subnet" "$app" $m $A --gateway 198.19.0.1
+	expect "--gateway 198.18.0.2: our own address" "$app" $m $A --gateway 198.18.0.2
+	expect "--gateway 198.18.0.255: the subnet's broadcast" "$app" $m $A --gateway 198.18.0.255
+	expect "--port-id  0" "$app" $m $A --port-id " 0"
+	expect "--port-id +0" "$app" $m $A --port-id +0
+	expect "--copy-small 1x" "$app" $m $A --copy-small 1x
+done
+	expect "--fault drop=nan%" "$echo_bin" $A --fault drop=nan%
+	expect "--fault drop=inf%" "$echo_bin" $A --fault drop=inf%
+	expect "--fault depth= 3" "$echo_bin" $A --fault "depth= 3"
+	expect "--fault seed=-1" "$echo_bin" $A --fault seed=-1
+expect "--size  64" "$echo_bin" $A --size " 64"
+expect "--size -1" "$echo_bin" $A --size -1
+expect "--size 64x" "$echo_bin" $A --size 64x
+expect "--size 99999999999999999999" "$echo_bin" $A --size 99999999999999999999
+expect "--flows  2" "$echo_bin" $A $cli --flows " 2"
+expect "--timeout +5" "$echo_bin" $A $cli --timeout +5
+expect "--bulk  5" "$echo_bin" $A $cli --proto tcp --bulk " 5"
+expect "--stream $work: not a regular file" "$echo_bin" $A $cli --proto tcp --stream "$work"
+expect "--stream /dev/zero: not a regular file" "$echo_bin" $A $cli --proto tcp --stream /dev/zero
+expect "--stream $work/none" "$echo_bin" $A $cli --proto tcp --stream "$work/none"
+expect "--size  64" "$perf_bin" --mode udp-flood $A --size " 64"
+expect "--rate nan" "$perf_bin" --mode udp-flood $A --rate nan
+expect "--rate infk" "$perf_bin" --mode udp-flood $A --rate infk
+expect "--rate  5k" "$perf_bin" --mode udp-flood $A --rate " 5k"
+expect "--conns  4" "$perf_bin" --mode tcp-rr $A --conns " 4"
+echo "$((n - failed)) of $n refused as they should be"
+[ "$failed" = 0 ]
