@@ -81,6 +81,7 @@
 #define BURST 32
 #define LISTENER UINT64_MAX
 #define HUGE_2M (2u << 20)
+#define LISTEN_BACKLOG 4096 /* the server's accept queue */
 
 enum {
 	T_ROLE = PERF_OPT_MODE_BASE, T_PEER, T_PORT, T_CONNS, T_SIZE,
@@ -705,7 +706,7 @@ server_begin(struct perf_ctx *c, struct tcp_perf *t)
 	set_opts(t, stk, t->ls);
 	rc = ust_bind(stk, t->ls, (struct sockaddr *)&sin, sizeof(sin));
 	if (rc == 0)
-		rc = ust_listen(stk, t->ls, 4096);
+		rc = ust_listen(stk, t->ls, LISTEN_BACKLOG);
 	if (rc != 0)
 		app_usage_error(PERF_PROG, "cannot listen on TCP port %u: %s",
 				t->port, strerror(-rc));
@@ -771,7 +772,7 @@ server_poll(struct perf_ctx *c, struct tcp_perf *t, uint64_t now)
 	}
 	if (any > 0)
 		ust_stack_flush(stk);
-	app_listen_watch(&t->lw, &c->env, now, 4096);
+	app_listen_watch(&t->lw, &c->env, now, LISTEN_BACKLOG);
 	return busy;
 }
 
