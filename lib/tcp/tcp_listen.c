@@ -106,6 +106,8 @@ tcp_req_free(struct ust_stack *stk, struct ust_tcp_req *rq, bool unhash)
 	if (rq->listener != NULL)
 		synq_unlink(rq->listener->listen, rq);
 	stk->tcp->n_req--;
+	if (rq->retries > 0)
+		stk->tcp->n_req_stale--;
 	rte_mempool_put(stk->tcp->req_pool, rq);
 }
 
@@ -130,7 +132,8 @@ tcp_req_timeout(struct ust_stack *stk, struct ust_tcp_req *rq)
 		return;
 	}
 	stk->tcp->synack_budget--;
-	rq->retries++;
+	if (rq->retries++ == 0)
+		stk->tcp->n_req_stale++;
 	tcp_req_send_synack(stk, rq->listener, &k, rq->iss, rq->irs, rq->opts,
 			    rq->rcv_wscale, rq->listener->rcv_mss,
 			    tcp_ts_now(stk, rq->ts_offset), rq->ts_recent);
@@ -340,10 +343,20 @@ tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	/* A half-open entry promises a connection: no more of them than the
 	 * socket table has descriptors for (each completed one takes one),
 	 * so that a burst of clients beyond max_sockets is not answered by
-	 * handshakes that then wait in vain. Beyond it, a cookie: its ACK
-	 * is taken only if there is room then (acceptq_full() in
-	 * tcp_cookie_ack()), and a SYN flood, whose entries never complete,
-	 * does not lock real clients out. */
+	 * handshakes that then wait in vain. While every entry is young
+	 * (none has needed its SYN-ACK sent again) they are real clients
+	 * whose ACKs are an RTT away: the SYN is dropped, and its client
+	 * tries again after its own RTO, when the table has told whether
+	 * there is room. Once entries go unanswered past the initial RTO
+	 * (a SYN flood's spoofed sources never answer), a cookie: its ACK is
+	 * taken only if there is room then (acceptq_full() in
+	 * tcp_cookie_ack()), and the flood does not lock real clients out. */
+	if (stk->tcp->n_req >= tcp_sd_room(stk) &&
+	    stk->tcp->n_req_stale == 0) {
+		stk->mib[UST_MIB_TCPEXT_LISTENDROPS]++;
+		ust_drop(stk, m, UST_DROP_TCP_LISTEN_OVERFLOW);
+		return;
+	}
 	if (l->synq_len >= RTE_MIN(l->backlog, c->max_syn_backlog) ||
 	    stk->tcp->n_req >= tcp_sd_room(stk) ||
 	    rte_mempool_get(stk->tcp->req_pool, (void **)&rq) != 0) {

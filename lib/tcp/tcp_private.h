@@ -340,6 +340,9 @@ struct ust_tcp_stack {
 	uint64_t secret[2];           /* SipHash key (per boot) */
 	uint32_t n_conns;             /* sockets in the hash */
 	uint32_t n_req;
+	uint32_t n_req_stale;         /* half-open entries whose SYN-ACK was
+				       * sent again (no ACK within the
+				       * initial RTO): a SYN flood's mark */
 	uint32_t n_tw;
 	uint32_t n_acceptq;           /* connections in accept queues: each
 				       * will take a descriptor */

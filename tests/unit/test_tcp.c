@@ -2674,6 +2674,14 @@ crowd_small(struct ust_stack_conf *c)
 	c->tcp.max_syn_backlog = 4;
 }
 
+/* the table of crowd_small, the SYN queue (not the table) left large */
+static void
+crowd_small_cookies(struct ust_stack_conf *c)
+{
+	c->max_sockets = 8;
+	c->tcp.syncookies = 1;
+}
+
 /*
  * A listener at the socket table's limit (max_sockets 8: the listener and
  * 7 connections) and 16 clients: the handshakes beyond what can be
@@ -2767,6 +2775,93 @@ test_listen_socket_table(void)
 		UT_ASSERT(!c[i].synack || c[i].done, "client %d", i);
 	UT_EQ(ust_accept(stk, ls, NULL, NULL), -EAGAIN);
 	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/*
+ * The same table, the 16 SYNs in one burst before any handshake
+ * completes: the 7 half-open entries are young (real clients, ACKs an RTT
+ * away), so the 9 SYNs beyond them are dropped, not answered with cookies
+ * whose handshakes could not be accepted (the CI run that failed
+ * tap_tcp_listen_limit: 54 of 60 kernel clients connected). Then a SYN
+ * flood's mark: entries whose SYN-ACK went unanswered past the initial
+ * RTO; a real client is answered with a cookie and served.
+ */
+static int
+test_listen_socket_table_burst(void)
+{
+	struct ust_stack *stk = stack(crowd_small_cookies);
+	struct client c[16];
+	struct peer spoof[7];
+	int ls, sd, i, nacc = 0;
+	unsigned int synacks = 0;
+	char buf[16];
+
+	ls = listener(stk, LPORT, 64);
+	UT_ASSERT(ls >= 0);
+	memset(c, 0, sizeof(c));
+	for (i = 0; i < 16; i++) {
+		peer_init(&c[i].p, 1000u * (uint32_t)(i + 1));
+		c[i].p.port = (uint16_t)(PPORT + i);
+		c[i].isn = c[i].p.snd_nxt;
+		peer_syn(stk, &c[i].p);
+	}
+	crowd_route(stk, c, 16);
+	for (i = 0; i < 16; i++)
+		synacks += c[i].synack;
+	UT_EQ(synacks, 7);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESSENT), 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_LISTENDROPS), 9);
+	UT_EQ(drops(stk, UST_DROP_TCP_LISTEN_OVERFLOW), 9);
+	while ((sd = ust_accept(stk, ls, NULL, NULL)) >= 0) {
+		UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 2);
+		UT_EQ(ust_close(stk, sd), 0);
+		nacc++;
+	}
+	UT_EQ(nacc, 7);
+	/* the clients' RSTs (they are gone): the table is free again */
+	for (i = 0; i < 16; i++)
+		if (c[i].synack)
+			psend(stk, &c[i].p, UST_TCP_RST, NULL, 0);
+	run(stk, 1);
+	ut_tx_drain(&nif);
+	UT_EQ(mib(stk, UST_MIB_TCP_CURRESTAB), 0);
+
+	/* a flood from 7 sources that never answer: their entries take
+	 * every descriptor; young, they hold off a real client's SYN ... */
+	for (i = 0; i < 7; i++) {
+		peer_init(&spoof[i], 50000u * (uint32_t)(i + 1));
+		spoof[i].port = (uint16_t)(PPORT + 100 + i);
+		peer_syn(stk, &spoof[i]);
+	}
+	UT_EQ(ut_tx_drain(&nif), 7);
+	memset(c, 0, sizeof(c));
+	peer_init(&c[0].p, 90000);
+	c[0].p.port = PPORT + 200;
+	c[0].isn = c[0].p.snd_nxt;
+	peer_syn(stk, &c[0].p);
+	crowd_route(stk, c, 1);
+	UT_ASSERT(!c[0].synack);
+	/* ... which its client sends again after its RTO (1 s): the entries
+	 * have gone unanswered past ours, so it gets a cookie, and the
+	 * connection is served */
+	run(stk, 1100);
+	UT_EQ(ut_tx_drain(&nif), 7); /* the SYN-ACKs sent again */
+	c[0].p.snd_nxt = c[0].isn;
+	c[0].p.tsval += 1000;
+	peer_syn(stk, &c[0].p);
+	crowd_route(stk, c, 1);
+	UT_ASSERT(c[0].synack);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESSENT), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_SYNCOOKIESRECV), 1);
+	sd = ust_accept(stk, ls, NULL, NULL);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 2);
+	UT_EQ(ust_close(stk, sd), 0);
+	psend(stk, &c[0].p, UST_TCP_RST, NULL, 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	run(stk, 1);
+	ut_tx_drain(&nif);
 	return teardown(stk);
 }
 
@@ -3956,6 +4051,8 @@ static const struct ut_case cases[] = {
 	{ "SYN cookies without timestamps", test_syncookies_no_ts },
 	{ "listen queue overflow", test_listen_overflow },
 	{ "listen beyond the socket table", test_listen_socket_table },
+	{ "listen beyond the socket table, one burst",
+	  test_listen_socket_table_burst },
 	{ "TIME_WAIT reuse (RFC 6191)", test_time_wait_reuse },
 	{ "bad segments, closed ports", test_bad_segments },
 	{ "delayed ACK, TCP_QUICKACK", test_delayed_ack },
