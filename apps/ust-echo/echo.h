@@ -45,6 +45,7 @@ struct opts {
 	uint32_t rcvbuf;
 	bool discard;            /* TCP server: read, never answer */
 	bool hold;               /* TCP server: never accept */
+	uint32_t keepalive;      /* TCP server: keepalive idle, s (0: off) */
 	uint32_t backlog;        /* TCP server: listen backlog */
 	bool close_rst;          /* TCP server: reset connections at exit */
 	double duration;

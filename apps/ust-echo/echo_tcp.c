@@ -231,6 +231,16 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 	set_int(stk, ls, SOL_SOCKET, SO_REUSEADDR, 1);
 	set_bufs(o, stk, ls);
 	set_int(stk, ls, IPPROTO_TCP, TCP_NODELAY, 1);
+	if (o->keepalive != 0) {
+		/* accepted connections inherit it: a peer that went away and
+		 * whose RST was lost (a full TAP queue drops frames in a burst
+		 * of closes) is found instead of staying established */
+		set_int(stk, ls, SOL_SOCKET, SO_KEEPALIVE, 1);
+		set_int(stk, ls, IPPROTO_TCP, TCP_KEEPIDLE, (int)o->keepalive);
+		set_int(stk, ls, IPPROTO_TCP, TCP_KEEPINTVL,
+			(int)o->keepalive);
+		set_int(stk, ls, IPPROTO_TCP, TCP_KEEPCNT, 3);
+	}
 	rc = ust_bind(stk, ls, (struct sockaddr *)&sin, sizeof(sin));
 	if (rc == 0)
 		rc = ust_listen(stk, ls, (int)o->backlog);

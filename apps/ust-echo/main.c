@@ -85,6 +85,11 @@ usage(void)
 "  --close-rst            TCP server: reset the open connections at exit\n"
 "  --backlog N            TCP server: listen backlog (default: 4096; at\n"
 "                         most [tcp] max_conns)\n"
+"  --keepalive SECONDS    TCP server: probe a connection idle this long,\n"
+"                         every SECONDS after, and drop it after 3\n"
+"                         unanswered probes (SO_KEEPALIVE, TCP_KEEPIDLE,\n"
+"                         TCP_KEEPINTVL, TCP_KEEPCNT; 1 to 32767; default:\n"
+"                         off): a peer gone whose RST was lost is found\n"
 "  --hold                 TCP server: never accept; connections stay\n"
 "                         established in the accept queue (to measure the\n"
 "                         stack's memory per connection, reported with\n"
@@ -136,7 +141,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 	       O_TIMEOUT, O_JSON, O_IDLE, O_STATS, O_LINGER, O_HELP,
 	       O_RESPONSE, O_RECONNECT, O_COUNT, O_STREAM, O_BULK,
 	       O_STREAM_OUT, O_DISCARD, O_CLOSE_RST, O_SNDBUF, O_RCVBUF,
-	       O_FAULT, O_BACKLOG, O_HOLD };
+	       O_FAULT, O_BACKLOG, O_HOLD, O_KEEPALIVE };
 	static const struct option lo[] = {
 		{ "mode", required_argument, NULL, O_MODE },
 		{ "proto", required_argument, NULL, O_PROTO },
@@ -168,6 +173,7 @@ parse_opts(int argc, char **argv, struct opts *o)
 		{ "rcvbuf", required_argument, NULL, O_RCVBUF },
 		{ "fault", required_argument, NULL, O_FAULT },
 		{ "backlog", required_argument, NULL, O_BACKLOG },
+		{ "keepalive", required_argument, NULL, O_KEEPALIVE },
 		{ "hold", no_argument, NULL, O_HOLD },
 		APP_TX_LONGOPTS,
 		{ NULL, 0, NULL, 0 },
@@ -271,6 +277,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 			break;
 		case O_HOLD:
 			o->hold = true;
+			break;
+		case O_KEEPALIVE:
+			/* Linux's MAX_TCP_KEEPIDLE */
+			o->keepalive = parse_num("--keepalive", optarg, 1,
+						 32767);
 			break;
 		case O_FAULT:
 			app_fault_check(PROG, optarg);
