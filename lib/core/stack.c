@@ -27,6 +27,7 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_ip.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
 #include <rte_prefetch.h>
@@ -362,6 +363,37 @@ ust_stack_tx_pending(const struct ust_stack *stk)
 }
 
 /* ---- mbuf helpers ---- */
+
+int
+ust_mbuf_raw_cksum(const struct rte_mbuf *m, uint32_t off, uint32_t len,
+		   uint16_t *sum)
+{
+	uint32_t acc = 0, done = 0;
+
+	/* walked by data_len only: @m may be a chain's tail, whose pkt_len
+	 * means nothing */
+	while (m != NULL && off >= m->data_len) {
+		off -= m->data_len;
+		m = m->next;
+	}
+	for (; m != NULL && done < len; m = m->next, off = 0) {
+		uint32_t k = RTE_MIN((uint32_t)m->data_len - off, len - done);
+		/* folded per piece: the swap below is then exact */
+		uint16_t s = rte_raw_cksum(rte_pktmbuf_mtod_offset(m,
+						const void *, off), k);
+
+		/* a piece at an odd offset has its bytes in the other
+		 * halves of the 16-bit words */
+		acc += (done & 1) ? rte_bswap16(s) : s;
+		done += k;
+	}
+	if (done != len)
+		return -1;
+	acc = (acc & 0xffff) + (acc >> 16);
+	acc = (acc & 0xffff) + (acc >> 16);
+	*sum = (uint16_t)acc;
+	return 0;
+}
 
 bool
 ust_mbuf_pull(struct rte_mbuf *m, uint32_t len)

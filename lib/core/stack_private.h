@@ -354,6 +354,18 @@ struct rte_mbuf *ust_mbuf_adj(int meta_off, struct rte_mbuf *m, uint32_t len);
  * within the last one). */
 void ust_mbuf_trim_to(struct rte_mbuf *m, uint32_t len);
 
+/*
+ * One's complement sum (folded to 16 bits, not complemented) of @len bytes
+ * of @m from @off, across segments: the one chain checksum of the stack,
+ * for RX verification and software TX checksums over chained mbufs.
+ * Returns 0, or -1 when the bytes are not in @m. Not rte_raw_cksum_mbuf():
+ * DPDK 22.11 truncates a piece's unreduced 32-bit sum to 16 bits before
+ * swapping the bytes of a piece that starts at an odd offset, which gives
+ * a wrong sum for chains with odd-length pieces (fixed in later releases).
+ */
+int ust_mbuf_raw_cksum(const struct rte_mbuf *m, uint32_t off, uint32_t len,
+		       uint16_t *sum);
+
 /* ---- TX staging, lib/core/stack.c ---- */
 
 /* Frames a send needs in the staging area: its datagram and an ARP probe

@@ -35,7 +35,7 @@ icmp_checksum_ok(struct rte_mbuf *m, uint32_t off, uint32_t len)
 	if (off + len <= m->data_len)
 		return rte_raw_cksum(rte_pktmbuf_mtod_offset(m, void *, off),
 				     len) == 0xffff;
-	if (rte_raw_cksum_mbuf(m, off, len, &sum) != 0)
+	if (ust_mbuf_raw_cksum(m, off, len, &sum) != 0)
 		return 0;
 	return sum == 0xffff;
 }

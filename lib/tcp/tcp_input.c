@@ -850,7 +850,7 @@ tcp_csum_chain_ok(struct rte_mbuf *m, const struct ust_ipv4_repr *ip,
 	uint16_t raw;
 	uint32_t sum;
 
-	if (rte_raw_cksum_mbuf(m, ip->hdr_len, l4len, &raw) != 0)
+	if (ust_mbuf_raw_cksum(m, ip->hdr_len, l4len, &raw) != 0)
 		return false;
 	sum = raw;
 	sum += ust_ipv4_phdr_sum(ip->src, ip->dst, IPPROTO_TCP,

@@ -868,30 +868,6 @@ pkt_pages(const struct rte_mbuf *m)
 	return pages;
 }
 
-/* One's complement sum (not complemented) of the bytes of a chain of
- * pieces. Not rte_raw_cksum_mbuf(): in DPDK 22.11 it truncates a piece's
- * unreduced 32-bit sum to 16 bits before swapping the bytes of a piece
- * that starts at an odd offset, which gives a wrong sum for chains with
- * odd-length pieces (fixed in later releases). */
-static uint32_t
-chain_sum(const struct rte_mbuf *m)
-{
-	uint32_t sum = 0, done = 0;
-
-	for (; m != NULL; m = m->next) {
-		uint16_t s = rte_raw_cksum(rte_pktmbuf_mtod(m, const void *),
-					   m->data_len);
-
-		/* a piece at an odd offset has its bytes in the other
-		 * halves of the 16-bit words */
-		sum += (done & 1) ? rte_bswap16(s) : s;
-		done += m->data_len;
-	}
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return sum;
-}
-
 enum { KIND_LINEAR, KIND_CHAINED, KIND_SMALL };
 
 static void
@@ -978,9 +954,14 @@ tcp_seg_build(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			goto fail;
 		ust_tcp_emit(p, hlen, th, src, tp->base.raddr, NULL, len,
 			     UST_WIRE_F_CSUM_OFFLOAD);
-		if (!offload)
-			ust_tcp_set_csum(p, hlen, src, tp->base.raddr,
-					 chain_sum(m->next), len);
+		if (!offload) {
+			uint16_t sum = 0;
+
+			/* the payload pieces after the headers' buffer */
+			ust_mbuf_raw_cksum(m->next, 0, len, &sum);
+			ust_tcp_set_csum(p, hlen, src, tp->base.raddr, sum,
+					 len);
+		}
 	} else {
 		/* linear, or small: headers and payload in one buffer (the
 		 * MSS is clamped at connection set-up so that a segment

@@ -255,7 +255,7 @@ udp_csum_chain_ok(struct rte_mbuf *m, const struct ust_ipv4_repr *ip,
 	uint16_t raw;
 	uint32_t sum;
 
-	if (rte_raw_cksum_mbuf(m, ip->hdr_len, ulen, &raw) != 0)
+	if (ust_mbuf_raw_cksum(m, ip->hdr_len, ulen, &raw) != 0)
 		return false;
 	sum = raw;
 	sum += ust_ipv4_phdr_sum(ip->src, ip->dst, IPPROTO_UDP, ulen);
@@ -785,7 +785,7 @@ udp_output(struct ust_stack *stk, struct ust_sock *s, struct rte_mbuf *m,
 		uint16_t ck;
 
 		ust_udp_emit(h, UST_UDP_HDR_LEN, &u, src, dst, NULL, 0);
-		rte_raw_cksum_mbuf(m, 0, u.len, &raw);
+		ust_mbuf_raw_cksum(m, 0, u.len, &raw);
 		sum = (uint32_t)raw +
 			ust_ipv4_phdr_sum(src, dst, IPPROTO_UDP, u.len);
 		sum = (sum & 0xffff) + (sum >> 16);

@@ -2944,6 +2944,68 @@ test_time_wait_reuse(void)
 	return teardown(stk);
 }
 
+/*
+ * A data segment received in three pieces: 134 bytes (what Ethernet input
+ * pulls into the first segment: Ethernet, the longest IPv4 and TCP
+ * headers), 3, then the rest, which so starts at an odd offset of the
+ * segment and is long enough that its 32-bit sum exceeds 16 bits: DPDK
+ * 22.11's rte_raw_cksum_mbuf() gets that wrong (the old code dropped the
+ * segment as TCP_CSUM); ust_mbuf_raw_cksum() takes it, and still catches
+ * a corrupted byte in the last piece.
+ */
+static int
+test_chained_rx_csum_odd(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	uint8_t data[1400], buf[1500];
+	struct rte_mbuf *m, *mid, *tail;
+	struct peer p;
+	unsigned int i;
+	uint16_t cut = 134;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(0xf0 | (i * 7));
+	for (i = 0; i < 2; i++) {
+		m = frame(&p, p.snd_nxt, p.rcv_nxt, UST_TCP_ACK | UST_TCP_PSH,
+			  NULL, data, sizeof(data));
+		if (i == 1) /* a byte of the second piece corrupted */
+			*rte_pktmbuf_mtod_offset(m, uint8_t *, 700) ^= 0x10;
+		mid = rte_pktmbuf_alloc(pool);
+		tail = rte_pktmbuf_alloc(pool);
+		UT_ASSERT(mid != NULL && tail != NULL);
+		memcpy(rte_pktmbuf_append(mid, 3),
+		       rte_pktmbuf_mtod_offset(m, uint8_t *, cut), 3);
+		memcpy(rte_pktmbuf_append(tail,
+					  (uint16_t)(m->pkt_len - cut - 3)),
+		       rte_pktmbuf_mtod_offset(m, uint8_t *, cut + 3),
+		       m->pkt_len - cut - 3);
+		UT_EQ(rte_pktmbuf_trim(m, (uint16_t)(m->pkt_len - cut)), 0);
+		UT_EQ(rte_pktmbuf_chain(m, mid), 0);
+		UT_EQ(rte_pktmbuf_chain(m, tail), 0);
+		UT_EQ(m->nb_segs, 3);
+		inject(stk, m);
+		if (i == 0) {
+			p.snd_nxt += sizeof(data);
+			UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0),
+			      sizeof(data));
+			UT_EQ(memcmp(buf, data, sizeof(data)), 0);
+			UT_EQ(drops(stk, UST_DROP_TCP_CSUM), 0);
+		}
+	}
+	UT_EQ(drops(stk, UST_DROP_TCP_CSUM), 1);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -EAGAIN);
+	ut_tx_drain(&nif);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	ut_tx_drain(&nif);
+	return teardown(stk);
+}
+
 static int
 test_bad_segments(void)
 {
@@ -4051,6 +4113,8 @@ static const struct ut_case cases[] = {
 	{ "SYN cookies without timestamps", test_syncookies_no_ts },
 	{ "listen queue overflow", test_listen_overflow },
 	{ "listen beyond the socket table", test_listen_socket_table },
+	{ "chained segment, odd-length middle piece",
+	  test_chained_rx_csum_odd },
 	{ "listen beyond the socket table, one burst",
 	  test_listen_socket_table_burst },
 	{ "TIME_WAIT reuse (RFC 6191)", test_time_wait_reuse },
