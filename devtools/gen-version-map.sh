@@ -3,7 +3,8 @@
 # Write the linker version script of libustack: every function declared in
 # the public headers given as arguments is exported, nothing else is.
 # Internal functions shared between components keep the ust_ prefix but are
-# not part of the ABI.
+# not part of the ABI. devtools/check-symbols.sh checks the result after
+# every build: a public function this grep misses fails the build.
 set -eu
 out=$1
 shift

@@ -114,12 +114,12 @@ ust_tcp_init(struct ust_stack *stk)
 	ts->mem = ust_mem_pool_create(&mc, stk->conf.socket_id);
 	if (ts->mem == NULL)
 		return -EINVAL;
-	ts->cc_default = tcp_cc_find(c->congestion);
+	ts->cc_default = ust_tcp_cc_find(c->congestion);
 	if (ts->cc_default == NULL)
 		return -EINVAL;
 	ts->secret[0] = rte_rand();
 	ts->secret[1] = rte_rand();
-	return tcp_tx_init(stk);
+	return ust_tcp_tx_init(stk);
 }
 
 void
@@ -147,18 +147,18 @@ ust_tcp_fini(struct ust_stack *stk)
 
 		switch (tcp_obj_kind(objs[i])) {
 		case UST_TCP_OBJ_REQ:
-			tcp_req_free(stk, obj, true);
+			ust_tcp_req_free(stk, obj, true);
 			break;
 		case UST_TCP_OBJ_TW:
-			tcp_tw_free(stk, obj);
+			ust_tcp_tw_free(stk, obj);
 			break;
 		default:
-			tcp_abort(stk, obj, ECONNABORTED, false);
+			ust_tcp_abort(stk, obj, ECONNABORTED, false);
 			break;
 		}
 	}
 	rte_free(objs);
-	tcp_tx_fini(stk);
+	ust_tcp_tx_fini(stk);
 	rte_free(ts->port_refs);
 	rte_hash_free(ts->conns);
 	rte_hash_free(ts->listeners);
@@ -175,7 +175,7 @@ ust_tcp_fini(struct ust_stack *stk)
 }
 
 void
-tcp_key_of(const struct ust_tcp_sock *tp, struct ust_tcp_key *k)
+ust_tcp_key_of(const struct ust_tcp_sock *tp, struct ust_tcp_key *k)
 {
 	k->laddr = tp->base.laddr;
 	k->raddr = tp->base.raddr;
@@ -184,7 +184,7 @@ tcp_key_of(const struct ust_tcp_sock *tp, struct ust_tcp_key *k)
 }
 
 int
-tcp_hash_add(struct ust_stack *stk, const struct ust_tcp_key *k, void *obj,
+ust_tcp_hash_add(struct ust_stack *stk, const struct ust_tcp_key *k, void *obj,
 	     enum ust_tcp_obj kind)
 {
 	return rte_hash_add_key_data(stk->tcp->conns, k,
@@ -192,13 +192,13 @@ tcp_hash_add(struct ust_stack *stk, const struct ust_tcp_key *k, void *obj,
 }
 
 void
-tcp_hash_del(struct ust_stack *stk, const struct ust_tcp_key *k)
+ust_tcp_hash_del(struct ust_stack *stk, const struct ust_tcp_key *k)
 {
 	rte_hash_del_key(stk->tcp->conns, k);
 }
 
 void *
-tcp_hash_lookup(struct ust_stack *stk, const struct ust_tcp_key *k)
+ust_tcp_hash_lookup(struct ust_stack *stk, const struct ust_tcp_key *k)
 {
 	void *data;
 
@@ -214,7 +214,7 @@ state_counts_established(uint8_t s)
 }
 
 void
-tcp_set_state(struct ust_stack *stk, struct ust_tcp_sock *tp, uint8_t state)
+ust_tcp_set_state(struct ust_stack *stk, struct ust_tcp_sock *tp, uint8_t state)
 {
 	bool was = state_counts_established(tp->state);
 	bool is = state_counts_established(state);
@@ -228,7 +228,7 @@ tcp_set_state(struct ust_stack *stk, struct ust_tcp_sock *tp, uint8_t state)
 }
 
 struct ust_tcp_sock *
-tcp_sock_alloc(struct ust_stack *stk)
+ust_tcp_sock_alloc(struct ust_stack *stk)
 {
 	struct ust_tcp_sock *tp;
 
@@ -244,7 +244,7 @@ tcp_sock_alloc(struct ust_stack *stk)
 	tp->cc = stk->tcp->cc_default;
 	tp->linger_s = -1;
 	tp->mss = UST_TCP_DEFAULT_MSS;
-	tp->rcv_mss = tcp_local_mss(stk);
+	tp->rcv_mss = ust_tcp_local_mss(stk);
 	tp->rto_us = stk->conf.tcp.rto_init_ms * 1000;
 	tp->keep_idle_ms = stk->conf.tcp.keepalive_time_ms;
 	tp->keep_intvl_ms = stk->conf.tcp.keepalive_intvl_ms;
@@ -260,9 +260,9 @@ tcp_sock_alloc(struct ust_stack *stk)
 }
 
 void
-tcp_sock_free(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_sock_free(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
-	tcp_output_undefer(stk, tp);
+	ust_tcp_output_undefer(stk, tp);
 	ust_timer_cancel(&stk->tcp->wheel, &tp->rtx_timer);
 	ust_timer_cancel(&stk->tcp->wheel, &tp->delack_timer);
 	if (tp->tflags & TF_PORT_REF)
@@ -277,33 +277,33 @@ ust_tcp_poll(struct ust_stack *stk)
 	struct ust_tcp_stack *ts = stk->tcp;
 
 	ts->synack_budget = stk->conf.tcp.synack_rtx_burst;
-	ust_wheel_advance(&ts->wheel, stk->now, tcp_timer_fire, stk);
+	ust_wheel_advance(&ts->wheel, stk->now, ust_tcp_timer_fire, stk);
 	/* output that waited for staging room, while there is room */
 	while (ts->out_head != NULL && ust_tx_send_room(stk)) {
 		struct ust_tcp_sock *tp = ts->out_head;
 
-		tcp_output_undefer(stk, tp);
-		tcp_output(stk, tp);
+		ust_tcp_output_undefer(stk, tp);
+		ust_tcp_output(stk, tp);
 	}
 }
 
 /* Give back the queues' mbufs and memory; the in-order receive queue only
  * when @rcv (what the peer sent before its FIN stays readable). */
 void
-tcp_purge_queues(struct ust_stack *stk, struct ust_tcp_sock *tp, bool rcv)
+ust_tcp_purge_queues(struct ust_stack *stk, struct ust_tcp_sock *tp, bool rcv)
 {
 	int off = stk->meta_off;
 	struct rte_mbuf *m;
 
 	while (rcv && (m = ust_pktq_pop(off, &tp->rcvq)) != NULL) {
-		tcp_rmem_uncharge(stk, tp, ust_meta(off, m)->truesize, 0);
+		ust_tcp_rmem_uncharge(stk, tp, ust_meta(off, m)->truesize, 0);
 		ust_drop(stk, m, UST_DROP_TCP_ABORT);
 	}
 	if (rcv) {
 		tp->rcv_buffered = 0;
 		tp->rcv_head_off = 0;
 	}
-	tcp_reass_purge(stk, tp, UST_DROP_TCP_ABORT);
+	ust_tcp_reass_purge(stk, tp, UST_DROP_TCP_ABORT);
 	/* the send queue holds data, not received frames: not a drop */
 	while ((m = ust_pktq_pop(off, &tp->sndq)) != NULL)
 		rte_pktmbuf_free(m);
@@ -311,45 +311,45 @@ tcp_purge_queues(struct ust_stack *stk, struct ust_tcp_sock *tp, bool rcv)
 	tp->snd_cur = NULL;
 	/* give back the last page(s) kept */
 	if (tp->rcvq.len == 0)
-		tcp_rmem_uncharge(stk, tp, 0, 0);
+		ust_tcp_rmem_uncharge(stk, tp, 0, 0);
 }
 
 void
-tcp_done(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_done(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	struct ust_tcp_key k;
 
-	tcp_key_of(tp, &k);
+	ust_tcp_key_of(tp, &k);
 	if (tp->state != UST_TCP_CLOSED && tp->state != UST_TCP_LISTEN &&
 	    tp->base.lport != 0) {
-		void *d = tcp_hash_lookup(stk, &k);
+		void *d = ust_tcp_hash_lookup(stk, &k);
 
 		if (d != NULL && tcp_obj_kind(d) == UST_TCP_OBJ_SOCK &&
 		    tcp_obj_ptr(d) == tp) {
-			tcp_hash_del(stk, &k);
+			ust_tcp_hash_del(stk, &k);
 			stk->tcp->n_conns--;
 		}
 	}
 	ust_timer_cancel(&stk->tcp->wheel, &tp->rtx_timer);
 	ust_timer_cancel(&stk->tcp->wheel, &tp->delack_timer);
-	tcp_output_undefer(stk, tp);
+	ust_tcp_output_undefer(stk, tp);
 	tp->rtx_mode = UST_RTX_NONE;
-	tcp_set_state(stk, tp, UST_TCP_CLOSED);
-	tcp_purge_queues(stk, tp, (tp->tflags & TF_ORPHAN) != 0);
+	ust_tcp_set_state(stk, tp, UST_TCP_CLOSED);
+	ust_tcp_purge_queues(stk, tp, (tp->tflags & TF_ORPHAN) != 0);
 	if (tp->tflags & TF_ORPHAN) {
-		tcp_sock_free(stk, tp);
+		ust_tcp_sock_free(stk, tp);
 		return;
 	}
-	tcp_wakeup(tp);
+	ust_tcp_wakeup(tp);
 }
 
 void
-tcp_abort(struct ust_stack *stk, struct ust_tcp_sock *tp, int err,
+ust_tcp_abort(struct ust_stack *stk, struct ust_tcp_sock *tp, int err,
 	  bool send_rst)
 {
 	if (send_rst && tp->state != UST_TCP_CLOSED &&
 	    tp->state != UST_TCP_LISTEN && tp->state != UST_TCP_SYN_SENT)
-		tcp_send_rst(stk, tp);
+		ust_tcp_send_rst(stk, tp);
 	if (tp->parent != NULL) {
 		/* established but never accepted: the listener lets go */
 		struct ust_tcp_listen *l = tp->parent->listen;
@@ -372,12 +372,12 @@ tcp_abort(struct ust_stack *stk, struct ust_tcp_sock *tp, int err,
 	if (err != 0 && !(tp->tflags & TF_ORPHAN))
 		tp->base.so_error = err;
 	/* what was received is lost with the connection */
-	tcp_purge_queues(stk, tp, true);
-	tcp_done(stk, tp);
+	ust_tcp_purge_queues(stk, tp, true);
+	ust_tcp_done(stk, tp);
 }
 
 bool
-tcp_rmem_charge(struct ust_stack *stk, struct ust_tcp_sock *tp,
+ust_tcp_rmem_charge(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		uint32_t truesize)
 {
 	uint32_t pages;
@@ -398,7 +398,7 @@ tcp_rmem_charge(struct ust_stack *stk, struct ust_tcp_sock *tp,
 }
 
 void
-tcp_rmem_uncharge(struct ust_stack *stk, struct ust_tcp_sock *tp,
+ust_tcp_rmem_uncharge(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		  uint32_t truesize, uint32_t partial)
 {
 	uint32_t pages;
@@ -411,7 +411,7 @@ tcp_rmem_uncharge(struct ust_stack *stk, struct ust_tcp_sock *tp,
 }
 
 void
-tcp_wakeup(struct ust_tcp_sock *tp)
+ust_tcp_wakeup(struct ust_tcp_sock *tp)
 {
 	if (tp->base.ep != NULL)
 		ust_sock_wakeup(&tp->base);

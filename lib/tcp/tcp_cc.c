@@ -15,7 +15,7 @@ static const struct ust_tcp_cc_ops *const cc_modules[] = {
 };
 
 const struct ust_tcp_cc_ops *
-tcp_cc_find(const char *name)
+ust_tcp_cc_find(const char *name)
 {
 	unsigned int i;
 
@@ -29,7 +29,7 @@ tcp_cc_find(const char *name)
 }
 
 uint32_t
-tcp_cc_slow_start(struct ust_tcp_sock *tp, uint32_t acked)
+ust_tcp_cc_slow_start(struct ust_tcp_sock *tp, uint32_t acked)
 {
 	uint32_t inc = acked < 2u * tp->mss ? acked : 2u * tp->mss;
 	uint32_t room = tp->ssthresh > tp->cwnd ? tp->ssthresh - tp->cwnd : 0;

@@ -45,6 +45,6 @@ extern const struct ust_tcp_cc_ops ust_tcp_cc_cubic;
 
 /* RFC 5681 slow start with RFC 3465 byte counting (L = 2 * SMSS); returns
  * the bytes left over once cwnd reaches ssthresh */
-uint32_t tcp_cc_slow_start(struct ust_tcp_sock *tp, uint32_t acked);
+uint32_t ust_tcp_cc_slow_start(struct ust_tcp_sock *tp, uint32_t acked);
 
 #endif /* UST_TCP_CC_H */

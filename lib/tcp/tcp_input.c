@@ -11,7 +11,7 @@
  * half-open entries and TIME_WAIT entries alike. Then:
  *
  *  - a control block in SYN-SENT: tcp_rcv_syn_sent() (3.10.7.3);
- *  - a control block in any other state: tcp_rcv_established() runs the
+ *  - a control block in any other state: ust_tcp_rcv_established() runs the
  *    steps of 3.10.7.4 in the RFC's order, each in its own function:
  *    PAWS (RFC 7323 5.3), sequence check, RST (with RFC 5961's challenge
  *    ACK), SYN (RFC 5961 4), ACK (tcp_ack(): RTT, congestion control, fast
@@ -50,7 +50,7 @@ tcp_free_consumed(struct ust_stack *stk, struct rte_mbuf *m)
 /* Our window scale: the smallest shift that covers the largest receive
  * window a connection may announce (half of rmem_max, RFC 7323 2.2). */
 uint8_t
-tcp_choose_wscale(const struct ust_stack *stk)
+ust_tcp_choose_wscale(const struct ust_stack *stk)
 {
 	uint32_t need = stk->conf.tcp.rmem_max / 2;
 	uint8_t ws = 0;
@@ -63,7 +63,7 @@ tcp_choose_wscale(const struct ust_stack *stk)
 }
 
 uint16_t
-tcp_local_mss(const struct ust_stack *stk)
+ust_tcp_local_mss(const struct ust_stack *stk)
 {
 	/* the headroom holds Ethernet and IPv4; the TCP header with the
 	 * longest options and the payload share the data room, so that a
@@ -78,14 +78,14 @@ tcp_local_mss(const struct ust_stack *stk)
 }
 
 void
-tcp_rcv_init(struct ust_tcp_sock *tp, uint32_t wnd)
+ust_tcp_rcv_init(struct ust_tcp_sock *tp, uint32_t wnd)
 {
 	tp->rcv_wnd = wnd;
 	tp->rcv_adv = tp->rcv_nxt + wnd;
 }
 
 void
-tcp_options_from_peer(struct ust_stack *stk, struct ust_tcp_sock *tp,
+ust_tcp_options_from_peer(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		      const struct ust_tcp_opts *o, bool syn)
 {
 	const struct ust_tcp_conf *c = &stk->conf.tcp;
@@ -120,11 +120,11 @@ tcp_options_from_peer(struct ust_stack *stk, struct ust_tcp_sock *tp,
 }
 
 void
-tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	const struct ust_tcp_conf *c = &stk->conf.tcp;
 
-	tcp_set_state(stk, tp, UST_TCP_ESTABLISHED);
+	ust_tcp_set_state(stk, tp, UST_TCP_ESTABLISHED);
 	/* RFC 6928: IW = min(10 * MSS, max(2 * MSS, 14600)) for 10 */
 	tp->cwnd = c->init_cwnd * tp->mss;
 	if (c->init_cwnd >= 10)
@@ -142,7 +142,7 @@ tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tp->cc->init(stk, tp);
 	ust_timer_cancel(&stk->tcp->wheel, &tp->rtx_timer);
 	tp->rtx_mode = UST_RTX_NONE;
-	tcp_keepalive_reset(stk, tp);
+	ust_tcp_keepalive_reset(stk, tp);
 }
 
 /* ---- SYN-SENT: RFC 9293 3.10.7.3 ---- */
@@ -154,12 +154,12 @@ tcp_rcv_syn_sent(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	struct ust_tcp_key k;
 	bool ack_ok = false;
 
-	tcp_key_of(tp, &k);
+	ust_tcp_key_of(tp, &k);
 	/* first, check the ACK */
 	if (th->flags & UST_TCP_ACK) {
 		if (SEQ_LEQ(th->ack, tp->iss) || SEQ_GT(th->ack, tp->snd_max)) {
 			if (!(th->flags & UST_TCP_RST))
-				tcp_send_reply(stk, &k, th->ack, 0, UST_TCP_RST,
+				ust_tcp_send_reply(stk, &k, th->ack, 0, UST_TCP_RST,
 					       0, NULL);
 			ust_drop(stk, m, UST_DROP_TCP_INVALID_SEQUENCE);
 			return;
@@ -175,7 +175,7 @@ tcp_rcv_syn_sent(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		}
 		stk->mib[UST_MIB_TCP_ATTEMPTFAILS]++;
 		tcp_free_consumed(stk, m);
-		tcp_abort(stk, tp, ECONNREFUSED, false);
+		ust_tcp_abort(stk, tp, ECONNREFUSED, false);
 		return;
 	}
 	/* fourth, the SYN */
@@ -186,8 +186,8 @@ tcp_rcv_syn_sent(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	tp->irs = th->seq;
 	tp->rcv_nxt = th->seq + 1;
 	/* the window our SYN announced, unscaled */
-	tcp_rcv_init(tp, RTE_MIN(tcp_rcv_window(tp), UST_TCP_MAX_WIN));
-	tcp_options_from_peer(stk, tp, &th->opts, true);
+	ust_tcp_rcv_init(tp, RTE_MIN(ust_tcp_rcv_window(tp), UST_TCP_MAX_WIN));
+	ust_tcp_options_from_peer(stk, tp, &th->opts, true);
 	if (ack_ok) {
 		tp->snd_una = th->ack;
 		/* the window of a SYN is never scaled (RFC 7323 2.2) */
@@ -197,20 +197,20 @@ tcp_rcv_syn_sent(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		tp->snd_wl2 = th->ack;
 		/* Karn: the SYN is timed unless it was sent again */
 		if (tp->backoff == 0)
-			tcp_rtt_sample(tp, (uint32_t)((stk->now -
+			ust_tcp_rtt_sample(tp, (uint32_t)((stk->now -
 				tp->rtt_start_ns) / 1000), &stk->conf.tcp);
-		tcp_established(stk, tp);
+		ust_tcp_established(stk, tp);
 		tp->last_rcv_ns = stk->now;
 		tp->tflags |= TF_ACK_NOW;
 		tcp_free_consumed(stk, m);
-		tcp_output(stk, tp);
-		tcp_wakeup(tp);
+		ust_tcp_output(stk, tp);
+		ust_tcp_wakeup(tp);
 		return;
 	}
 	/* a simultaneous open (3.10.7.3, "otherwise"): SYN-RECEIVED */
-	tcp_set_state(stk, tp, UST_TCP_SYN_RECEIVED);
+	ust_tcp_set_state(stk, tp, UST_TCP_SYN_RECEIVED);
 	tcp_free_consumed(stk, m);
-	tcp_send_syn(stk, tp);
+	ust_tcp_send_syn(stk, tp);
 }
 
 /* ---- the steps of 3.10.7.4 ---- */
@@ -293,7 +293,7 @@ tcp_enter_recovery(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		return;
 	}
 	/* RFC 6582 3.2 2-3: retransmit, cwnd = ssthresh + 3 * SMSS */
-	tcp_send_segment(stk, tp, tp->snd_una,
+	ust_tcp_send_segment(stk, tp, tp->snd_una,
 			 RTE_MIN((uint32_t)tp->mss,
 				 tcp_snd_data_end(tp) - tp->snd_una),
 			 UST_TCP_ACK, true);
@@ -320,18 +320,18 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		/* it acknowledges what we never sent: RFC 5961 5.2, a
 		 * challenge ACK (rate limited as the others: a forged segment
 		 * gets no ACK per segment) */
-		tcp_challenge_ack(stk, tp);
+		ust_tcp_challenge_ack(stk, tp);
 		return ACK_DROP_UNSENT;
 	}
 	if (SEQ_LT(ack, tp->snd_una - max_wnd)) {
 		/* RFC 5961 5.2: too old to be acceptable */
-		tcp_challenge_ack(stk, tp);
+		ust_tcp_challenge_ack(stk, tp);
 		return ACK_DROP_OLD;
 	}
 	if ((tp->tflags & TF_SACK_OK) && (th->opts.has & UST_TCPOPT_SACK)) {
 		uint32_t before = tp->sacked_bytes;
 
-		tcp_sack_sender_update(tp, &th->opts);
+		ust_tcp_sack_sender_update(tp, &th->opts);
 		new_sack = tp->sacked_bytes > before;
 	}
 
@@ -345,7 +345,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		 * (RFC 7323 4.1), whose resolution is a millisecond */
 		if ((tp->tflags & TF_RTT_TIMING) && SEQ_GT(ack, tp->rtt_seq)) {
 			tp->tflags &= ~TF_RTT_TIMING;
-			tcp_rtt_sample(tp, (uint32_t)((stk->now -
+			ust_tcp_rtt_sample(tp, (uint32_t)((stk->now -
 				tp->rtt_start_ns) / 1000), &stk->conf.tcp);
 		} else if (!(tp->tflags & TF_RTT_TIMING) &&
 			   (tp->tflags & TF_TS_OK) &&
@@ -366,7 +366,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			 * path: growth of the path's RTT is still seen by the
 			 * timed segments above */
 			if ((uint64_t)ms * 1000 <= tp->rto_us)
-				tcp_rtt_sample(tp, ms * 1000 + 500,
+				ust_tcp_rtt_sample(tp, ms * 1000 + 500,
 					       &stk->conf.tcp);
 		}
 		/* the data part of what is acknowledged (not SYN, not FIN) */
@@ -379,7 +379,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			tp->snd_nxt = tp->snd_una;
 		if (SEQ_LT(tp->high_rxt, tp->snd_una))
 			tp->high_rxt = tp->snd_una;
-		tcp_sack_sender_clean(tp);
+		ust_tcp_sack_sender_clean(tp);
 		tp->dupacks = 0;
 		tp->backoff = 0;
 		if (tp->tflags & TF_RECOVERY) {
@@ -395,7 +395,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			} else if (!(tp->tflags & TF_SACK_OK)) {
 				/* RFC 6582 3.2 4: partial ACK, retransmit the
 				 * next hole, deflate */
-				tcp_send_segment(stk, tp, tp->snd_una,
+				ust_tcp_send_segment(stk, tp, tp->snd_una,
 					RTE_MIN((uint32_t)tp->mss,
 						data_end - tp->snd_una),
 					UST_TCP_ACK, true);
@@ -410,12 +410,12 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		/* RFC 6298 5.2-5.3: all acknowledged, stop; else restart */
 		tp->tflags &= ~TF_TLP_SENT;
 		if (tp->snd_una == tp->snd_max)
-			tcp_rtx_stop(stk, tp);
+			ust_tcp_rtx_stop(stk, tp);
 		else if (tp->rtx_mode == UST_RTX_RTO ||
 			 tp->rtx_mode == UST_RTX_TLP)
-			tcp_rtx_rearm(stk, tp, true);
+			ust_tcp_rtx_rearm(stk, tp, true);
 		if (tp->snd_buffered < tp->base.sndbuf)
-			tcp_wakeup(tp);
+			ust_tcp_wakeup(tp);
 	} else if (ack == tp->snd_una && tp->snd_una != tp->snd_max &&
 		   (new_sack || (payload_len == 0 &&
 				 !(th->flags & (UST_TCP_SYN | UST_TCP_FIN)) &&
@@ -446,7 +446,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		tp->snd_wl2 = ack;
 		if (opened && tp->rtx_mode == UST_RTX_PERSIST) {
 			tp->backoff = 0;
-			tcp_rtx_stop(stk, tp);
+			ust_tcp_rtx_stop(stk, tp);
 		}
 	}
 	/* an answer to our zero-window probes: only unanswered probes count
@@ -472,7 +472,7 @@ tcp_ack_schedule(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	} else if ((tp->tflags & TF_QUICKACK) || tp->unacked_segs >= 2) {
 		tp->tflags |= TF_ACK_NOW;
 	} else {
-		tcp_delack_arm(stk, tp);
+		ust_tcp_delack_arm(stk, tp);
 	}
 }
 
@@ -527,7 +527,7 @@ tcp_data_in(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		/* a hole before it: out of order, ACK at once (RFC 5681 4.2)
 		 * with SACK blocks */
 		tp->tflags |= TF_ACK_NOW;
-		tcp_reass_insert(stk, tp, m, seq, len);
+		ust_tcp_reass_insert(stk, tp, m, seq, len);
 		return;
 	}
 	if (tp->rcvq.tail != NULL && m->nb_segs == 1 &&
@@ -548,16 +548,16 @@ tcp_data_in(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		goto queued;
 	}
 	ts = ust_truesize(m);
-	charged = tcp_rmem_charge(stk, tp, ts);
+	charged = ust_tcp_rmem_charge(stk, tp, ts);
 	if (!charged && tp->ofoq.len > 0) {
 		/* the segment the window waits for comes before what waits
 		 * beyond a hole: the out-of-order queue goes (Linux's
 		 * tcp_prune_ofo_queue()), or a queue full of it would stall
 		 * the connection; SACK reneging is allowed (RFC 2018 8) */
 		stk->mib[UST_MIB_TCPEXT_OFOPRUNED]++;
-		tcp_reass_purge(stk, tp, UST_DROP_TCP_OFO_QUEUE_PRUNE);
+		ust_tcp_reass_purge(stk, tp, UST_DROP_TCP_OFO_QUEUE_PRUNE);
 		tp->tflags &= ~TF_OFO_FIN;
-		charged = tcp_rmem_charge(stk, tp, ts);
+		charged = ust_tcp_rmem_charge(stk, tp, ts);
 	}
 	if (!charged) {
 		stk->mib[UST_MIB_TCPEXT_TCPRCVQDROP]++;
@@ -576,13 +576,13 @@ queued:
 	tp->bytes_received += len;
 	if (tp->ofoq.len > 0) {
 		/* a hole filled: ACK at once (RFC 5681 4.2) */
-		tcp_reass_pull(stk, tp);
+		ust_tcp_reass_pull(stk, tp);
 		tp->tflags |= TF_ACK_NOW;
 	} else {
 		tcp_ack_schedule(stk, tp, len);
 	}
 	if (was_empty)
-		tcp_wakeup(tp);
+		ust_tcp_wakeup(tp);
 }
 
 /* Eighth, the FIN (it is in order: at rcv_nxt). */
@@ -597,17 +597,17 @@ tcp_fin_in(struct ust_stack *stk, struct ust_tcp_sock *tp, bool *time_wait)
 	/* what waits out of order lies beyond the FIN, where the peer has
 	 * nothing to send: dropped, as Linux's tcp_fin() does */
 	if (tp->ofoq.len > 0)
-		tcp_reass_purge(stk, tp, UST_DROP_TCP_ABORT);
+		ust_tcp_reass_purge(stk, tp, UST_DROP_TCP_ABORT);
 	switch (tp->state) {
 	case UST_TCP_SYN_RECEIVED:
 	case UST_TCP_ESTABLISHED:
-		tcp_set_state(stk, tp, UST_TCP_CLOSE_WAIT);
+		ust_tcp_set_state(stk, tp, UST_TCP_CLOSE_WAIT);
 		break;
 	case UST_TCP_FIN_WAIT_1:
 		if (fin_acked)
 			*time_wait = true;
 		else
-			tcp_set_state(stk, tp, UST_TCP_CLOSING);
+			ust_tcp_set_state(stk, tp, UST_TCP_CLOSING);
 		break;
 	case UST_TCP_FIN_WAIT_2:
 		*time_wait = true;
@@ -615,11 +615,11 @@ tcp_fin_in(struct ust_stack *stk, struct ust_tcp_sock *tp, bool *time_wait)
 	default:
 		break;
 	}
-	tcp_wakeup(tp);
+	ust_tcp_wakeup(tp);
 }
 
 void
-tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
+ust_tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		    struct rte_mbuf *m, const struct ust_tcp_repr *th,
 		    uint32_t seg_len)
 {
@@ -642,10 +642,10 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	    stk->now - tp->ts_recent_ns < UST_TCP_PAWS_IDLE_MS * NS_PER_MS) {
 		stk->mib[UST_MIB_TCPEXT_PAWSESTAB]++;
 		/* RFC 7323 5.3 R1: an ACK, one per invalid_ratelimit_ms */
-		if (!tcp_oow_rate_limited(stk, &tp->oow_ack_ns,
+		if (!ust_tcp_oow_rate_limited(stk, &tp->oow_ack_ns,
 					  UST_MIB_TCPEXT_TCPACKSKIPPEDPAWS)) {
 			tp->tflags |= TF_ACK_NOW;
-			tcp_output(stk, tp);
+			ust_tcp_output(stk, tp);
 		}
 		ust_drop(stk, m, UST_DROP_TCP_RFC7323_PAWS);
 		return;
@@ -655,17 +655,17 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		/* RFC 9293 3.10.7.4: an unacceptable segment gets an ACK
 		 * (unless it is an RST), a SYN a challenge ACK (RFC 5961
 		 * 4.2); both once per invalid_ratelimit_ms at most (Linux's
-		 * tcp_oow_rate_limited(), here for data too: one ACK says
+		 * ust_tcp_oow_rate_limited(), here for data too: one ACK says
 		 * all the peer needs to know, and a flood of forged segments
 		 * must not get one ACK each) */
 		if (th->flags & UST_TCP_SYN) {
 			stk->mib[UST_MIB_TCPEXT_TCPSYNCHALLENGE]++;
-			tcp_challenge_ack(stk, tp);
+			ust_tcp_challenge_ack(stk, tp);
 		} else if (!(th->flags & UST_TCP_RST) &&
-			   !tcp_oow_rate_limited(stk, &tp->oow_ack_ns,
+			   !ust_tcp_oow_rate_limited(stk, &tp->oow_ack_ns,
 					UST_MIB_TCPEXT_TCPACKSKIPPEDSEQ)) {
 			tp->tflags |= TF_ACK_NOW;
-			tcp_output(stk, tp);
+			ust_tcp_output(stk, tp);
 		}
 		ust_drop(stk, m, SEQ_LT(th->seq, tp->rcv_nxt) ?
 			 UST_DROP_TCP_OLD_DATA :
@@ -686,7 +686,7 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	/* second: RST (RFC 5961 3.2: only an exact match resets) */
 	if (th->flags & UST_TCP_RST) {
 		if (th->seq != tp->rcv_nxt) {
-			tcp_challenge_ack(stk, tp);
+			ust_tcp_challenge_ack(stk, tp);
 			ust_drop(stk, m, UST_DROP_TCP_RESET);
 			return;
 		}
@@ -694,17 +694,17 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		switch (tp->state) {
 		case UST_TCP_SYN_RECEIVED:
 			stk->mib[UST_MIB_TCP_ATTEMPTFAILS]++;
-			tcp_abort(stk, tp, ECONNREFUSED, false);
+			ust_tcp_abort(stk, tp, ECONNREFUSED, false);
 			break;
 		case UST_TCP_ESTABLISHED:
 		case UST_TCP_FIN_WAIT_1:
 		case UST_TCP_FIN_WAIT_2:
 		case UST_TCP_CLOSE_WAIT:
 			stk->mib[UST_MIB_TCP_ESTABRESETS]++;
-			tcp_abort(stk, tp, ECONNRESET, false);
+			ust_tcp_abort(stk, tp, ECONNRESET, false);
 			break;
 		default:
-			tcp_done(stk, tp);
+			ust_tcp_done(stk, tp);
 			break;
 		}
 		return;
@@ -712,7 +712,7 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	/* fourth: a SYN in a synchronized state (RFC 5961 4.2) */
 	if ((th->flags & UST_TCP_SYN) && !synack) {
 		stk->mib[UST_MIB_TCPEXT_TCPSYNCHALLENGE]++;
-		tcp_challenge_ack(stk, tp);
+		ust_tcp_challenge_ack(stk, tp);
 		ust_drop(stk, m, UST_DROP_TCP_INVALID_SYN);
 		return;
 	}
@@ -727,8 +727,8 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		    SEQ_GT(th->ack, tp->snd_max)) {
 			struct ust_tcp_key k;
 
-			tcp_key_of(tp, &k);
-			tcp_send_reply(stk, &k, th->ack, 0, UST_TCP_RST, 0,
+			ust_tcp_key_of(tp, &k);
+			ust_tcp_send_reply(stk, &k, th->ack, 0, UST_TCP_RST, 0,
 				       NULL);
 			ust_drop(stk, m, UST_DROP_TCP_INVALID_SEQUENCE);
 			return;
@@ -739,18 +739,18 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		tp->snd_wnd = synack ? th->window :
 			(uint32_t)th->window << tp->snd_wscale;
 		tp->snd_wnd_max = tp->snd_wnd;
-		tcp_established(stk, tp);
+		ust_tcp_established(stk, tp);
 		/* a close in SYN-RECEIVED, queued until now (RFC 9293
 		 * 3.10.4): the FIN goes with the output below */
 		if (tp->tflags & TF_FIN_QUEUED)
-			tcp_set_state(stk, tp, UST_TCP_FIN_WAIT_1);
-		tcp_wakeup(tp);
+			ust_tcp_set_state(stk, tp, UST_TCP_FIN_WAIT_1);
+		ust_tcp_wakeup(tp);
 	}
 	if (payload == 0 && !(th->flags & UST_TCP_FIN))
 		stk->mib[UST_MIB_TCPEXT_TCPPUREACKS]++;
 	ar = tcp_ack(stk, tp, th, payload);
 	if (ar != ACK_OK) {
-		tcp_output(stk, tp);
+		ust_tcp_output(stk, tp);
 		ust_drop(stk, m, ar == ACK_DROP_OLD ? UST_DROP_TCP_OLD_ACK :
 			 UST_DROP_TCP_ACK_UNSENT_DATA);
 		return;
@@ -770,9 +770,9 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	switch (tp->state) {
 	case UST_TCP_FIN_WAIT_1:
 		if (fin_acked) {
-			tcp_set_state(stk, tp, UST_TCP_FIN_WAIT_2);
+			ust_tcp_set_state(stk, tp, UST_TCP_FIN_WAIT_2);
 			if (tp->tflags & TF_ORPHAN)
-				tcp_rtx_arm(stk, tp, UST_RTX_FIN_WAIT2,
+				ust_tcp_rtx_arm(stk, tp, UST_RTX_FIN_WAIT2,
 					    (uint64_t)stk->conf.tcp.fin_timeout_ms *
 					    NS_PER_MS);
 		}
@@ -780,14 +780,14 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	case UST_TCP_CLOSING:
 		if (fin_acked) {
 			tcp_free_consumed(stk, m);
-			tcp_enter_time_wait(stk, tp);
+			ust_tcp_enter_time_wait(stk, tp);
 			return;
 		}
 		break;
 	case UST_TCP_LAST_ACK:
 		if (fin_acked) {
 			tcp_free_consumed(stk, m);
-			tcp_done(stk, tp);
+			ust_tcp_done(stk, tp);
 			return;
 		}
 		break;
@@ -806,7 +806,7 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 				 * RFC 2525 2.17, reset */
 				stk->mib[UST_MIB_TCPEXT_TCPABORTONDATA]++;
 				ust_drop(stk, m, UST_DROP_TCP_CLOSE);
-				tcp_abort(stk, tp, 0, true);
+				ust_tcp_abort(stk, tp, 0, true);
 				return;
 			}
 			tcp_data_in(stk, tp, m, th->seq);
@@ -835,9 +835,9 @@ tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	if ((tp->tflags & TF_OFO_FIN) && tp->rcv_fin_seq == tp->rcv_nxt)
 		tcp_fin_in(stk, tp, &time_wait);
 	tcp_free_consumed(stk, m);
-	tcp_output(stk, tp);
+	ust_tcp_output(stk, tp);
 	if (time_wait)
-		tcp_enter_time_wait(stk, tp);
+		ust_tcp_enter_time_wait(stk, tp);
 }
 
 /* ---- arrival ---- */
@@ -916,7 +916,7 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 	k.raddr = ip->src;
 	k.lport = rte_cpu_to_be_16(th.dst_port);
 	k.rport = rte_cpu_to_be_16(th.src_port);
-	data = tcp_hash_lookup(stk, &k);
+	data = ust_tcp_hash_lookup(stk, &k);
 	if (data != NULL) {
 		void *obj = tcp_obj_ptr(data);
 
@@ -925,17 +925,17 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 			struct ust_tcp_sock *tp = obj;
 
 			/* (the keepalive clock moves only for an acceptable
-			 * segment: tcp_rcv_established()) */
+			 * segment: ust_tcp_rcv_established()) */
 			tp->segs_in++;
 			/* (tp may be freed by the handler) */
 			if (tp->state == UST_TCP_SYN_SENT)
 				tcp_rcv_syn_sent(stk, tp, m, &th);
 			else
-				tcp_rcv_established(stk, tp, m, &th, seg_len);
+				ust_tcp_rcv_established(stk, tp, m, &th, seg_len);
 			return;
 		}
 		case UST_TCP_OBJ_REQ:
-			tcp_req_input(stk, obj, m, &th, seg_len);
+			ust_tcp_req_input(stk, obj, m, &th, seg_len);
 			return;
 		case UST_TCP_OBJ_TW: {
 			struct ust_tcp_tw *tw = obj;
@@ -950,10 +950,10 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 			if ((th.flags & UST_TCP_SYN) &&
 			    !(th.flags & UST_TCP_ACK) && newer) {
 				stk->mib[UST_MIB_TCPEXT_TWRECYCLED]++;
-				tcp_tw_free(stk, tw);
+				ust_tcp_tw_free(stk, tw);
 				break; /* on to the listener */
 			}
-			tcp_tw_input(stk, tw, m, &th, seg_len);
+			ust_tcp_tw_input(stk, tw, m, &th, seg_len);
 			return;
 		}
 		}
@@ -963,11 +963,11 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 		void *lp;
 
 		if (rte_hash_lookup_data(stk->tcp->listeners, &lport, &lp) >= 0) {
-			tcp_listen_input(stk, lp, m, ip, &th, seg_len);
+			ust_tcp_listen_input(stk, lp, m, ip, &th, seg_len);
 			return;
 		}
 	}
 	/* RFC 9293 3.10.7.1: no connection, reset */
-	tcp_reset_reply(stk, &k, &th, seg_len);
+	ust_tcp_reset_reply(stk, &k, &th, seg_len);
 	ust_drop(stk, m, UST_DROP_NO_SOCKET);
 }

@@ -67,7 +67,7 @@ ust_siphash24(const uint64_t key[2], const void *data, size_t len)
 }
 
 uint32_t
-tcp_isn(struct ust_stack *stk, const struct ust_tcp_key *k)
+ust_tcp_isn(struct ust_stack *stk, const struct ust_tcp_key *k)
 {
 	uint32_t m = (uint32_t)(stk->now / 4000); /* 4 us ticks */
 
@@ -75,25 +75,25 @@ tcp_isn(struct ust_stack *stk, const struct ust_tcp_key *k)
 }
 
 uint32_t
-tcp_ts_offset(struct ust_stack *stk, const struct ust_tcp_key *k)
+ust_tcp_ts_offset(struct ust_stack *stk, const struct ust_tcp_key *k)
 {
 	return (uint32_t)(ust_siphash24(stk->tcp->secret, k, sizeof(*k)) >> 32);
 }
 
 uint64_t
-tcp_rand(struct ust_stack *stk)
+ust_tcp_rand(struct ust_stack *stk)
 {
 	/* SipHash of a counter under the per-stack secret (16 bytes in: a
 	 * length no other use of the key hashes, so no output repeats an
 	 * ISN's or an offset's) */
-	uint64_t in[2] = { 0x7463705f72616e64ull /* "tcp_rand" */,
+	uint64_t in[2] = { 0x7463705f72616e64ull /* "ust_tcp_rand" */,
 			   ++stk->tcp->rand_ctr };
 
 	return ust_siphash24(stk->tcp->secret, in, sizeof(in));
 }
 
 /* MSS values a cookie can carry (Linux's msstab, about) */
-const uint16_t tcp_cookie_mss[8] = {
+const uint16_t ust_tcp_cookie_mss[8] = {
 	536, 1300, 1440, 1460, 4312, 8960, 1220, 88
 };
 
@@ -125,7 +125,7 @@ cookie_hash(struct ust_stack *stk, const struct ust_tcp_key *k, uint32_t irs,
 }
 
 uint32_t
-tcp_cookie_make(struct ust_stack *stk, const struct ust_tcp_key *k,
+ust_tcp_cookie_make(struct ust_stack *stk, const struct ust_tcp_key *k,
 		uint32_t irs, uint8_t mss_idx)
 {
 	uint32_t t = tcp_now_ms(stk) / COOKIE_STEP_MS;
@@ -135,7 +135,7 @@ tcp_cookie_make(struct ust_stack *stk, const struct ust_tcp_key *k,
 }
 
 int
-tcp_cookie_check(struct ust_stack *stk, const struct ust_tcp_key *k,
+ust_tcp_cookie_check(struct ust_stack *stk, const struct ust_tcp_key *k,
 		 uint32_t irs, uint32_t cookie)
 {
 	uint32_t now = tcp_now_ms(stk) / COOKIE_STEP_MS;

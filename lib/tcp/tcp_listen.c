@@ -7,10 +7,10 @@
  * half-open entries, SYN cookies when it is full (RFC 4987 3.6), and the
  * accept queue.
  *
- * How it is called: tcp_listen_input() for a segment to a listening port
- * with no connection; tcp_req_input() for a segment to a half-open entry
- * (the handshake's last ACK makes it a connection); tcp_req_timeout() when
- * a SYN-ACK is due again; tcp_listen_close() from close().
+ * How it is called: ust_tcp_listen_input() for a segment to a listening port
+ * with no connection; ust_tcp_req_input() for a segment to a half-open entry
+ * (the handshake's last ACK makes it a connection); ust_tcp_req_timeout() when
+ * a SYN-ACK is due again; ust_tcp_listen_close() from close().
  *
  * Memory for half-open connections is bounded: entries come from a pool of
  * max_syn_backlog, a listener holds at most min(backlog, max_syn_backlog),
@@ -30,12 +30,12 @@
 #define NS_PER_MS 1000000ull
 
 /* The window a listener's SYN-ACK announces (unscaled): what its
- * children's receive buffer gives (tcp_rcv_window() of an empty one, as
+ * children's receive buffer gives (ust_tcp_rcv_window() of an empty one, as
  * the listener's is). */
 static uint16_t
 tcp_initial_window(const struct ust_tcp_sock *lp)
 {
-	return (uint16_t)RTE_MIN(tcp_rcv_window(lp), UST_TCP_MAX_WIN);
+	return (uint16_t)RTE_MIN(ust_tcp_rcv_window(lp), UST_TCP_MAX_WIN);
 }
 
 static void
@@ -61,7 +61,7 @@ tcp_req_send_synack(struct ust_stack *stk, const struct ust_tcp_sock *lp,
 		o.tsval = tsval;
 		o.tsecr = tsecr;
 	}
-	tcp_send_reply(stk, k, iss, irs + 1, UST_TCP_SYN | UST_TCP_ACK,
+	ust_tcp_send_reply(stk, k, iss, irs + 1, UST_TCP_SYN | UST_TCP_ACK,
 		       tcp_initial_window(lp), &o);
 }
 
@@ -94,13 +94,13 @@ synq_unlink(struct ust_tcp_listen *l, struct ust_tcp_req *rq)
 }
 
 void
-tcp_req_free(struct ust_stack *stk, struct ust_tcp_req *rq, bool unhash)
+ust_tcp_req_free(struct ust_stack *stk, struct ust_tcp_req *rq, bool unhash)
 {
 	if (unhash) {
 		struct ust_tcp_key k = { rq->laddr, rq->raddr, rq->lport,
 					 rq->rport };
 
-		tcp_hash_del(stk, &k);
+		ust_tcp_hash_del(stk, &k);
 	}
 	ust_timer_cancel(&stk->tcp->wheel, &rq->timer);
 	if (rq->listener != NULL)
@@ -112,13 +112,13 @@ tcp_req_free(struct ust_stack *stk, struct ust_tcp_req *rq, bool unhash)
 }
 
 void
-tcp_req_timeout(struct ust_stack *stk, struct ust_tcp_req *rq)
+ust_tcp_req_timeout(struct ust_stack *stk, struct ust_tcp_req *rq)
 {
 	const struct ust_tcp_conf *c = &stk->conf.tcp;
 	struct ust_tcp_key k = { rq->laddr, rq->raddr, rq->lport, rq->rport };
 
 	if ((uint32_t)rq->retries + 1 > c->synack_retries) {
-		tcp_req_free(stk, rq, true);
+		ust_tcp_req_free(stk, rq, true);
 		return;
 	}
 	/* A bound on one wave of retransmissions: entries made by a SYN
@@ -144,7 +144,7 @@ tcp_req_timeout(struct ust_stack *stk, struct ust_tcp_req *rq)
 }
 
 void
-tcp_acceptq_add(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_acceptq_add(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	struct ust_tcp_listen *l = tp->parent->listen;
 
@@ -168,7 +168,7 @@ tcp_child_create(struct ust_stack *stk, struct ust_tcp_sock *lp,
 		 uint8_t agreed, uint16_t peer_mss, uint8_t snd_wscale,
 		 uint8_t rcv_wscale, uint32_t ts_offset, uint32_t ts_recent)
 {
-	struct ust_tcp_sock *tp = tcp_sock_alloc(stk);
+	struct ust_tcp_sock *tp = ust_tcp_sock_alloc(stk);
 	struct ust_tcp_opts o;
 
 	if (tp == NULL)
@@ -205,17 +205,17 @@ tcp_child_create(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	o.mss = peer_mss;
 	o.wscale = snd_wscale;
 	o.tsval = ts_recent;
-	tcp_options_from_peer(stk, tp, &o, true);
+	ust_tcp_options_from_peer(stk, tp, &o, true);
 	tp->rto_us = stk->conf.tcp.rto_init_ms * 1000;
-	if (tcp_hash_add(stk, k, tp, UST_TCP_OBJ_SOCK) < 0) {
-		tcp_sock_free(stk, tp);
+	if (ust_tcp_hash_add(stk, k, tp, UST_TCP_OBJ_SOCK) < 0) {
+		ust_tcp_sock_free(stk, tp);
 		return NULL;
 	}
 	stk->tcp->n_conns++;
-	tcp_established(stk, tp);
+	ust_tcp_established(stk, tp);
 	stk->mib[UST_MIB_TCP_PASSIVEOPENS]++;
 	tp->parent = lp;
-	tcp_acceptq_add(stk, tp);
+	ust_tcp_acceptq_add(stk, tp);
 	return tp;
 }
 
@@ -254,13 +254,13 @@ tcp_cookie_ack(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	       const struct ust_tcp_repr *th, uint32_t seg_len)
 {
 	uint32_t irs = th->seq - 1, iss = th->ack - 1;
-	uint8_t agreed = 0, snd_ws = 0, rcv_ws = tcp_choose_wscale(stk);
+	uint8_t agreed = 0, snd_ws = 0, rcv_ws = ust_tcp_choose_wscale(stk);
 	struct ust_tcp_sock *tp;
-	int idx = tcp_cookie_check(stk, k, irs, iss);
+	int idx = ust_tcp_cookie_check(stk, k, irs, iss);
 
 	if (idx < 0) {
 		stk->mib[UST_MIB_TCPEXT_SYNCOOKIESFAILED]++;
-		tcp_reset_reply(stk, k, th, seg_len);
+		ust_tcp_reset_reply(stk, k, th, seg_len);
 		ust_drop(stk, m, UST_DROP_NO_SOCKET);
 		return;
 	}
@@ -270,7 +270,7 @@ tcp_cookie_ack(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	}
 	/* our timestamp, echoed, carries what the SYN offered: the peer's
 	 * window scale (4 bits, 15 for none) and SACK-permitted (1 bit); our
-	 * own shift is tcp_choose_wscale(), the same for every SYN-ACK */
+	 * own shift is ust_tcp_choose_wscale(), the same for every SYN-ACK */
 	if (th->opts.has & UST_TCPOPT_TS) {
 		uint32_t e = th->opts.tsecr;
 
@@ -287,8 +287,8 @@ tcp_cookie_ack(struct ust_stack *stk, struct ust_tcp_sock *lp,
 		rcv_ws = 0;
 	stk->mib[UST_MIB_TCPEXT_SYNCOOKIESRECV]++;
 	tp = tcp_child_create(stk, lp, k, iss, irs, agreed,
-			      tcp_cookie_mss[idx], snd_ws, rcv_ws,
-			      tcp_ts_offset(stk, k), th->opts.tsval);
+			      ust_tcp_cookie_mss[idx], snd_ws, rcv_ws,
+			      ust_tcp_ts_offset(stk, k), th->opts.tsval);
 	if (tp == NULL) {
 		stk->mib[UST_MIB_TCPEXT_LISTENDROPS]++;
 		ust_drop(stk, m, UST_DROP_TCP_LISTEN_OVERFLOW);
@@ -299,12 +299,12 @@ tcp_cookie_ack(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	tp->snd_wl1 = th->seq;
 	tp->snd_wl2 = th->ack;
 	/* the rest of the segment (data, FIN) as any connection's */
-	tcp_rcv_init(tp, tcp_initial_window(lp));
-	tcp_rcv_established(stk, tp, m, th, seg_len);
+	ust_tcp_rcv_init(tp, tcp_initial_window(lp));
+	ust_tcp_rcv_established(stk, tp, m, th, seg_len);
 }
 
 void
-tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
+ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 		 struct rte_mbuf *m, const struct ust_ipv4_repr *ip,
 		 const struct ust_tcp_repr *th, uint32_t seg_len)
 {
@@ -327,7 +327,7 @@ tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 			tcp_cookie_ack(stk, lp, m, &k, th, seg_len);
 			return;
 		}
-		tcp_reset_reply(stk, &k, th, seg_len);
+		ust_tcp_reset_reply(stk, &k, th, seg_len);
 		ust_drop(stk, m, UST_DROP_NO_SOCKET);
 		return;
 	}
@@ -360,12 +360,12 @@ tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	if (l->synq_len >= RTE_MIN(l->backlog, c->max_syn_backlog) ||
 	    stk->tcp->n_req >= tcp_sd_room(stk) ||
 	    rte_mempool_get(stk->tcp->req_pool, (void **)&rq) != 0) {
-		/* as tcp_options_from_peer() */
+		/* as ust_tcp_options_from_peer() */
 		uint16_t peer = (th->opts.has & UST_TCPOPT_MSS) &&
 			th->opts.mss != 0 ?
 			RTE_MAX(th->opts.mss, (uint16_t)UST_TCP_MIN_MSS) :
 			UST_TCP_DEFAULT_MSS;
-		uint16_t mss = RTE_MIN(peer, tcp_local_mss(stk));
+		uint16_t mss = RTE_MIN(peer, ust_tcp_local_mss(stk));
 		uint8_t idx = 7, i; /* the table's smallest, 88 */
 		uint32_t tsval = 0;
 
@@ -377,11 +377,11 @@ tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 		/* the largest MSS of the table not above what both carry
 		 * (mss is at least the smallest: a start that fits) */
 		for (i = 0; i < 8; i++)
-			if (tcp_cookie_mss[i] <= mss &&
-			    tcp_cookie_mss[i] > tcp_cookie_mss[idx])
+			if (ust_tcp_cookie_mss[i] <= mss &&
+			    ust_tcp_cookie_mss[i] > ust_tcp_cookie_mss[idx])
 				idx = i;
 		if (agreed & UST_TCPOPT_TS) {
-			uint32_t now = tcp_ts_now(stk, tcp_ts_offset(stk, &k));
+			uint32_t now = tcp_ts_now(stk, ust_tcp_ts_offset(stk, &k));
 
 			/* the low 5 bits of our timestamp carry the peer's
 			 * shift (15: none) and SACK-permitted; kept at or
@@ -400,9 +400,9 @@ tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 		}
 		stk->mib[UST_MIB_TCPEXT_SYNCOOKIESSENT]++;
 		tcp_req_send_synack(stk, lp, &k,
-				    tcp_cookie_make(stk, &k, th->seq, idx),
-				    th->seq, agreed, tcp_choose_wscale(stk),
-				    tcp_cookie_mss[idx], tsval,
+				    ust_tcp_cookie_make(stk, &k, th->seq, idx),
+				    th->seq, agreed, ust_tcp_choose_wscale(stk),
+				    ust_tcp_cookie_mss[idx], tsval,
 				    th->opts.tsval);
 		ust_consumed(stk);
 		rte_pktmbuf_free(m);
@@ -416,15 +416,15 @@ tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	rq->lport = k.lport;
 	rq->rport = k.rport;
 	rq->irs = th->seq;
-	rq->iss = tcp_isn(stk, &k);
-	rq->ts_offset = tcp_ts_offset(stk, &k);
+	rq->iss = ust_tcp_isn(stk, &k);
+	rq->ts_offset = ust_tcp_ts_offset(stk, &k);
 	rq->ts_recent = th->opts.tsval;
 	rq->opts = agreed;
 	rq->peer_mss = (th->opts.has & UST_TCPOPT_MSS) ? th->opts.mss : 0;
 	rq->snd_wscale = (agreed & UST_TCPOPT_WS) ? th->opts.wscale : 0;
-	rq->rcv_wscale = (agreed & UST_TCPOPT_WS) ? tcp_choose_wscale(stk) : 0;
+	rq->rcv_wscale = (agreed & UST_TCPOPT_WS) ? ust_tcp_choose_wscale(stk) : 0;
 	rq->sent_ns = stk->now;
-	if (tcp_hash_add(stk, &k, rq, UST_TCP_OBJ_REQ) < 0) {
+	if (ust_tcp_hash_add(stk, &k, rq, UST_TCP_OBJ_REQ) < 0) {
 		rte_mempool_put(stk->tcp->req_pool, rq);
 		stk->mib[UST_MIB_TCPEXT_LISTENDROPS]++;
 		ust_drop(stk, m, UST_DROP_TCP_LISTEN_OVERFLOW);
@@ -447,7 +447,7 @@ tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 }
 
 void
-tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
+ust_tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 	      struct rte_mbuf *m, const struct ust_tcp_repr *th,
 	      uint32_t seg_len)
 {
@@ -460,7 +460,7 @@ tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 		 * RECEIVED: back to LISTEN) */
 		if (th->seq == rq->irs + 1) {
 			stk->mib[UST_MIB_TCPEXT_EMBRYONICRSTS]++;
-			tcp_req_free(stk, rq, true);
+			ust_tcp_req_free(stk, rq, true);
 			ust_consumed(stk);
 			rte_pktmbuf_free(m);
 		} else {
@@ -474,7 +474,7 @@ tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 			 * once per invalid_ratelimit_ms at most (Linux's
 			 * tcp_check_req()), or a flood of copies of one SYN
 			 * gets as many SYN-ACKs */
-			if (!tcp_oow_rate_limited(stk, &rq->oow_ack_ns,
+			if (!ust_tcp_oow_rate_limited(stk, &rq->oow_ack_ns,
 					UST_MIB_TCPEXT_TCPACKSKIPPEDSYNRECV))
 				tcp_req_send_synack(stk, lp, &k, rq->iss,
 						    rq->irs, rq->opts,
@@ -495,7 +495,7 @@ tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 		return;
 	}
 	if (th->ack != rq->iss + 1 || th->seq != rq->irs + 1) {
-		tcp_reset_reply(stk, &k, th, seg_len);
+		ust_tcp_reset_reply(stk, &k, th, seg_len);
 		ust_drop(stk, m, UST_DROP_TCP_INVALID_SEQUENCE);
 		return;
 	}
@@ -506,7 +506,7 @@ tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 	}
 	r = *rq; /* the entry goes back to its pool before the child
 		  * takes its 4-tuple in the hash */
-	tcp_req_free(stk, rq, true);
+	ust_tcp_req_free(stk, rq, true);
 	tp = tcp_child_create(stk, lp, &k, r.iss, r.irs, r.opts, r.peer_mss,
 			      r.snd_wscale, r.rcv_wscale, r.ts_offset,
 			      r.ts_recent);
@@ -517,31 +517,31 @@ tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 	}
 	/* Karn: the SYN-ACK is timed unless it was sent again */
 	if (r.retries == 0)
-		tcp_rtt_sample(tp, (uint32_t)((stk->now - r.sent_ns) / 1000),
+		ust_tcp_rtt_sample(tp, (uint32_t)((stk->now - r.sent_ns) / 1000),
 			       &stk->conf.tcp);
 	tp->snd_wnd = (uint32_t)th->window << tp->snd_wscale;
 	tp->snd_wnd_max = tp->snd_wnd;
 	tp->snd_wl1 = th->seq;
 	tp->snd_wl2 = th->ack;
-	tcp_rcv_init(tp, tcp_initial_window(lp));
+	ust_tcp_rcv_init(tp, tcp_initial_window(lp));
 	/* the ACK may carry data and a FIN: on as a connection's segment */
-	tcp_rcv_established(stk, tp, m, th, seg_len);
+	ust_tcp_rcv_established(stk, tp, m, th, seg_len);
 }
 
 void
-tcp_listen_close(struct ust_stack *stk, struct ust_tcp_sock *lp)
+ust_tcp_listen_close(struct ust_stack *stk, struct ust_tcp_sock *lp)
 {
 	struct ust_tcp_listen *l = lp->listen;
 	uint32_t lport = rte_be_to_cpu_16(lp->base.lport);
 
 	rte_hash_del_key(stk->tcp->listeners, &lport);
 	while (l->synq != NULL)
-		tcp_req_free(stk, l->synq, true);
+		ust_tcp_req_free(stk, l->synq, true);
 	/* connections nobody accepted are reset (as Linux does) */
 	while (l->acceptq_head != NULL) {
 		struct ust_tcp_sock *tp = l->acceptq_head;
 
 		stk->mib[UST_MIB_TCPEXT_TCPABORTONCLOSE]++;
-		tcp_abort(stk, tp, 0, true);
+		ust_tcp_abort(stk, tp, 0, true);
 	}
 }

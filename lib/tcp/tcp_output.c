@@ -6,15 +6,15 @@
  * TCP output, after lwIP's tcp_out.c split:
  *
  *  - the queued path: ust_send() appends to the send queue, then
- *    tcp_output() decides what may go now (RFC 6675 NextSeg() during SACK
+ *    ust_tcp_output() decides what may go now (RFC 6675 NextSeg() during SACK
  *    recovery, else new data within min(cwnd, snd_wnd), Nagle (RFC 896),
  *    sender silly-window avoidance (RFC 9293 3.8.6.2.1), the FIN when the
- *    data is out) and calls tcp_send_segment() for each segment;
- *  - direct sends that carry no data from the queue: tcp_send_ack(),
- *    tcp_send_syn(), tcp_send_rst(), and tcp_send_reply() for segments with
+ *    data is out) and calls ust_tcp_send_segment() for each segment;
+ *  - direct sends that carry no data from the queue: ust_tcp_send_ack(),
+ *    ust_tcp_send_syn(), ust_tcp_send_rst(), and ust_tcp_send_reply() for segments with
  *    no control block (RSTs to strangers, TIME_WAIT ACKs, probes).
  *
- * Every segment is built by tcp_seg_build() (tcp_tx.c): the one place
+ * Every segment is built by ust_tcp_seg_build() (tcp_tx.c): the one place
  * where a segment's mbuf layout is decided (linear, chained, first-linear,
  * copy-small, zero copy).
  */
@@ -30,7 +30,7 @@
 /* ---- windows ---- */
 
 uint32_t
-tcp_rcv_window(const struct ust_tcp_sock *tp)
+ust_tcp_rcv_window(const struct ust_tcp_sock *tp)
 {
 	struct rte_mempool *mp = tp->base.stk->pool;
 	uint32_t space = tp->rcvbuf > tp->rmem_alloc ?
@@ -51,10 +51,10 @@ tcp_rcv_window(const struct ust_tcp_sock *tp)
 }
 
 uint16_t
-tcp_window_field(struct ust_tcp_sock *tp)
+ust_tcp_window_field(struct ust_tcp_sock *tp)
 {
 	struct ust_stack *stk = tp->base.stk;
-	uint32_t win = tcp_rcv_window(tp);
+	uint32_t win = ust_tcp_rcv_window(tp);
 	uint32_t cur = SEQ_GT(tp->rcv_adv, tp->rcv_nxt) ?
 		tp->rcv_adv - tp->rcv_nxt : 0;
 	uint32_t field;
@@ -142,7 +142,7 @@ tcp_ack_sent(struct ust_stack *stk, struct ust_tcp_sock *tp)
 }
 
 int
-tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t seq,
+ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t seq,
 		 uint32_t len, uint8_t flags, bool rtx)
 {
 	struct ust_tcp_repr th;
@@ -157,7 +157,7 @@ tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t seq,
 		if (len == 0 && (flags & UST_TCP_ACK) &&
 		    !(flags & (UST_TCP_SYN | UST_TCP_FIN | UST_TCP_RST)))
 			tp->tflags |= TF_ACK_NOW;
-		tcp_output_defer(stk, tp);
+		ust_tcp_output_defer(stk, tp);
 		return -ENOBUFS;
 	}
 	memset(&th, 0, sizeof(th));
@@ -168,8 +168,8 @@ tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t seq,
 	if (flags & UST_TCP_ACK)
 		th.ack = tp->rcv_nxt;
 	th.window = (flags & UST_TCP_SYN) ?
-		(uint16_t)RTE_MIN(tcp_rcv_window(tp), UST_TCP_MAX_WIN) :
-		tcp_window_field(tp);
+		(uint16_t)RTE_MIN(ust_tcp_rcv_window(tp), UST_TCP_MAX_WIN) :
+		ust_tcp_window_field(tp);
 	tcp_fill_options(stk, tp, &th.opts, flags);
 	/* tp->mss leaves room for timestamps only: a full segment carries
 	 * the SACK blocks that still fit (pure ACKs carry them all) */
@@ -178,7 +178,7 @@ tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t seq,
 	       tp->mss + ((tp->tflags & TF_TS_OK) ? 12u : 0u))
 		if (--th.opts.nsack == 0)
 			th.opts.has &= (uint8_t)~UST_TCPOPT_SACK;
-	m = tcp_seg_build(stk, tp, &th, len > 0 ? seq - tp->snd_buf_seq : 0,
+	m = ust_tcp_seg_build(stk, tp, &th, len > 0 ? seq - tp->snd_buf_seq : 0,
 			  len, &ol);
 	if (m == NULL) {
 		stk->mib[UST_MIB_IP_OUTDISCARDS]++;
@@ -213,34 +213,34 @@ tcp_acceptable_seq(const struct ust_tcp_sock *tp)
 }
 
 void
-tcp_send_ack(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_send_ack(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
-	tcp_send_segment(stk, tp, tcp_acceptable_seq(tp), 0, UST_TCP_ACK,
+	ust_tcp_send_segment(stk, tp, tcp_acceptable_seq(tp), 0, UST_TCP_ACK,
 			 false);
 }
 
 void
-tcp_send_syn(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_send_syn(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	uint8_t flags = UST_TCP_SYN;
 
 	if (tp->state == UST_TCP_SYN_RECEIVED)
 		flags |= UST_TCP_ACK;
-	tcp_send_segment(stk, tp, tp->iss, 0, flags, tp->snd_max != tp->iss);
+	ust_tcp_send_segment(stk, tp, tp->iss, 0, flags, tp->snd_max != tp->iss);
 	tp->snd_nxt = tp->iss + 1;
 	tp->snd_max = SEQ_MAX(tp->snd_max, tp->snd_nxt);
 }
 
 void
-tcp_send_rst(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_send_rst(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	stk->mib[UST_MIB_TCP_OUTRSTS]++;
-	tcp_send_segment(stk, tp, tcp_acceptable_seq(tp), 0,
+	ust_tcp_send_segment(stk, tp, tcp_acceptable_seq(tp), 0,
 			 UST_TCP_RST | UST_TCP_ACK, false);
 }
 
 void
-tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
+ust_tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 	       uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
 	       const struct ust_tcp_opts *opts)
 {
@@ -282,21 +282,21 @@ tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 }
 
 void
-tcp_reset_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
+ust_tcp_reset_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 		const struct ust_tcp_repr *th, uint32_t seg_len)
 {
 	/* RFC 9293 3.10.7.1: never answer an RST */
 	if (th->flags & UST_TCP_RST)
 		return;
 	if (th->flags & UST_TCP_ACK)
-		tcp_send_reply(stk, k, th->ack, 0, UST_TCP_RST, 0, NULL);
+		ust_tcp_send_reply(stk, k, th->ack, 0, UST_TCP_RST, 0, NULL);
 	else
-		tcp_send_reply(stk, k, 0, th->seq + seg_len,
+		ust_tcp_send_reply(stk, k, 0, th->seq + seg_len,
 			       UST_TCP_RST | UST_TCP_ACK, 0, NULL);
 }
 
 bool
-tcp_oow_rate_limited(struct ust_stack *stk, uint64_t *last_ns,
+ust_tcp_oow_rate_limited(struct ust_stack *stk, uint64_t *last_ns,
 		     enum ust_mib mib)
 {
 	uint64_t lim = (uint64_t)stk->conf.tcp.invalid_ratelimit_ms *
@@ -335,7 +335,7 @@ tcp_challenge_budget(struct ust_stack *stk)
 		uint32_t half = (limit + 1) / 2;
 
 		ts->chack_sec = sec;
-		ts->chack_count = half + (uint32_t)(tcp_rand(stk) % limit);
+		ts->chack_count = half + (uint32_t)(ust_tcp_rand(stk) % limit);
 	}
 	if (ts->chack_count == 0)
 		return false;
@@ -344,10 +344,10 @@ tcp_challenge_budget(struct ust_stack *stk)
 }
 
 void
-tcp_challenge_ack(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_challenge_ack(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	/* first the connection's limit, then the stack's (RFC 5961 7) */
-	if (tcp_oow_rate_limited(stk, &tp->oow_ack_ns,
+	if (ust_tcp_oow_rate_limited(stk, &tp->oow_ack_ns,
 				 UST_MIB_TCPEXT_TCPACKSKIPPEDCHALLENGE))
 		return;
 	if (!tcp_challenge_budget(stk)) {
@@ -355,13 +355,13 @@ tcp_challenge_ack(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		return;
 	}
 	stk->mib[UST_MIB_TCPEXT_TCPCHALLENGEACK]++;
-	tcp_send_ack(stk, tp);
+	ust_tcp_send_ack(stk, tp);
 }
 
 /* ---- what to send now ---- */
 
 void
-tcp_output_defer(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_output_defer(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	struct ust_tcp_stack *ts = stk->tcp;
 
@@ -376,7 +376,7 @@ tcp_output_defer(struct ust_stack *stk, struct ust_tcp_sock *tp)
 }
 
 void
-tcp_output_undefer(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_output_undefer(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	if (!(tp->tflags & TF_NEED_OUTPUT))
 		return;
@@ -397,13 +397,13 @@ tcp_tx_blocked(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	if (ust_tx_room(stk, UST_TX_SEND_ROOM))
 		return false;
 	/* the NIC is behind: ust_tcp_poll() resumes when there is room */
-	tcp_output_defer(stk, tp);
+	ust_tcp_output_defer(stk, tp);
 	return true;
 }
 
 
 void
-tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	bool sack_rec;
 	uint32_t data_end;
@@ -419,7 +419,7 @@ tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	default:
 		return;
 	}
-	tcp_output_undefer(stk, tp);
+	ust_tcp_output_undefer(stk, tp);
 	data_end = tcp_snd_data_end(tp);
 	sack_rec = (tp->tflags & (TF_RECOVERY | TF_SACK_OK)) ==
 		(TF_RECOVERY | TF_SACK_OK);
@@ -433,29 +433,29 @@ tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		if (sack_rec) {
 			uint32_t s, l;
 
-			flight = tcp_sack_pipe(tp);
+			flight = ust_tcp_sack_pipe(tp);
 			if (flight + tp->mss > tp->cwnd)
 				break;
 			/* RFC 6675 NextSeg() rule (1): a lost range */
-			if (tcp_sack_next_seg(tp, &s, &l)) {
-				if (tcp_send_segment(stk, tp, s, l, UST_TCP_ACK,
+			if (ust_tcp_sack_next_seg(tp, &s, &l)) {
+				if (ust_tcp_send_segment(stk, tp, s, l, UST_TCP_ACK,
 						     true) != 0)
 					break;
 				tp->high_rxt = s + l;
-				tcp_rtx_rearm(stk, tp, false);
+				ust_tcp_rtx_rearm(stk, tp, false);
 				continue;
 			}
 		} else if ((tp->tflags & TF_LOSS) && tp->n_sb > 0) {
 			/* going back N after a timeout: what the peer SACKed
 			 * is neither sent again nor counted in flight */
-			uint32_t e = tcp_sack_skip(tp, tp->snd_nxt);
+			uint32_t e = ust_tcp_sack_skip(tp, tp->snd_nxt);
 
 			if (e != tp->snd_nxt && SEQ_LT(tp->snd_nxt, tp->snd_max)) {
 				tp->snd_nxt = e;
 				continue;
 			}
 			flight = tp->snd_nxt - tp->snd_una -
-				tcp_sack_below(tp, tp->snd_nxt);
+				ust_tcp_sack_below(tp, tp->snd_nxt);
 		} else {
 			flight = tp->snd_nxt - tp->snd_una;
 		}
@@ -481,7 +481,7 @@ tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			if ((tp->tflags & TF_LOSS) && tp->n_sb > 0 &&
 			    SEQ_LT(tp->snd_nxt, tp->snd_max))
 				/* up to the next SACKed range */
-				len = RTE_MIN(len, tcp_sack_next_start(tp,
+				len = RTE_MIN(len, ust_tcp_sack_next_start(tp,
 					tp->snd_nxt) - tp->snd_nxt);
 			/* sender SWS avoidance: no small segment because the
 			 * window is small, while data is in flight */
@@ -500,7 +500,7 @@ tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 				if (fin)
 					flags |= UST_TCP_FIN;
 			}
-			if (tcp_send_segment(stk, tp, tp->snd_nxt, len, flags,
+			if (ust_tcp_send_segment(stk, tp, tp->snd_nxt, len, flags,
 					     rtx) != 0)
 				break;
 			if (!rtx && !(tp->tflags & TF_RTT_TIMING)) {
@@ -516,21 +516,21 @@ tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			}
 			tp->snd_max = SEQ_MAX(tp->snd_max, tp->snd_nxt);
 			/* RFC 8985 7.2: after new data, the probe timer */
-			tcp_rtx_rearm(stk, tp, !rtx && tp->rtx_mode ==
+			ust_tcp_rtx_rearm(stk, tp, !rtx && tp->rtx_mode ==
 				      UST_RTX_TLP);
 			continue;
 		}
 		if (avail == 0 && fin && tp->snd_nxt == data_end) {
 			/* the FIN alone, needing no window */
 			rtx = SEQ_LT(tp->snd_nxt, tp->snd_max);
-			if (tcp_send_segment(stk, tp, tp->snd_nxt, 0,
+			if (ust_tcp_send_segment(stk, tp, tp->snd_nxt, 0,
 					     UST_TCP_FIN | UST_TCP_ACK,
 					     rtx) != 0)
 				break;
 			tp->snd_nxt++;
 			tp->snd_max = SEQ_MAX(tp->snd_max, tp->snd_nxt);
 			tp->tflags |= TF_FIN_SENT;
-			tcp_rtx_rearm(stk, tp, false);
+			ust_tcp_rtx_rearm(stk, tp, false);
 			continue;
 		}
 		break;
@@ -540,8 +540,8 @@ tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	    tp->snd_una == tp->snd_max && tp->rtx_mode != UST_RTX_PERSIST) {
 		tp->probes = 0;
 		tp->backoff = 0;
-		tcp_rtx_arm(stk, tp, UST_RTX_PERSIST, tcp_rto_ns(tp));
+		ust_tcp_rtx_arm(stk, tp, UST_RTX_PERSIST, ust_tcp_rto_ns(tp));
 	}
 	if (tp->tflags & (TF_ACK_NOW | TF_WIN_UPDATE))
-		tcp_send_ack(stk, tp);
+		ust_tcp_send_ack(stk, tp);
 }

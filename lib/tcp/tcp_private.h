@@ -9,7 +9,7 @@
  *
  *  tcp_input.c    segment arrival: lookup, then one handler per state
  *                 (RFC 9293 3.10.7)
- *  tcp_output.c   what to send now, and tcp_seg_build(), the one function
+ *  tcp_output.c   what to send now, and ust_tcp_seg_build(), the one function
  *                 that decides a segment's mbuf layout
  *  tcp_listen.c   listeners: SYN queue, SYN cookies, accept queue
  *  tcp_timer.c    retransmission, persist, keepalive, delayed ACK,
@@ -145,7 +145,7 @@ struct ust_tcp_sock {
 	uint8_t quickack;       /* segments still ACKed at once */
 	uint32_t unacked_segs;  /* full segments received since our ACK */
 	/* our last ACK to an invalid segment (out of window, PAWS, challenge:
-	 * tcp_oow_rate_limited()): the clock + 1, 0: none yet */
+	 * ust_tcp_oow_rate_limited()): the clock + 1, 0: none yet */
 	uint64_t oow_ack_ns;
 
 	/* timestamps (RFC 7323) */
@@ -352,7 +352,7 @@ struct ust_tcp_stack {
 	uint32_t chack_count;
 	uint32_t synack_budget;       /* SYN-ACK retransmissions left in this
 				       * poll (synack_rtx_burst) */
-	uint64_t rand_ctr;            /* tcp_rand() */
+	uint64_t rand_ctr;            /* ust_tcp_rand() */
 	/* connections whose output waits for TX staging room, run again by
 	 * ust_tcp_poll() (never from inside a flush: no re-entry) */
 	struct ust_tcp_sock *out_head;
@@ -404,29 +404,29 @@ tcp_flight(const struct ust_tcp_sock *tp)
 
 /* ---- tcp.c (glue: init, hash, memory; ust_tcp_init(), ust_tcp_fini(),
  * ust_tcp_poll() are declared in stack_private.h) ---- */
-int tcp_hash_add(struct ust_stack *stk, const struct ust_tcp_key *k,
+int ust_tcp_hash_add(struct ust_stack *stk, const struct ust_tcp_key *k,
 		 void *obj, enum ust_tcp_obj kind);
-void tcp_hash_del(struct ust_stack *stk, const struct ust_tcp_key *k);
-void *tcp_hash_lookup(struct ust_stack *stk, const struct ust_tcp_key *k);
-void tcp_key_of(const struct ust_tcp_sock *tp, struct ust_tcp_key *k);
-void tcp_set_state(struct ust_stack *stk, struct ust_tcp_sock *tp,
+void ust_tcp_hash_del(struct ust_stack *stk, const struct ust_tcp_key *k);
+void *ust_tcp_hash_lookup(struct ust_stack *stk, const struct ust_tcp_key *k);
+void ust_tcp_key_of(const struct ust_tcp_sock *tp, struct ust_tcp_key *k);
+void ust_tcp_set_state(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		   uint8_t state);
 /* the connection is over: unhash, cancel timers, free queues; frees the
  * control block too when the application has closed it */
-void tcp_done(struct ust_stack *stk, struct ust_tcp_sock *tp);
-void tcp_purge_queues(struct ust_stack *stk, struct ust_tcp_sock *tp,
+void ust_tcp_done(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_purge_queues(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		      bool rcv);
 /* abort with an error for the application (ECONNRESET, ETIMEDOUT...) */
-void tcp_abort(struct ust_stack *stk, struct ust_tcp_sock *tp, int err,
+void ust_tcp_abort(struct ust_stack *stk, struct ust_tcp_sock *tp, int err,
 	       bool send_rst);
 /* receive memory, in the socket-memory model */
-bool tcp_rmem_charge(struct ust_stack *stk, struct ust_tcp_sock *tp,
+bool ust_tcp_rmem_charge(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		     uint32_t truesize);
-void tcp_rmem_uncharge(struct ust_stack *stk, struct ust_tcp_sock *tp,
+void ust_tcp_rmem_uncharge(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		       uint32_t truesize, uint32_t partial);
-void tcp_wakeup(struct ust_tcp_sock *tp);
-struct ust_tcp_sock *tcp_sock_alloc(struct ust_stack *stk);
-void tcp_sock_free(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_wakeup(struct ust_tcp_sock *tp);
+struct ust_tcp_sock *ust_tcp_sock_alloc(struct ust_stack *stk);
+void ust_tcp_sock_free(struct ust_stack *stk, struct ust_tcp_sock *tp);
 /* A received segment's payload mbuf keeps its sequence number in the
  * metadata's address field (the 4-tuple is the connection's) and its
  * truesize in truesize. */
@@ -444,138 +444,138 @@ tcp_mseq_set(int off, struct rte_mbuf *m, uint32_t seq)
 
 /* ---- tcp_isn.c ---- */
 uint64_t ust_siphash24(const uint64_t key[2], const void *data, size_t len);
-uint32_t tcp_isn(struct ust_stack *stk, const struct ust_tcp_key *k);
-uint32_t tcp_ts_offset(struct ust_stack *stk, const struct ust_tcp_key *k);
-uint32_t tcp_cookie_make(struct ust_stack *stk, const struct ust_tcp_key *k,
+uint32_t ust_tcp_isn(struct ust_stack *stk, const struct ust_tcp_key *k);
+uint32_t ust_tcp_ts_offset(struct ust_stack *stk, const struct ust_tcp_key *k);
+uint32_t ust_tcp_cookie_make(struct ust_stack *stk, const struct ust_tcp_key *k,
 			 uint32_t irs, uint8_t mss_idx);
 /* the MSS index a valid cookie carries, or -1 */
-int tcp_cookie_check(struct ust_stack *stk, const struct ust_tcp_key *k,
+int ust_tcp_cookie_check(struct ust_stack *stk, const struct ust_tcp_key *k,
 		     uint32_t irs, uint32_t cookie);
-extern const uint16_t tcp_cookie_mss[8];
+extern const uint16_t ust_tcp_cookie_mss[8];
 /* 64 unpredictable bits from the stack's secret and a counter */
-uint64_t tcp_rand(struct ust_stack *stk);
+uint64_t ust_tcp_rand(struct ust_stack *stk);
 
 /* ---- tcp_input.c ---- */
 /* a segment for a synchronized connection (RFC 9293 3.10.7.4); the mbuf
  * holds the payload */
-void tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
+void ust_tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			 struct rte_mbuf *m, const struct ust_tcp_repr *th,
 			 uint32_t seg_len);
 /* the MSS we announce: what one mbuf and the MTU carry */
-uint16_t tcp_local_mss(const struct ust_stack *stk);
+uint16_t ust_tcp_local_mss(const struct ust_stack *stk);
 /* our window scale for a receive buffer of up to rmem_max */
-uint8_t tcp_choose_wscale(const struct ust_stack *stk);
+uint8_t ust_tcp_choose_wscale(const struct ust_stack *stk);
 /* the receive window a SYN or SYN-ACK announced becomes the one to check
  * segments against */
-void tcp_rcv_init(struct ust_tcp_sock *tp, uint32_t wnd);
-void tcp_options_from_peer(struct ust_stack *stk, struct ust_tcp_sock *tp,
+void ust_tcp_rcv_init(struct ust_tcp_sock *tp, uint32_t wnd);
+void ust_tcp_options_from_peer(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			   const struct ust_tcp_opts *o, bool syn);
-void tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp);
 
 /* ---- tcp_output.c ---- */
-void tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp);
 /* (re)send [seq, seq + len) of the send queue, with @flags */
-int tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp,
+int ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		     uint32_t seq, uint32_t len, uint8_t flags, bool rtx);
-void tcp_send_ack(struct ust_stack *stk, struct ust_tcp_sock *tp);
-void tcp_send_syn(struct ust_stack *stk, struct ust_tcp_sock *tp);
-void tcp_send_rst(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_send_ack(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_send_syn(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_send_rst(struct ust_stack *stk, struct ust_tcp_sock *tp);
 /* a reply without a control block: RST or ACK (TIME_WAIT, no socket) */
-void tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
+void ust_tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 		    uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
 		    const struct ust_tcp_opts *opts);
 /* the RST RFC 9293 3.10.7.1 prescribes for a segment with no connection */
-void tcp_reset_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
+void ust_tcp_reset_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 		     const struct ust_tcp_repr *th, uint32_t seg_len);
-/* Linux's tcp_oow_rate_limited(): true (and @mib counted) when an ACK to
+/* Linux's ust_tcp_oow_rate_limited(): true (and @mib counted) when an ACK to
  * an invalid segment must be skipped, at most one per invalid_ratelimit_ms
  * per @last_ns (a connection, a half-open or TIME_WAIT entry) */
-bool tcp_oow_rate_limited(struct ust_stack *stk, uint64_t *last_ns,
+bool ust_tcp_oow_rate_limited(struct ust_stack *stk, uint64_t *last_ns,
 			  enum ust_mib mib);
 /* an RFC 5961 challenge ACK, within the connection's and the stack's
  * limits */
-void tcp_challenge_ack(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_challenge_ack(struct ust_stack *stk, struct ust_tcp_sock *tp);
 /* output waits for staging room; ust_tcp_poll() runs it again */
-void tcp_output_defer(struct ust_stack *stk, struct ust_tcp_sock *tp);
-void tcp_output_undefer(struct ust_stack *stk, struct ust_tcp_sock *tp);
-uint32_t tcp_rcv_window(const struct ust_tcp_sock *tp);
-uint16_t tcp_window_field(struct ust_tcp_sock *tp);
+void ust_tcp_output_defer(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_output_undefer(struct ust_stack *stk, struct ust_tcp_sock *tp);
+uint32_t ust_tcp_rcv_window(const struct ust_tcp_sock *tp);
+uint16_t ust_tcp_window_field(struct ust_tcp_sock *tp);
 /* the one place a segment's mbuf layout is decided */
-int tcp_send_state_error(struct ust_tcp_sock *tp);
+int ust_tcp_send_state_error(struct ust_tcp_sock *tp);
 /* tcp_tx.c */
-int tcp_tx_init(struct ust_stack *stk);
-void tcp_tx_fini(struct ust_stack *stk);
-int tcp_tx_small_pool(struct ust_stack *stk);
-int tcp_tx_layout_check(struct ust_stack *stk, unsigned int layout);
-void tcp_tx_note_write(struct ust_tcp_sock *tp, uint32_t seq, uint32_t len,
+int ust_tcp_tx_init(struct ust_stack *stk);
+void ust_tcp_tx_fini(struct ust_stack *stk);
+int ust_tcp_tx_small_pool(struct ust_stack *stk);
+int ust_tcp_tx_layout_check(struct ust_stack *stk, unsigned int layout);
+void ust_tcp_tx_note_write(struct ust_tcp_sock *tp, uint32_t seq, uint32_t len,
 		       bool queue_was_empty);
 ssize_t ust_tcp_send_zc(struct ust_stack *stk, struct ust_sock *s,
 			const void *buf, size_t len, uint64_t cookie);
-struct rte_mbuf *tcp_seg_build(struct ust_stack *stk, struct ust_tcp_sock *tp,
+struct rte_mbuf *ust_tcp_seg_build(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			       struct ust_tcp_repr *th, uint32_t payload_off,
 			       uint32_t len, uint64_t *ol_flags);
 
 /* ---- tcp_timer.c ---- */
-void tcp_timer_fire(struct ust_timer *t, void *ctx);
-void tcp_rtx_arm(struct ust_stack *stk, struct ust_tcp_sock *tp,
+void ust_tcp_timer_fire(struct ust_timer *t, void *ctx);
+void ust_tcp_rtx_arm(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		 enum ust_tcp_rtx_mode mode, uint64_t delay_ns);
-void tcp_rtx_stop(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_rtx_stop(struct ust_stack *stk, struct ust_tcp_sock *tp);
 /* data is outstanding: (re)arm the tail loss probe when it may be used
  * (RFC 8985 7.2), else the RTO if it is not running; @restart restarts a
  * running RTO (an ACK of new data, RFC 6298 5.3) */
-void tcp_rtx_rearm(struct ust_stack *stk, struct ust_tcp_sock *tp,
+void ust_tcp_rtx_rearm(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		   bool restart);
-void tcp_rtt_sample(struct ust_tcp_sock *tp, uint32_t rtt_us,
+void ust_tcp_rtt_sample(struct ust_tcp_sock *tp, uint32_t rtt_us,
 		    const struct ust_tcp_conf *c);
-uint64_t tcp_rto_ns(const struct ust_tcp_sock *tp);
-void tcp_delack_arm(struct ust_stack *stk, struct ust_tcp_sock *tp);
-void tcp_keepalive_reset(struct ust_stack *stk, struct ust_tcp_sock *tp);
-void tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp);
-void tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
+uint64_t ust_tcp_rto_ns(const struct ust_tcp_sock *tp);
+void ust_tcp_delack_arm(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_keepalive_reset(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
 		  struct rte_mbuf *m, const struct ust_tcp_repr *th,
 		  uint32_t seg_len);
-void tcp_tw_free(struct ust_stack *stk, struct ust_tcp_tw *tw);
+void ust_tcp_tw_free(struct ust_stack *stk, struct ust_tcp_tw *tw);
 
 /* ---- tcp_listen.c ---- */
-void tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
+void ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 		      struct rte_mbuf *m, const struct ust_ipv4_repr *ip,
 		      const struct ust_tcp_repr *th, uint32_t seg_len);
-void tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
+void ust_tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 		   struct rte_mbuf *m, const struct ust_tcp_repr *th,
 		   uint32_t seg_len);
-void tcp_req_timeout(struct ust_stack *stk, struct ust_tcp_req *rq);
-void tcp_req_free(struct ust_stack *stk, struct ust_tcp_req *rq,
+void ust_tcp_req_timeout(struct ust_stack *stk, struct ust_tcp_req *rq);
+void ust_tcp_req_free(struct ust_stack *stk, struct ust_tcp_req *rq,
 		  bool unhash);
-void tcp_listen_close(struct ust_stack *stk, struct ust_tcp_sock *lp);
-void tcp_acceptq_add(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_listen_close(struct ust_stack *stk, struct ust_tcp_sock *lp);
+void ust_tcp_acceptq_add(struct ust_stack *stk, struct ust_tcp_sock *tp);
 
 /* ---- tcp_sack.c ---- */
-void tcp_sack_rcv_update(struct ust_tcp_sock *tp, uint32_t seq,
+void ust_tcp_sack_rcv_update(struct ust_tcp_sock *tp, uint32_t seq,
 			 uint32_t end);
-void tcp_sack_rcv_trim(struct ust_tcp_sock *tp);
-void tcp_sack_sender_update(struct ust_tcp_sock *tp,
+void ust_tcp_sack_rcv_trim(struct ust_tcp_sock *tp);
+void ust_tcp_sack_sender_update(struct ust_tcp_sock *tp,
 			    const struct ust_tcp_opts *o);
-void tcp_sack_sender_clean(struct ust_tcp_sock *tp);
-bool tcp_sack_is_sacked(const struct ust_tcp_sock *tp, uint32_t seq);
+void ust_tcp_sack_sender_clean(struct ust_tcp_sock *tp);
+bool ust_tcp_sack_is_sacked(const struct ust_tcp_sock *tp, uint32_t seq);
 /* RFC 6675 NextSeg(): the start of the next range to retransmit in
  * recovery, its length in *len; false when there is none */
-bool tcp_sack_next_seg(const struct ust_tcp_sock *tp, uint32_t *seq,
+bool ust_tcp_sack_next_seg(const struct ust_tcp_sock *tp, uint32_t *seq,
 		       uint32_t *len);
-uint32_t tcp_sack_pipe(const struct ust_tcp_sock *tp);
+uint32_t ust_tcp_sack_pipe(const struct ust_tcp_sock *tp);
 /* the end of the SACKed range holding @seq, or @seq when none does */
-uint32_t tcp_sack_skip(const struct ust_tcp_sock *tp, uint32_t seq);
+uint32_t ust_tcp_sack_skip(const struct ust_tcp_sock *tp, uint32_t seq);
 /* the start of the first SACKed range above @seq, or snd_max */
-uint32_t tcp_sack_next_start(const struct ust_tcp_sock *tp, uint32_t seq);
+uint32_t ust_tcp_sack_next_start(const struct ust_tcp_sock *tp, uint32_t seq);
 /* bytes SACKed below @seq */
-uint32_t tcp_sack_below(const struct ust_tcp_sock *tp, uint32_t seq);
+uint32_t ust_tcp_sack_below(const struct ust_tcp_sock *tp, uint32_t seq);
 
 /* ---- tcp_reass.c ---- */
 /* queue an out-of-order segment (payload mbuf, data at the payload) */
-bool tcp_reass_insert(struct ust_stack *stk, struct ust_tcp_sock *tp,
+bool ust_tcp_reass_insert(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		      struct rte_mbuf *m, uint32_t seq, uint32_t len);
 /* move what became in order to rcvq; returns bytes moved */
-uint32_t tcp_reass_pull(struct ust_stack *stk, struct ust_tcp_sock *tp);
-void tcp_reass_purge(struct ust_stack *stk, struct ust_tcp_sock *tp,
+uint32_t ust_tcp_reass_pull(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_reass_purge(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		     enum ust_drop_reason r);
 
 /* ---- tcp_sock.c: the socket calls, dispatched from lib/sock ---- */
@@ -605,6 +605,6 @@ uint32_t ust_tcp_events(const struct ust_sock *s);
 void ust_tcp_meminfo(const struct ust_sock *s, struct ust_sock_meminfo *mi);
 
 /* ---- tcp_cc.c ---- */
-const struct ust_tcp_cc_ops *tcp_cc_find(const char *name);
+const struct ust_tcp_cc_ops *ust_tcp_cc_find(const char *name);
 
 #endif /* UST_TCP_PRIVATE_H */

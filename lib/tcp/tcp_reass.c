@@ -8,11 +8,11 @@
  * rcv_nxt, as payload mbufs sorted by sequence number and never
  * overlapping. A new segment is trimmed against its neighbours, and those
  * it covers are removed; what it duplicates entirely is refused. When
- * rcv_nxt reaches the head, tcp_reass_pull() moves the in-order run to the
+ * rcv_nxt reaches the head, ust_tcp_reass_pull() moves the in-order run to the
  * receive queue.
  *
  * Memory: each queued segment's truesize is charged as the receive queue's
- * is (tcp_rmem_charge()), so that a peer cannot make the out-of-order
+ * is (ust_tcp_rmem_charge()), so that a peer cannot make the out-of-order
  * queue grow beyond rcvbuf.
  */
 
@@ -41,7 +41,7 @@ ofo_unlink_after(struct ust_tcp_sock *tp, int off, struct rte_mbuf *prev,
 }
 
 bool
-tcp_reass_insert(struct ust_stack *stk, struct ust_tcp_sock *tp,
+ust_tcp_reass_insert(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		 struct rte_mbuf *m, uint32_t seq, uint32_t len)
 {
 	int off = stk->meta_off;
@@ -73,7 +73,7 @@ tcp_reass_insert(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		struct rte_mbuf *next = ust_meta(off, cur)->nextpkt;
 
 		ofo_unlink_after(tp, off, prev, cur);
-		tcp_rmem_uncharge(stk, tp, ust_meta(off, cur)->truesize, 1);
+		ust_tcp_rmem_uncharge(stk, tp, ust_meta(off, cur)->truesize, 1);
 		ust_drop(stk, cur, UST_DROP_TCP_OFOMERGE);
 		cur = next;
 	}
@@ -88,7 +88,7 @@ tcp_reass_insert(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		end = tcp_mseq(off, cur);
 	}
 	ts = ust_truesize(m);
-	if (!tcp_rmem_charge(stk, tp, ts)) {
+	if (!ust_tcp_rmem_charge(stk, tp, ts)) {
 		stk->mib[UST_MIB_TCPEXT_TCPOFODROP]++;
 		ust_drop(stk, m, UST_DROP_TCP_OFO_DROP);
 		return false;
@@ -106,13 +106,13 @@ tcp_reass_insert(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	tp->ofo_segs++;
 	stk->mib[UST_MIB_TCPEXT_TCPOFOQUEUE]++;
 	if (tp->tflags & TF_SACK_OK)
-		tcp_sack_rcv_update(tp, seq, end);
+		ust_tcp_sack_rcv_update(tp, seq, end);
 	ust_consumed(stk);
 	return true;
 }
 
 uint32_t
-tcp_reass_pull(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_reass_pull(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	int off = stk->meta_off;
 	uint32_t moved = 0;
@@ -126,14 +126,14 @@ tcp_reass_pull(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		ust_pktq_pop(off, &tp->ofoq);
 		tp->ofo_segs--;
 		if (SEQ_LEQ(end, tp->rcv_nxt)) {
-			tcp_rmem_uncharge(stk, tp, ts, 1);
+			ust_tcp_rmem_uncharge(stk, tp, ts, 1);
 			ust_drop(stk, m, UST_DROP_TCP_OFOMERGE);
 			continue;
 		}
 		if (SEQ_LT(seq, tp->rcv_nxt)) {
 			m = ust_mbuf_adj(off, m, tp->rcv_nxt - seq);
 			/* the truesize of what is left */
-			tcp_rmem_uncharge(stk, tp, ts - ust_truesize(m), 1);
+			ust_tcp_rmem_uncharge(stk, tp, ts - ust_truesize(m), 1);
 			ts = ust_truesize(m);
 			ust_meta(off, m)->truesize = ts;
 		}
@@ -143,18 +143,18 @@ tcp_reass_pull(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		tp->rcv_nxt = end;
 	}
 	if (tp->n_rcv_sack > 0)
-		tcp_sack_rcv_trim(tp);
+		ust_tcp_sack_rcv_trim(tp);
 	return moved;
 }
 
 void
-tcp_reass_purge(struct ust_stack *stk, struct ust_tcp_sock *tp,
+ust_tcp_reass_purge(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		enum ust_drop_reason r)
 {
 	struct rte_mbuf *m;
 
 	while ((m = ust_pktq_pop(stk->meta_off, &tp->ofoq)) != NULL) {
-		tcp_rmem_uncharge(stk, tp, ust_meta(stk->meta_off, m)->truesize,
+		ust_tcp_rmem_uncharge(stk, tp, ust_meta(stk->meta_off, m)->truesize,
 				  0);
 		ust_drop(stk, m, r);
 	}

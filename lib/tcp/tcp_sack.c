@@ -18,7 +18,7 @@
 /* ---- receiver ---- */
 
 void
-tcp_sack_rcv_update(struct ust_tcp_sock *tp, uint32_t seq, uint32_t end)
+ust_tcp_sack_rcv_update(struct ust_tcp_sock *tp, uint32_t seq, uint32_t end)
 {
 	struct ust_seq_range nb = { seq, end };
 	struct ust_seq_range keep[UST_TCP_MAX_SACK];
@@ -42,7 +42,7 @@ tcp_sack_rcv_update(struct ust_tcp_sock *tp, uint32_t seq, uint32_t end)
 }
 
 void
-tcp_sack_rcv_trim(struct ust_tcp_sock *tp)
+ust_tcp_sack_rcv_trim(struct ust_tcp_sock *tp)
 {
 	unsigned int i, n = 0;
 
@@ -109,7 +109,7 @@ sb_insert(struct ust_tcp_sock *tp, uint32_t start, uint32_t end)
 }
 
 void
-tcp_sack_sender_update(struct ust_tcp_sock *tp, const struct ust_tcp_opts *o)
+ust_tcp_sack_sender_update(struct ust_tcp_sock *tp, const struct ust_tcp_opts *o)
 {
 	unsigned int i;
 
@@ -129,7 +129,7 @@ tcp_sack_sender_update(struct ust_tcp_sock *tp, const struct ust_tcp_opts *o)
 }
 
 void
-tcp_sack_sender_clean(struct ust_tcp_sock *tp)
+ust_tcp_sack_sender_clean(struct ust_tcp_sock *tp)
 {
 	unsigned int i, n = 0;
 
@@ -147,7 +147,7 @@ tcp_sack_sender_clean(struct ust_tcp_sock *tp)
 }
 
 bool
-tcp_sack_is_sacked(const struct ust_tcp_sock *tp, uint32_t seq)
+ust_tcp_sack_is_sacked(const struct ust_tcp_sock *tp, uint32_t seq)
 {
 	unsigned int i;
 
@@ -187,7 +187,7 @@ is_lost(const struct ust_tcp_sock *tp, uint32_t seq)
 }
 
 bool
-tcp_sack_next_seg(const struct ust_tcp_sock *tp, uint32_t *seq, uint32_t *len)
+ust_tcp_sack_next_seg(const struct ust_tcp_sock *tp, uint32_t *seq, uint32_t *len)
 {
 	uint32_t p = SEQ_MAX(tp->snd_una, tp->high_rxt);
 	unsigned int i;
@@ -216,7 +216,7 @@ tcp_sack_next_seg(const struct ust_tcp_sock *tp, uint32_t *seq, uint32_t *len)
 }
 
 uint32_t
-tcp_sack_pipe(const struct ust_tcp_sock *tp)
+ust_tcp_sack_pipe(const struct ust_tcp_sock *tp)
 {
 	uint32_t pipe = 0, p = tp->snd_una;
 	unsigned int i;
@@ -243,7 +243,7 @@ tcp_sack_pipe(const struct ust_tcp_sock *tp)
 }
 
 uint32_t
-tcp_sack_skip(const struct ust_tcp_sock *tp, uint32_t seq)
+ust_tcp_sack_skip(const struct ust_tcp_sock *tp, uint32_t seq)
 {
 	unsigned int i;
 
@@ -254,7 +254,7 @@ tcp_sack_skip(const struct ust_tcp_sock *tp, uint32_t seq)
 }
 
 uint32_t
-tcp_sack_next_start(const struct ust_tcp_sock *tp, uint32_t seq)
+ust_tcp_sack_next_start(const struct ust_tcp_sock *tp, uint32_t seq)
 {
 	unsigned int i;
 
@@ -266,7 +266,7 @@ tcp_sack_next_start(const struct ust_tcp_sock *tp, uint32_t seq)
 }
 
 uint32_t
-tcp_sack_below(const struct ust_tcp_sock *tp, uint32_t seq)
+ust_tcp_sack_below(const struct ust_tcp_sock *tp, uint32_t seq)
 {
 	uint32_t n = 0;
 	unsigned int i;

@@ -41,7 +41,7 @@
 struct ust_sock *
 ust_tcp_create(struct ust_stack *stk)
 {
-	struct ust_tcp_sock *tp = tcp_sock_alloc(stk);
+	struct ust_tcp_sock *tp = ust_tcp_sock_alloc(stk);
 
 	return tp != NULL ? &tp->base : NULL;
 }
@@ -144,7 +144,7 @@ ust_tcp_listen(struct ust_stack *stk, struct ust_sock *s, int backlog)
 		tp->listen = NULL;
 		return -ENOBUFS;
 	}
-	tcp_set_state(stk, tp, UST_TCP_LISTEN);
+	ust_tcp_set_state(stk, tp, UST_TCP_LISTEN);
 	return 0;
 }
 
@@ -193,7 +193,7 @@ ust_tcp_accept(struct ust_stack *stk, struct ust_sock *s,
 static bool
 tcp_tuple_usable(struct ust_stack *stk, const struct ust_tcp_key *k)
 {
-	void *d = tcp_hash_lookup(stk, k);
+	void *d = ust_tcp_hash_lookup(stk, k);
 	struct ust_tcp_tw *tw;
 
 	if (d == NULL)
@@ -204,7 +204,7 @@ tcp_tuple_usable(struct ust_stack *stk, const struct ust_tcp_key *k)
 	if (!tw->ts_ok || stk->now - tw->ts_recent_ns < 1000000000ull)
 		return false;
 	stk->mib[UST_MIB_TCPEXT_TWRECYCLED]++;
-	tcp_tw_free(stk, tw);
+	ust_tcp_tw_free(stk, tw);
 	return true;
 }
 
@@ -274,7 +274,7 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 		if (rc != 0)
 			return rc;
 	}
-	if (tcp_hash_add(stk, &k, tp, UST_TCP_OBJ_SOCK) < 0)
+	if (ust_tcp_hash_add(stk, &k, tp, UST_TCP_OBJ_SOCK) < 0)
 		return -EAGAIN;
 	ts->n_conns++;
 	s->laddr = k.laddr;
@@ -284,17 +284,17 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 	s->flags |= UST_SKF_BOUND | UST_SKF_CONNECTED;
 	s->so_error = 0;
 	/* a socket used before starts afresh */
-	tcp_purge_queues(stk, tp, true);
+	ust_tcp_purge_queues(stk, tp, true);
 	tp->tflags &= TF_NODELAY | TF_KEEPALIVE | TF_QUICKACK | TF_PORT_REF;
-	tp->iss = tcp_isn(stk, &k);
-	tp->ts_offset = tcp_ts_offset(stk, &k);
+	tp->iss = ust_tcp_isn(stk, &k);
+	tp->ts_offset = ust_tcp_ts_offset(stk, &k);
 	tp->ts_recent = 0;
 	tp->snd_una = tp->iss;
 	tp->snd_nxt = tp->iss;
 	tp->snd_max = tp->iss;
 	tp->snd_buf_seq = tp->iss + 1;
 	tp->snd_wscale = 0;
-	tp->rcv_wscale = tcp_choose_wscale(stk);
+	tp->rcv_wscale = ust_tcp_choose_wscale(stk);
 	tp->rto_us = stk->conf.tcp.rto_init_ms * 1000;
 	tp->srtt_us = 0;
 	tp->rttvar_us = 0;
@@ -302,11 +302,11 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 	tp->probes = 0;
 	tp->n_sb = 0;
 	tp->n_rcv_sack = 0;
-	tcp_set_state(stk, tp, UST_TCP_SYN_SENT);
+	ust_tcp_set_state(stk, tp, UST_TCP_SYN_SENT);
 	stk->mib[UST_MIB_TCP_ACTIVEOPENS]++;
 	tp->rtt_start_ns = stk->now;
-	tcp_send_syn(stk, tp);
-	tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
+	ust_tcp_send_syn(stk, tp);
+	ust_tcp_rtx_arm(stk, tp, UST_RTX_RTO, ust_tcp_rto_ns(tp));
 	return -EINPROGRESS;
 }
 
@@ -314,7 +314,7 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 
 /* Why the connection cannot take data now, or 0. */
 int
-tcp_send_state_error(struct ust_tcp_sock *tp)
+ust_tcp_send_state_error(struct ust_tcp_sock *tp)
 {
 	int err = tp->base.so_error;
 
@@ -396,7 +396,7 @@ ust_tcp_send(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 	int rc;
 
 	RTE_SET_USED(flags);
-	rc = tcp_send_state_error(tp);
+	rc = ust_tcp_send_state_error(tp);
 	if (rc != 0)
 		return rc;
 	if (len == 0)
@@ -409,8 +409,8 @@ ust_tcp_send(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 	n = sndq_append(stk, tp, buf, RTE_MIN(len, room));
 	if (n == 0)
 		return -ENOBUFS;
-	tcp_tx_note_write(tp, seq, (uint32_t)n, empty);
-	tcp_output(stk, tp);
+	ust_tcp_tx_note_write(tp, seq, (uint32_t)n, empty);
+	ust_tcp_output(stk, tp);
 	return (ssize_t)n;
 }
 
@@ -424,7 +424,7 @@ ust_tcp_send_burst(struct ust_stack *stk, struct ust_sock *s,
 	unsigned int i;
 	int rc;
 
-	rc = tcp_send_state_error(tp);
+	rc = ust_tcp_send_state_error(tp);
 	if (rc != 0)
 		return rc;
 	/* the queue may go over sndbuf by the last mbuf taken, as Linux's
@@ -441,9 +441,9 @@ ust_tcp_send_burst(struct ust_stack *stk, struct ust_sock *s,
 	}
 	if (i == 0 && n > 0)
 		return -EAGAIN;
-	tcp_tx_note_write(tp, seq, tp->snd_buf_seq + tp->snd_buffered - seq,
+	ust_tcp_tx_note_write(tp, seq, tp->snd_buf_seq + tp->snd_buffered - seq,
 			  empty);
-	tcp_output(stk, tp);
+	ust_tcp_output(stk, tp);
 	return (int)i;
 }
 
@@ -483,11 +483,11 @@ tcp_read_done(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	    tp->state != UST_TCP_FIN_WAIT_1 && tp->state != UST_TCP_FIN_WAIT_2)
 		return;
 	cur = SEQ_GT(tp->rcv_adv, tp->rcv_nxt) ? tp->rcv_adv - tp->rcv_nxt : 0;
-	win = tcp_rcv_window(tp);
+	win = ust_tcp_rcv_window(tp);
 	if (win > cur && win >= 2 * cur &&
 	    win - cur >= RTE_MIN((uint32_t)tp->rcv_mss, tp->rcvbuf / 4)) {
 		tp->tflags |= TF_WIN_UPDATE;
-		tcp_output(stk, tp);
+		ust_tcp_output(stk, tp);
 	}
 }
 
@@ -498,7 +498,7 @@ rcvq_take(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	int off = stk->meta_off;
 	struct rte_mbuf *m = ust_pktq_pop(off, &tp->rcvq);
 
-	tcp_rmem_uncharge(stk, tp, ust_meta(off, m)->truesize,
+	ust_tcp_rmem_uncharge(stk, tp, ust_meta(off, m)->truesize,
 			  tp->rcvq.len + tp->ofoq.len > 0 ? 1 : 0);
 	return m;
 }
@@ -583,16 +583,16 @@ tcp_shut_wr(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		tp->tflags |= TF_FIN_QUEUED;
 		return;
 	case UST_TCP_ESTABLISHED:
-		tcp_set_state(stk, tp, UST_TCP_FIN_WAIT_1);
+		ust_tcp_set_state(stk, tp, UST_TCP_FIN_WAIT_1);
 		break;
 	case UST_TCP_CLOSE_WAIT:
-		tcp_set_state(stk, tp, UST_TCP_LAST_ACK);
+		ust_tcp_set_state(stk, tp, UST_TCP_LAST_ACK);
 		break;
 	default:
 		return;
 	}
 	tp->tflags |= TF_FIN_QUEUED;
-	tcp_output(stk, tp);
+	ust_tcp_output(stk, tp);
 }
 
 int
@@ -608,14 +608,14 @@ ust_tcp_shutdown(struct ust_stack *stk, struct ust_sock *s, int how)
 		return -ENOTCONN;
 	case UST_TCP_SYN_SENT:
 		/* as Linux: the attempt is abandoned */
-		tcp_done(stk, tp);
+		ust_tcp_done(stk, tp);
 		return 0;
 	default:
 		break;
 	}
 	if (how != SHUT_WR) {
 		tp->tflags |= TF_SHUT_RD;
-		tcp_wakeup(tp);
+		ust_tcp_wakeup(tp);
 	}
 	if (how != SHUT_RD)
 		tcp_shut_wr(stk, tp);
@@ -629,24 +629,24 @@ ust_tcp_close(struct ust_stack *stk, struct ust_sock *s)
 
 	switch (tp->state) {
 	case UST_TCP_LISTEN:
-		tcp_listen_close(stk, tp);
-		tcp_set_state(stk, tp, UST_TCP_CLOSED);
-		tcp_sock_free(stk, tp);
+		ust_tcp_listen_close(stk, tp);
+		ust_tcp_set_state(stk, tp, UST_TCP_CLOSED);
+		ust_tcp_sock_free(stk, tp);
 		return;
 	case UST_TCP_CLOSED:
-		tcp_purge_queues(stk, tp, true);
-		tcp_sock_free(stk, tp);
+		ust_tcp_purge_queues(stk, tp, true);
+		ust_tcp_sock_free(stk, tp);
 		return;
 	case UST_TCP_SYN_SENT:
 		tp->tflags |= TF_ORPHAN;
-		tcp_done(stk, tp);
+		ust_tcp_done(stk, tp);
 		return;
 	default:
 		break;
 	}
 	tp->tflags |= TF_ORPHAN;
 	if (stk->dying) {
-		tcp_abort(stk, tp, 0, false);
+		ust_tcp_abort(stk, tp, 0, false);
 		return;
 	}
 	if (tp->rcv_buffered > 0 || tp->linger_s == 0) {
@@ -654,12 +654,12 @@ ust_tcp_close(struct ust_stack *stk, struct ust_sock *s)
 		 * for an abort: RST, not FIN */
 		stk->mib[tp->linger_s == 0 ? UST_MIB_TCPEXT_TCPABORTONLINGER :
 			 UST_MIB_TCPEXT_TCPABORTONCLOSE]++;
-		tcp_abort(stk, tp, 0, true);
+		ust_tcp_abort(stk, tp, 0, true);
 		return;
 	}
 	if (tp->state == UST_TCP_FIN_WAIT_2 &&
 	    tp->rtx_mode != UST_RTX_FIN_WAIT2)
-		tcp_rtx_arm(stk, tp, UST_RTX_FIN_WAIT2,
+		ust_tcp_rtx_arm(stk, tp, UST_RTX_FIN_WAIT2,
 			    (uint64_t)stk->conf.tcp.fin_timeout_ms * NS_PER_MS);
 	tcp_shut_wr(stk, tp);
 }
@@ -714,16 +714,16 @@ tcp_set_sol_socket(struct ust_tcp_sock *tp, int name, const void *val,
 	case SO_SNDBUFFORCE:
 		tp->base.sndbuf = ust_mem_sndbuf_from_user((uint32_t)v,
 			c->wmem_max, name == SO_SNDBUFFORCE);
-		tcp_wakeup(tp);
+		ust_tcp_wakeup(tp);
 		return 0;
 	case SO_KEEPALIVE:
 		if (v) {
 			tp->tflags |= TF_KEEPALIVE;
-			tcp_keepalive_reset(stk, tp);
+			ust_tcp_keepalive_reset(stk, tp);
 		} else {
 			tp->tflags &= ~TF_KEEPALIVE;
 			if (tp->rtx_mode == UST_RTX_KEEPALIVE)
-				tcp_rtx_stop(stk, tp);
+				ust_tcp_rtx_stop(stk, tp);
 		}
 		return 0;
 	case SO_REUSEADDR:
@@ -752,7 +752,7 @@ tcp_set_sol_tcp(struct ust_tcp_sock *tp, int name, const void *val,
 			return -EINVAL;
 		memset(cname, 0, sizeof(cname));
 		memcpy(cname, val, RTE_MIN((size_t)len, sizeof(cname) - 1));
-		ops = tcp_cc_find(cname);
+		ops = ust_tcp_cc_find(cname);
 		if (ops == NULL)
 			return -ENOENT;
 		if (ops != tp->cc) {
@@ -768,7 +768,7 @@ tcp_set_sol_tcp(struct ust_tcp_sock *tp, int name, const void *val,
 	case TCP_NODELAY:
 		if (v) {
 			tp->tflags |= TF_NODELAY;
-			tcp_output(stk, tp); /* what Nagle held goes now */
+			ust_tcp_output(stk, tp); /* what Nagle held goes now */
 		} else {
 			tp->tflags &= ~TF_NODELAY;
 		}
@@ -781,14 +781,14 @@ tcp_set_sol_tcp(struct ust_tcp_sock *tp, int name, const void *val,
 		if (v < UST_TCP_MIN_MSS || v > UINT16_MAX)
 			return -EINVAL;
 		tp->rcv_mss = (uint16_t)RTE_MIN((uint32_t)v,
-						(uint32_t)tcp_local_mss(stk));
+						(uint32_t)ust_tcp_local_mss(stk));
 		return 0;
 	case TCP_QUICKACK:
 		if (v) {
 			tp->tflags |= TF_QUICKACK;
 			if (tp->tflags & TF_DELACK) {
 				tp->tflags |= TF_ACK_NOW;
-				tcp_output(stk, tp);
+				ust_tcp_output(stk, tp);
 			}
 		} else {
 			tp->tflags &= ~TF_QUICKACK;
@@ -801,7 +801,7 @@ tcp_set_sol_tcp(struct ust_tcp_sock *tp, int name, const void *val,
 		if (name == TCP_KEEPIDLE) {
 			tp->keep_idle_ms = (uint32_t)v * 1000;
 			if (tp->rtx_mode == UST_RTX_KEEPALIVE && tp->probes == 0)
-				tcp_keepalive_reset(stk, tp);
+				ust_tcp_keepalive_reset(stk, tp);
 		} else {
 			tp->keep_intvl_ms = (uint32_t)v * 1000;
 		}
@@ -835,7 +835,7 @@ ust_tcp_setsockopt(struct ust_sock *s, int level, int name, const void *val,
 			return -EINVAL;
 		memcpy(&v, val, sizeof(v));
 		if (name == UST_TCP_TX_LAYOUT) {
-			rc = tcp_tx_layout_check(stk, (unsigned int)v);
+			rc = ust_tcp_tx_layout_check(stk, (unsigned int)v);
 			if (v < 0 || rc != 0)
 				return v < 0 ? -EINVAL : rc;
 			tp->tx_layout = (uint8_t)v;
@@ -844,7 +844,7 @@ ust_tcp_setsockopt(struct ust_sock *s, int level, int name, const void *val,
 		if (v < 0 || v > (int)UST_TCP_COPY_SMALL_MAX)
 			return -EINVAL;
 		if (v > 0) {
-			rc = tcp_tx_small_pool(stk);
+			rc = ust_tcp_tx_small_pool(stk);
 			if (rc != 0)
 				return rc;
 		}

@@ -32,7 +32,7 @@
 #define RTT_MAX_US (100u * 1000 * 1000) /* 100 s */
 
 uint64_t
-tcp_rto_ns(const struct ust_tcp_sock *tp)
+ust_tcp_rto_ns(const struct ust_tcp_sock *tp)
 {
 	const struct ust_tcp_conf *c = &tp->base.stk->conf.tcp;
 	uint64_t rto = (uint64_t)tp->rto_us << tp->backoff;
@@ -43,7 +43,7 @@ tcp_rto_ns(const struct ust_tcp_sock *tp)
 }
 
 void
-tcp_rtx_arm(struct ust_stack *stk, struct ust_tcp_sock *tp,
+ust_tcp_rtx_arm(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	    enum ust_tcp_rtx_mode mode, uint64_t delay_ns)
 {
 	tp->rtx_mode = (uint8_t)mode;
@@ -51,11 +51,11 @@ tcp_rtx_arm(struct ust_stack *stk, struct ust_tcp_sock *tp,
 }
 
 void
-tcp_rtx_stop(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_rtx_stop(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	ust_timer_cancel(&stk->tcp->wheel, &tp->rtx_timer);
 	tp->rtx_mode = UST_RTX_NONE;
-	tcp_keepalive_reset(stk, tp);
+	ust_tcp_keepalive_reset(stk, tp);
 }
 
 /* RFC 8985 7.1: a probe may go when the RTT is known, nothing is being
@@ -70,21 +70,21 @@ tcp_tlp_ok(const struct ust_tcp_sock *tp)
 }
 
 void
-tcp_rtx_rearm(struct ust_stack *stk, struct ust_tcp_sock *tp, bool restart)
+ust_tcp_rtx_rearm(struct ust_stack *stk, struct ust_tcp_sock *tp, bool restart)
 {
 	if (tcp_tlp_ok(tp)) {
 		/* RFC 8985 7.2: PTO = 2 * SRTT, plus room for a delayed ACK
 		 * when one segment is out, never later than the RTO */
 		uint64_t pto = 2ull * (tp->srtt_us >> 3) * NS_PER_US;
-		uint64_t rto = tcp_rto_ns(tp);
+		uint64_t rto = ust_tcp_rto_ns(tp);
 
 		pto += tp->snd_max - tp->snd_una <= tp->mss ?
 			UST_TCP_TLP_DELACK_MS * NS_PER_MS : 2 * NS_PER_MS;
-		tcp_rtx_arm(stk, tp, UST_RTX_TLP, pto < rto ? pto : rto);
+		ust_tcp_rtx_arm(stk, tp, UST_RTX_TLP, pto < rto ? pto : rto);
 		return;
 	}
 	if (tp->rtx_mode != UST_RTX_RTO || restart)
-		tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
+		ust_tcp_rtx_arm(stk, tp, UST_RTX_RTO, ust_tcp_rto_ns(tp));
 }
 
 /* RFC 8985 7.3: the probe timer expired. Send one segment, new data if
@@ -105,7 +105,7 @@ tcp_tlp_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	    !(tp->tflags & TF_FIN_SENT)) {
 		uint32_t len = RTE_MIN(avail, RTE_MIN((uint32_t)tp->mss, room));
 
-		tcp_send_segment(stk, tp, tp->snd_nxt, len,
+		ust_tcp_send_segment(stk, tp, tp->snd_nxt, len,
 				 UST_TCP_ACK | (len == avail ? UST_TCP_PSH : 0),
 				 false);
 		tp->snd_nxt += len;
@@ -117,27 +117,27 @@ tcp_tlp_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 				       SEQ_GT(end, tp->snd_una) ?
 				       end - tp->snd_una : 0);
 
-		tcp_send_segment(stk, tp, end - len, len,
+		ust_tcp_send_segment(stk, tp, end - len, len,
 				 UST_TCP_ACK | (fin ? UST_TCP_FIN : 0), true);
 		/* Karn: what is sent twice is not timed */
 		tp->tflags &= ~TF_RTT_TIMING;
 	}
-	tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
+	ust_tcp_rtx_arm(stk, tp, UST_RTX_RTO, ust_tcp_rto_ns(tp));
 }
 
 void
-tcp_keepalive_reset(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_keepalive_reset(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	if (!(tp->tflags & TF_KEEPALIVE) || tp->state != UST_TCP_ESTABLISHED ||
 	    (tp->rtx_mode != UST_RTX_NONE && tp->rtx_mode != UST_RTX_KEEPALIVE))
 		return;
 	tp->probes = 0;
-	tcp_rtx_arm(stk, tp, UST_RTX_KEEPALIVE,
+	ust_tcp_rtx_arm(stk, tp, UST_RTX_KEEPALIVE,
 		    (uint64_t)tp->keep_idle_ms * NS_PER_MS);
 }
 
 void
-tcp_rtt_sample(struct ust_tcp_sock *tp, uint32_t rtt_us,
+ust_tcp_rtt_sample(struct ust_tcp_sock *tp, uint32_t rtt_us,
 	       const struct ust_tcp_conf *c)
 {
 	uint32_t rto;
@@ -172,7 +172,7 @@ tcp_rtt_sample(struct ust_tcp_sock *tp, uint32_t rtt_us,
 }
 
 void
-tcp_delack_arm(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_delack_arm(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	tp->tflags |= TF_DELACK;
 	if (!ust_timer_armed(&tp->delack_timer))
@@ -196,7 +196,7 @@ tcp_send_head(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		flags |= UST_TCP_FIN;
 	if (len == 0 && !(flags & UST_TCP_FIN))
 		return;
-	if (tcp_send_segment(stk, tp, tp->snd_una, len, flags, true) != 0)
+	if (ust_tcp_send_segment(stk, tp, tp->snd_una, len, flags, true) != 0)
 		return;
 	tp->snd_nxt = tp->snd_una + len + ((flags & UST_TCP_FIN) ? 1 : 0);
 }
@@ -207,23 +207,23 @@ tcp_rto_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	const struct ust_tcp_conf *c = &stk->conf.tcp;
 
-	/* our SYN, or the SYN-ACK of a simultaneous open (tcp_output() sends
+	/* our SYN, or the SYN-ACK of a simultaneous open (ust_tcp_output() sends
 	 * nothing before ESTABLISHED), as Linux's tcp_write_timeout() */
 	if (tp->state == UST_TCP_SYN_SENT ||
 	    tp->state == UST_TCP_SYN_RECEIVED) {
 		if (++tp->probes > c->syn_retries) {
 			stk->mib[UST_MIB_TCP_ATTEMPTFAILS]++;
-			tcp_abort(stk, tp, ETIMEDOUT, false);
+			ust_tcp_abort(stk, tp, ETIMEDOUT, false);
 			return;
 		}
 		tp->backoff++;
-		tcp_send_syn(stk, tp);
-		tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
+		ust_tcp_send_syn(stk, tp);
+		ust_tcp_rtx_arm(stk, tp, UST_RTX_RTO, ust_tcp_rto_ns(tp));
 		return;
 	}
 	if (tp->backoff >= c->retries2) {
 		stk->mib[UST_MIB_TCPEXT_TCPABORTONTIMEOUT]++;
-		tcp_abort(stk, tp, ETIMEDOUT, true);
+		ust_tcp_abort(stk, tp, ETIMEDOUT, true);
 		return;
 	}
 	stk->mib[UST_MIB_TCPEXT_TCPTIMEOUTS]++;
@@ -251,17 +251,17 @@ tcp_rto_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tp->high_rxt = tp->snd_una;
 	tp->recover = tp->snd_max;
 	tp->tflags |= TF_LOSS;
-	/* (a FIN sent stays TF_FIN_SENT: tcp_output() sends it again from
+	/* (a FIN sent stays TF_FIN_SENT: ust_tcp_output() sends it again from
 	 * snd_nxt, and an ACK of the first one may still come) */
 	tp->backoff++;
-	tcp_output(stk, tp);
+	ust_tcp_output(stk, tp);
 	/* nothing went (the peer's window is zero, or shrank): the first
 	 * segment goes anyway, as a probe that draws the peer's window, as
 	 * Linux's retransmission timer does; otherwise a connection whose
 	 * window closed with data in flight would only back off */
 	if (tp->snd_nxt == tp->snd_una && SEQ_LT(tp->snd_una, tp->snd_max))
 		tcp_send_head(stk, tp);
-	tcp_rtx_arm(stk, tp, UST_RTX_RTO, tcp_rto_ns(tp));
+	ust_tcp_rtx_arm(stk, tp, UST_RTX_RTO, ust_tcp_rto_ns(tp));
 }
 
 /* A probe (zero window, keepalive): an ACK at @seq without data, with
@@ -273,15 +273,15 @@ tcp_send_probe(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t seq)
 	struct ust_tcp_key k;
 	struct ust_tcp_opts o;
 
-	tcp_key_of(tp, &k);
+	ust_tcp_key_of(tp, &k);
 	memset(&o, 0, sizeof(o));
 	if (tp->tflags & TF_TS_OK) {
 		o.has = UST_TCPOPT_TS;
 		o.tsval = tcp_ts_now(stk, tp->ts_offset);
 		o.tsecr = tp->ts_recent;
 	}
-	tcp_send_reply(stk, &k, seq, tp->rcv_nxt, UST_TCP_ACK,
-		       tcp_window_field(tp), &o);
+	ust_tcp_send_reply(stk, &k, seq, tp->rcv_nxt, UST_TCP_ACK,
+		       ust_tcp_window_field(tp), &o);
 }
 
 static void
@@ -291,12 +291,12 @@ tcp_persist_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 
 	if (tp->snd_wnd != 0 || tcp_snd_data_end(tp) == tp->snd_nxt) {
 		tp->rtx_mode = UST_RTX_NONE;
-		tcp_output(stk, tp);
+		ust_tcp_output(stk, tp);
 		return;
 	}
 	if (tp->probes >= c->retries2) {
 		stk->mib[UST_MIB_TCPEXT_TCPABORTONTIMEOUT]++;
-		tcp_abort(stk, tp, ETIMEDOUT, true);
+		ust_tcp_abort(stk, tp, ETIMEDOUT, true);
 		return;
 	}
 	/* a zero-window probe: an ACK one byte to the left of the window,
@@ -307,7 +307,7 @@ tcp_persist_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tcp_send_probe(stk, tp, tp->snd_una - 1);
 	if (tp->backoff < 16)
 		tp->backoff++;
-	tcp_rtx_arm(stk, tp, UST_RTX_PERSIST, tcp_rto_ns(tp));
+	ust_tcp_rtx_arm(stk, tp, UST_RTX_PERSIST, ust_tcp_rto_ns(tp));
 }
 
 static void
@@ -316,20 +316,20 @@ tcp_keepalive_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	uint64_t idle = stk->now - tp->last_rcv_ns;
 
 	if (idle < (uint64_t)tp->keep_idle_ms * NS_PER_MS && tp->probes == 0) {
-		tcp_rtx_arm(stk, tp, UST_RTX_KEEPALIVE,
+		ust_tcp_rtx_arm(stk, tp, UST_RTX_KEEPALIVE,
 			    (uint64_t)tp->keep_idle_ms * NS_PER_MS - idle);
 		return;
 	}
 	if (tp->probes >= tp->keep_cnt) {
 		stk->mib[UST_MIB_TCPEXT_TCPABORTONTIMEOUT]++;
-		tcp_abort(stk, tp, ETIMEDOUT, true);
+		ust_tcp_abort(stk, tp, ETIMEDOUT, true);
 		return;
 	}
 	tp->probes++;
 	stk->mib[UST_MIB_TCPEXT_TCPKEEPALIVE]++;
 	/* RFC 1122 4.2.3.6: SEG.SEQ = SND.NXT - 1, no data */
 	tcp_send_probe(stk, tp, tp->snd_max - 1);
-	tcp_rtx_arm(stk, tp, UST_RTX_KEEPALIVE,
+	ust_tcp_rtx_arm(stk, tp, UST_RTX_KEEPALIVE,
 		    (uint64_t)tp->keep_intvl_ms * NS_PER_MS);
 }
 
@@ -347,7 +347,7 @@ tcp_rtx_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		tcp_keepalive_expired(stk, tp);
 		break;
 	case UST_RTX_FIN_WAIT2:
-		tcp_done(stk, tp);
+		ust_tcp_done(stk, tp);
 		break;
 	case UST_RTX_TLP:
 		tcp_tlp_expired(stk, tp);
@@ -358,7 +358,7 @@ tcp_rtx_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 }
 
 void
-tcp_timer_fire(struct ust_timer *t, void *ctx)
+ust_tcp_timer_fire(struct ust_timer *t, void *ctx)
 {
 	struct ust_stack *stk = ctx;
 
@@ -373,16 +373,16 @@ tcp_timer_fire(struct ust_timer *t, void *ctx)
 
 		if (tp->tflags & TF_DELACK) {
 			stk->mib[UST_MIB_TCPEXT_DELAYEDACKS]++;
-			tcp_send_ack(stk, tp);
+			ust_tcp_send_ack(stk, tp);
 		}
 		break;
 	}
 	case UST_TT_REQ:
-		tcp_req_timeout(stk, container_of(t, struct ust_tcp_req,
+		ust_tcp_req_timeout(stk, container_of(t, struct ust_tcp_req,
 						  timer));
 		break;
 	case UST_TT_TW:
-		tcp_tw_free(stk, container_of(t, struct ust_tcp_tw, timer));
+		ust_tcp_tw_free(stk, container_of(t, struct ust_tcp_tw, timer));
 		break;
 	default:
 		break;
@@ -392,13 +392,13 @@ tcp_timer_fire(struct ust_timer *t, void *ctx)
 /* ---- TIME_WAIT ---- */
 
 void
-tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	struct ust_tcp_stack *ts = stk->tcp;
 	struct ust_tcp_tw *tw = NULL;
 	struct ust_tcp_key k;
 
-	tcp_key_of(tp, &k);
+	ust_tcp_key_of(tp, &k);
 	if (rte_mempool_get(ts->tw_pool, (void **)&tw) == 0) {
 		memset(tw, 0, sizeof(*tw));
 		ust_timer_init(&tw->timer, UST_TT_TW);
@@ -412,13 +412,13 @@ tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		tw->ts_offset = tp->ts_offset;
 		tw->ts_recent = tp->ts_recent;
 		tw->ts_recent_ns = tp->ts_recent_ns;
-		tw->rcv_wnd = tcp_window_field(tp);
+		tw->rcv_wnd = ust_tcp_window_field(tp);
 	}
 	/* the control block leaves the hash; the entry takes its place */
-	tcp_done(stk, tp);
+	ust_tcp_done(stk, tp);
 	if (tw == NULL)
 		return; /* no room: the 4-tuple is free at once */
-	if (tcp_hash_add(stk, &k, tw, UST_TCP_OBJ_TW) < 0) {
+	if (ust_tcp_hash_add(stk, &k, tw, UST_TCP_OBJ_TW) < 0) {
 		rte_mempool_put(ts->tw_pool, tw);
 		return;
 	}
@@ -430,18 +430,18 @@ tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp)
 }
 
 void
-tcp_tw_free(struct ust_stack *stk, struct ust_tcp_tw *tw)
+ust_tcp_tw_free(struct ust_stack *stk, struct ust_tcp_tw *tw)
 {
 	struct ust_tcp_key k = { tw->laddr, tw->raddr, tw->lport, tw->rport };
 
 	ust_timer_cancel(&stk->tcp->wheel, &tw->timer);
-	tcp_hash_del(stk, &k);
+	ust_tcp_hash_del(stk, &k);
 	stk->tcp->n_tw--;
 	rte_mempool_put(stk->tcp->tw_pool, tw);
 }
 
 void
-tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
+ust_tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
 	     struct rte_mbuf *m, const struct ust_tcp_repr *th,
 	     uint32_t seg_len)
 {
@@ -464,9 +464,9 @@ tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
 		 * here it is an old duplicate: answer with an ACK, once per
 		 * invalid_ratelimit_ms at most (Linux's
 		 * tcp_timewait_check_oow_rate_limit()) */
-		if (!tcp_oow_rate_limited(stk, &tw->oow_ack_ns,
+		if (!ust_tcp_oow_rate_limited(stk, &tw->oow_ack_ns,
 				UST_MIB_TCPEXT_TCPACKSKIPPEDTIMEWAIT))
-			tcp_send_reply(stk, &k, tw->snd_nxt, tw->rcv_nxt,
+			ust_tcp_send_reply(stk, &k, tw->snd_nxt, tw->rcv_nxt,
 				       UST_TCP_ACK, tw->rcv_wnd, &o);
 		ust_drop(stk, m, UST_DROP_TCP_INVALID_SYN);
 		return;
@@ -474,7 +474,7 @@ tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
 	if ((th->flags & UST_TCP_FIN) && th->seq + seg_len == tw->rcv_nxt) {
 		/* the peer did not hear our ACK of its FIN: again, and the
 		 * 2 MSL start over (RFC 9293 3.10.7.4) */
-		tcp_send_reply(stk, &k, tw->snd_nxt, tw->rcv_nxt, UST_TCP_ACK,
+		ust_tcp_send_reply(stk, &k, tw->snd_nxt, tw->rcv_nxt, UST_TCP_ACK,
 			       tw->rcv_wnd, &o);
 		ust_timer_arm(&stk->tcp->wheel, &tw->timer,
 			      stk->now + (uint64_t)stk->conf.tcp.time_wait_ms *
@@ -490,9 +490,9 @@ tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
 		return;
 	}
 	/* data after the connection ended: an ACK, rate limited as above */
-	if (!tcp_oow_rate_limited(stk, &tw->oow_ack_ns,
+	if (!ust_tcp_oow_rate_limited(stk, &tw->oow_ack_ns,
 				  UST_MIB_TCPEXT_TCPACKSKIPPEDTIMEWAIT))
-		tcp_send_reply(stk, &k, tw->snd_nxt, tw->rcv_nxt, UST_TCP_ACK,
+		ust_tcp_send_reply(stk, &k, tw->snd_nxt, tw->rcv_nxt, UST_TCP_ACK,
 			       tw->rcv_wnd, &o);
 	ust_drop(stk, m, UST_DROP_TCP_CLOSE);
 }

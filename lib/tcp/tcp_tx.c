@@ -6,7 +6,7 @@
  * TX layouts of TCP segments and zero-copy sends (ust_tcp_tx.h,
  * doc/tx-layout.md).
  *
- * tcp_seg_build() is called by tcp_send_segment() (tcp_output.c) for every
+ * ust_tcp_seg_build() is called by ust_tcp_send_segment() (tcp_output.c) for every
  * segment a connection sends, with the header to emit and the payload's
  * place in the send queue; it decides the mbuf layout, in this order:
  *
@@ -14,7 +14,7 @@
  *     the small pool has a buffer: headers and payload written into one
  *     small buffer (pure ACKs included);
  *  2. linear: the socket's layout is linear, or first-linear and the
- *     payload lies inside the first-linear range tcp_tx_note_write()
+ *     payload lies inside the first-linear range ust_tcp_tx_note_write()
  *     recorded, or the segment has no payload, or it would need more than
  *     UST_TCP_TX_MAX_SEGS mbufs: headers and payload copied into one mbuf;
  *  3. chained: headers in one mbuf, then one mbuf per piece of send-queue
@@ -153,7 +153,7 @@ hist_bucket(uint64_t cycles)
 /* ---- set-up ---- */
 
 int
-tcp_tx_layout_check(struct ust_stack *stk, unsigned int layout)
+ust_tcp_tx_layout_check(struct ust_stack *stk, unsigned int layout)
 {
 	if (layout > UST_TCP_TX_FIRST_LINEAR)
 		return -EINVAL;
@@ -164,7 +164,7 @@ tcp_tx_layout_check(struct ust_stack *stk, unsigned int layout)
 }
 
 int
-tcp_tx_small_pool(struct ust_stack *stk)
+ust_tcp_tx_small_pool(struct ust_stack *stk)
 {
 	struct ust_tcp_stack *ts = stk->tcp;
 	char name[RTE_MEMPOOL_NAMESIZE];
@@ -185,12 +185,12 @@ tcp_tx_small_pool(struct ust_stack *stk)
 }
 
 int
-tcp_tx_init(struct ust_stack *stk)
+ust_tcp_tx_init(struct ust_stack *stk)
 {
 	const struct ust_tcp_conf *c = &stk->conf.tcp;
 	int rc;
 
-	rc = tcp_tx_layout_check(stk, c->tx_layout);
+	rc = ust_tcp_tx_layout_check(stk, c->tx_layout);
 	if (rc != 0) {
 		UST_LOG(ERR, "%s: tx_layout %s: %s", stk->name,
 			ust_tcp_tx_layout_name(c->tx_layout) ?
@@ -202,7 +202,7 @@ tcp_tx_init(struct ust_stack *stk)
 	if (c->copy_small > UST_TCP_COPY_SMALL_MAX)
 		return -EINVAL;
 	if (c->copy_small > 0)
-		return tcp_tx_small_pool(stk);
+		return ust_tcp_tx_small_pool(stk);
 	return 0;
 }
 
@@ -221,7 +221,7 @@ zc_free_state(struct tcp_zc *zc)
 static void zc_area_release(struct tcp_zc *zc, struct tcp_zc_area *a);
 
 void
-tcp_tx_fini(struct ust_stack *stk)
+ust_tcp_tx_fini(struct ust_stack *stk)
 {
 	struct ust_tcp_stack *ts = stk->tcp;
 	struct tcp_zc *zc = ts->zc;
@@ -594,7 +594,7 @@ ust_tcp_send_zc(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 	size_t off;
 	int rc;
 
-	rc = tcp_send_state_error(tp);
+	rc = ust_tcp_send_state_error(tp);
 	if (rc != 0)
 		return rc;
 	if (len == 0)
@@ -624,7 +624,7 @@ ust_tcp_send_zc(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 	rec->shinfo.free_cb = zc_rec_free;
 	rec->shinfo.fcb_opaque = rec;
 	rte_mbuf_ext_refcnt_set(&rec->shinfo, (uint16_t)n);
-	tcp_tx_note_write(tp, tp->snd_buf_seq + tp->snd_buffered,
+	ust_tcp_tx_note_write(tp, tp->snd_buf_seq + tp->snd_buffered,
 			  (uint32_t)len, false);
 	for (i = 0, off = 0; i < n; i++, off += ZC_SPLIT) {
 		uint16_t k = (uint16_t)RTE_MIN((size_t)ZC_SPLIT, len - off);
@@ -640,14 +640,14 @@ ust_tcp_send_zc(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 	a->outstanding++;
 	zc->outstanding++;
 	stk->tcp->tx.zc_sends++;
-	tcp_output(stk, tp);
+	ust_tcp_output(stk, tp);
 	return (ssize_t)len;
 }
 
 /* ---- building segments ---- */
 
 void
-tcp_tx_note_write(struct ust_tcp_sock *tp, uint32_t seq, uint32_t len,
+ust_tcp_tx_note_write(struct ust_tcp_sock *tp, uint32_t seq, uint32_t len,
 		  bool queue_was_empty)
 {
 	const struct ust_tcp_conf *c = &tp->base.stk->conf.tcp;
@@ -901,7 +901,7 @@ tcp_tx_account(struct ust_stack *stk, struct ust_tcp_sock *tp,
 }
 
 struct rte_mbuf *
-tcp_seg_build(struct ust_stack *stk, struct ust_tcp_sock *tp,
+ust_tcp_seg_build(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	      struct ust_tcp_repr *th, uint32_t payload_off, uint32_t len,
 	      uint64_t *ol_flags)
 {

@@ -356,7 +356,7 @@ static void
 conn_refresh(struct conn *c)
 {
 	struct ust_tcp_key k = conn_key(c);
-	void *d = tcp_hash_lookup(stk, &k);
+	void *d = ust_tcp_hash_lookup(stk, &k);
 
 	if (d == NULL)
 		return;

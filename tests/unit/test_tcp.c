@@ -1276,7 +1276,7 @@ test_challenge_ack_random(void)
 
 /* RFC 9293 3.10.7.4 sends an ACK for every unacceptable segment; a flood
  * of them gets one per invalid_ratelimit_ms (Linux's
- * tcp_oow_rate_limited()); in-window segments are answered as always */
+ * ust_tcp_oow_rate_limited()); in-window segments are answered as always */
 static int
 test_oow_rate_limit(void)
 {

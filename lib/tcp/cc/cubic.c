@@ -56,7 +56,7 @@ cubic_cong_avoid(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	double mss = tp->mss, cwnd, t, target, w_cubic, rtt;
 
 	if (tp->cwnd < tp->ssthresh) {
-		acked = tcp_cc_slow_start(tp, acked);
+		acked = ust_tcp_cc_slow_start(tp, acked);
 		if (acked == 0)
 			return;
 	}

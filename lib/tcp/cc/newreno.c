@@ -25,7 +25,7 @@ newreno_cong_avoid(struct ust_stack *stk, struct ust_tcp_sock *tp,
 {
 	RTE_SET_USED(stk);
 	if (tp->cwnd < tp->ssthresh) {
-		acked = tcp_cc_slow_start(tp, acked);
+		acked = ust_tcp_cc_slow_start(tp, acked);
 		if (acked == 0)
 			return;
 	}
