@@ -493,10 +493,28 @@ eth_dst_accepted(const struct ust_stack *stk, const struct rte_ether_hdr *eh)
 	       eh->dst_addr.addr_bytes[2] == 0x5e;
 }
 
+/* The packets of a chunk whose protocol takes bursts, to it: a call per
+ * run of one protocol, in arrival order (one protocol takes bursts today,
+ * UDP: one call per chunk). */
+static void
+stack_input_bursts(struct ust_stack *stk, struct rte_mbuf **pkts,
+		   const struct ust_ipv4_repr *ips, uint16_t n)
+{
+	uint16_t i, start = 0;
+
+	for (i = 1; i <= n; i++) {
+		if (i < n && ips[i].proto == ips[start].proto)
+			continue;
+		stk->ip_protos[ips[start].proto]->input_burst(stk,
+			pkts + start, ips + start, (uint16_t)(i - start));
+		start = i;
+	}
+}
+
 static void
 stack_input_chunk(struct ust_stack *stk, struct rte_mbuf **pkts, uint16_t n)
 {
-	struct rte_mbuf *udp[UST_MAX_BURST];
+	struct rte_mbuf *burst[UST_MAX_BURST];
 	struct ust_ipv4_repr ips[UST_MAX_BURST];
 	uint16_t nu = 0;
 	uint16_t i;
@@ -529,8 +547,8 @@ stack_input_chunk(struct ust_stack *stk, struct rte_mbuf **pkts, uint16_t n)
 		switch (eh->ether_type) {
 		case RTE_BE16(RTE_ETHER_TYPE_IPV4):
 			rte_pktmbuf_adj(m, UST_ETH_HDR_LEN);
-			if (ust_ipv4_input(stk, m, &ips[nu]) == IPPROTO_UDP)
-				udp[nu++] = m;
+			if (ust_ipv4_input(stk, m, &ips[nu]) != 0)
+				burst[nu++] = m;
 			break;
 		case RTE_BE16(RTE_ETHER_TYPE_ARP):
 			rte_pktmbuf_adj(m, UST_ETH_HDR_LEN);
@@ -542,7 +560,7 @@ stack_input_chunk(struct ust_stack *stk, struct rte_mbuf **pkts, uint16_t n)
 		}
 	}
 	if (nu > 0)
-		ust_udp_input_burst(stk, udp, ips, nu);
+		stack_input_bursts(stk, burst, ips, nu);
 }
 
 void

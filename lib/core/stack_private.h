@@ -205,6 +205,11 @@ struct ust_sd_slot {
 
 /* ---- the stack instance ---- */
 
+struct ust_sock_ops;
+struct ust_ipv4_proto;
+/* socket kinds (enum ust_sock_kind, sock_private.h) are below this */
+#define UST_SK_KINDS 4
+
 struct ust_stack {
 	/* hot: read by every packet */
 	struct ust_netif netif;
@@ -263,6 +268,12 @@ struct ust_stack {
 	uint32_t sd_cap;
 	uint32_t sd_free;
 	uint32_t sd_used;
+	/* what each socket kind does, registered by its protocol at init
+	 * (ust_sock_register(), lib/sock/sock_private.h); indexed by kind */
+	const struct ust_sock_ops *sk_ops[UST_SK_KINDS];
+	/* IPv4's upper protocols, registered by them at init
+	 * (ust_ipv4_register()); indexed by protocol number */
+	const struct ust_ipv4_proto *ip_protos[256];
 
 	struct ust_stack_conf conf;
 	char name[32];
@@ -407,9 +418,33 @@ int ust_route(const struct ust_stack *stk, rte_be32_t dst,
 	      rte_be32_t *nexthop, enum ust_route_kind *kind);
 
 /*
- * Validate a received IPv4 packet (data at its header) and hand it to ICMP,
- * or return IPPROTO_UDP with @ip filled for the caller to batch it; returns
- * 0 when the packet was consumed or dropped here.
+ * An upper protocol of IPv4 (Linux's struct net_protocol): lib/udp and
+ * lib/tcp register theirs at init with ust_ipv4_register(), and lib/ip
+ * reaches them only through it. @input takes one packet (data at its IPv4
+ * header) and consumes it. A protocol with @input_burst instead gets the
+ * packets of an RX burst together, after the burst's other frames (UDP:
+ * one bulk socket lookup per burst). @err_handler, when set, gets the
+ * ICMP errors that quote a packet of this protocol we sent.
+ */
+struct ust_ipv4_proto {
+	void (*input)(struct ust_stack *stk, struct rte_mbuf *m,
+		      const struct ust_ipv4_repr *ip);
+	void (*input_burst)(struct ust_stack *stk, struct rte_mbuf **pkts,
+			    const struct ust_ipv4_repr *ips, uint16_t n);
+	void (*err_handler)(struct ust_stack *stk,
+			    const struct ust_icmp_repr *ic);
+};
+
+/* Register what takes IPv4 protocol @proto; 0, or -EINVAL (no handler, or
+ * ICMP, which lib/ip handles itself), -EEXIST (taken). */
+int ust_ipv4_register(struct ust_stack *stk, uint8_t proto,
+		      const struct ust_ipv4_proto *p);
+
+/*
+ * Validate a received IPv4 packet (data at its header) and hand it to its
+ * protocol, or return the protocol's number with @ip filled when the
+ * protocol takes bursts (the caller batches it); returns 0 when the packet
+ * was consumed or dropped here.
  */
 int ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
 		   struct ust_ipv4_repr *ip);
@@ -457,21 +492,12 @@ void ust_icmp_send_error(struct ust_stack *stk, struct rte_mbuf *orig,
 int ust_udp_init(struct ust_stack *stk);
 void ust_udp_fini(struct ust_stack *stk);
 
-/* A burst of UDP datagrams (data at the IPv4 header, reprs alongside). */
-void ust_udp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
-			 const struct ust_ipv4_repr *ips, uint16_t n);
-
-/* An ICMP error about a datagram one of our sockets sent. */
-void ust_udp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic);
 
 /* ---- TCP, lib/tcp ---- */
 
 int ust_tcp_init(struct ust_stack *stk);
 void ust_tcp_fini(struct ust_stack *stk);
 
-/* A TCP segment (data at the IPv4 header); consumes @m. */
-void ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
-		   const struct ust_ipv4_repr *ip);
 
 /* TCP's share of a poll: expired timers, output that waited for TX
  * staging room. */

@@ -109,9 +109,13 @@ ust_icmp_input(struct ust_stack *stk, struct rte_mbuf *m,
 		break;
 	case UST_ICMP_DEST_UNREACH:
 		stk->mib[UST_MIB_ICMP_INDESTUNREACHS]++;
-		if (ic.embedded_ok && ic.embedded.proto == IPPROTO_UDP &&
-		    ic.embedded.src == stk->addr)
-			ust_udp_icmp_error(stk, &ic);
+		/* to the protocol of the datagram it quotes (today UDP
+		 * alone registers an error handler: TCP ignores ICMP) */
+		if (ic.embedded_ok && ic.embedded.src == stk->addr &&
+		    stk->ip_protos[ic.embedded.proto] != NULL &&
+		    stk->ip_protos[ic.embedded.proto]->err_handler != NULL)
+			stk->ip_protos[ic.embedded.proto]->err_handler(stk,
+								       &ic);
 		break;
 	case UST_ICMP_TIME_EXCEEDED:
 		stk->mib[UST_MIB_ICMP_INTIMEEXCDS]++;

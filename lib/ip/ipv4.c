@@ -74,6 +74,7 @@ ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
 	       struct ust_ipv4_repr *ip)
 {
 	uint64_t csum = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	const struct ust_ipv4_proto *p;
 	int flags = 0;
 	int rc;
 
@@ -167,25 +168,37 @@ ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
 		ust_drop(stk, m, UST_DROP_IP_FRAG_UNSUPPORTED);
 		return 0;
 	}
-	switch (ip->proto) {
-	case IPPROTO_UDP:
-		stk->mib[UST_MIB_IP_INDELIVERS]++;
-		return IPPROTO_UDP;
-	case IPPROTO_TCP:
-		stk->mib[UST_MIB_IP_INDELIVERS]++;
-		ust_tcp_input(stk, m, ip);
-		return 0;
-	case IPPROTO_ICMP:
+	if (ip->proto == IPPROTO_ICMP) {
 		stk->mib[UST_MIB_IP_INDELIVERS]++;
 		ust_icmp_input(stk, m, ip);
 		return 0;
-	default:
+	}
+	p = stk->ip_protos[ip->proto];
+	if (unlikely(p == NULL)) {
 		stk->mib[UST_MIB_IP_INUNKNOWNPROTOS]++;
 		ust_icmp_send_error(stk, m, ip, UST_ICMP_DEST_UNREACH,
 				    UST_ICMP_CODE_PROTO_UNREACH);
 		ust_drop(stk, m, UST_DROP_IP_NOPROTO);
 		return 0;
 	}
+	stk->mib[UST_MIB_IP_INDELIVERS]++;
+	if (p->input_burst != NULL)
+		return ip->proto;
+	p->input(stk, m, ip);
+	return 0;
+}
+
+int
+ust_ipv4_register(struct ust_stack *stk, uint8_t proto,
+		  const struct ust_ipv4_proto *p)
+{
+	if (p == NULL || proto == IPPROTO_ICMP ||
+	    (p->input == NULL) == (p->input_burst == NULL))
+		return -EINVAL;
+	if (stk->ip_protos[proto] != NULL)
+		return -EEXIST;
+	stk->ip_protos[proto] = p;
+	return 0;
 }
 
 static void

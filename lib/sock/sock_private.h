@@ -20,6 +20,7 @@ enum ust_sock_kind {
 	UST_SK_UDP = 1,
 	UST_SK_EPOLL = 2,
 	UST_SK_TCP = 3,
+	/* UST_SK_KINDS (stack_private.h) = the last + 1 */
 };
 
 #define UST_SKF_BOUND (1u << 0)
@@ -64,6 +65,54 @@ struct ust_epoll {
 	struct ust_sock *tail;
 	uint32_t members;
 };
+
+/*
+ * What a socket kind does (FreeBSD's pr_usrreqs, Linux's proto_ops). A
+ * protocol registers its table at init with ust_sock_register(); socket.c
+ * checks the arguments every kind shares (descriptor, flags, pointers,
+ * address family) and dispatches by the socket's kind, never naming a
+ * protocol. A NULL member: the kind does not do that call (listen, accept
+ * and send_zc: -EOPNOTSUPP; shutdown: -ENOTCONN, as Linux answers for an
+ * unconnected UDP socket). Addresses are IPv4, already checked; @to and
+ * @from may be NULL.
+ */
+struct ust_sock_ops {
+	int type;       /* SOCK_DGRAM, SOCK_STREAM */
+	int protocol;   /* IPPROTO_UDP, IPPROTO_TCP */
+	struct ust_sock *(*create)(struct ust_stack *stk);
+	void (*close)(struct ust_stack *stk, struct ust_sock *s);
+	int (*bind)(struct ust_stack *stk, struct ust_sock *s,
+		    rte_be32_t addr, rte_be16_t port);
+	int (*connect)(struct ust_stack *stk, struct ust_sock *s,
+		       const struct sockaddr_in *sin);
+	int (*listen)(struct ust_stack *stk, struct ust_sock *s, int backlog);
+	int (*accept)(struct ust_stack *stk, struct ust_sock *s,
+		      struct sockaddr_in *from);
+	int (*shutdown)(struct ust_stack *stk, struct ust_sock *s, int how);
+	ssize_t (*sendto)(struct ust_stack *stk, struct ust_sock *s,
+			  const void *buf, size_t len, int flags,
+			  const struct sockaddr_in *to);
+	ssize_t (*recvfrom)(struct ust_stack *stk, struct ust_sock *s,
+			    void *buf, size_t len, int flags,
+			    struct sockaddr_in *from);
+	int (*send_burst)(struct ust_stack *stk, struct ust_sock *s,
+			  struct rte_mbuf **pkts, unsigned int n,
+			  const struct sockaddr_in *to);
+	int (*recv_burst)(struct ust_stack *stk, struct ust_sock *s,
+			  struct rte_mbuf **pkts, unsigned int n,
+			  struct sockaddr_in *from);
+	ssize_t (*send_zc)(struct ust_stack *stk, struct ust_sock *s,
+			   const void *buf, size_t len, uint64_t cookie);
+	int (*setsockopt)(struct ust_sock *s, int level, int name,
+			  const void *val, socklen_t len);
+	int (*getsockopt)(struct ust_sock *s, int level, int name, void *val,
+			  socklen_t *len);
+	uint32_t (*events)(const struct ust_sock *s);
+};
+
+/* Register what sockets of @kind do (a protocol's init); 0 or -EINVAL. */
+int ust_sock_register(struct ust_stack *stk, enum ust_sock_kind kind,
+		      const struct ust_sock_ops *ops);
 
 /* descriptor table, socket.c */
 int ust_sd_alloc(struct ust_stack *stk, struct ust_sock *s);

@@ -4,9 +4,11 @@
 
 /*
  * The public socket calls: argument checks, the descriptor table, and
- * dispatch to the protocol (lib/udp, lib/tcp) by socket kind. Every call
- * here is what ust_socket.h documents; protocol logic lives in the
- * protocol's folder.
+ * dispatch through the socket-ops table a protocol registers at init
+ * (struct ust_sock_ops, sock_private.h; lib/udp and lib/tcp register
+ * theirs). Every call here is what ust_socket.h documents; what differs
+ * between kinds lives in the protocol's folder, and nothing here names a
+ * protocol.
  *
  * Descriptors index a table owned by the stack instance. Each slot has a
  * generation number, so that a frame staged for TX can name its socket by
@@ -20,8 +22,25 @@
 #include <rte_malloc.h>
 
 #include "sock_private.h"
-#include "../tcp/tcp_private.h"
-#include "../udp/udp_private.h"
+
+int
+ust_sock_register(struct ust_stack *stk, enum ust_sock_kind kind,
+		  const struct ust_sock_ops *ops)
+{
+	if (kind <= 0 || kind >= UST_SK_KINDS || kind == UST_SK_EPOLL ||
+	    ops == NULL || ops->create == NULL || ops->close == NULL ||
+	    ops->events == NULL)
+		return -EINVAL;
+	stk->sk_ops[kind] = ops;
+	return 0;
+}
+
+/* The ops of a socket's kind; NULL for an event set. */
+static const struct ust_sock_ops *
+sock_ops(const struct ust_sock *s)
+{
+	return s->kind < UST_SK_KINDS ? s->stk->sk_ops[s->kind] : NULL;
+}
 
 int
 ust_sock_table_init(struct ust_stack *stk)
@@ -50,19 +69,10 @@ sock_destroy(struct ust_stack *stk, struct ust_sock *s)
 		ust_epoll_detach(s);
 	ust_sock_tx_unwait(s);
 	ust_sd_release(stk, s);
-	switch (s->kind) {
-	case UST_SK_UDP:
-		ust_udp_close(stk, s);
-		break;
-	case UST_SK_TCP:
-		ust_tcp_close(stk, s);
-		break;
-	case UST_SK_EPOLL:
+	if (s->kind == UST_SK_EPOLL)
 		ust_epoll_destroy((struct ust_epoll *)s);
-		break;
-	default:
-		break;
-	}
+	else
+		sock_ops(s)->close(stk, s);
 }
 
 void
@@ -187,45 +197,26 @@ ust_sock_tx_waiters_wake(struct ust_stack *stk)
 uint32_t
 ust_sock_events(const struct ust_sock *s)
 {
-	switch (s->kind) {
-	case UST_SK_UDP:
-		return ust_udp_events(s);
-	case UST_SK_TCP:
-		return ust_tcp_events(s);
-	default:
-		return 0;
-	}
+	const struct ust_sock_ops *ops = sock_ops(s);
+
+	return ops != NULL ? ops->events(s) : 0;
 }
 
-/* Look up @sd and check that it is a socket (not an event set). */
+/* Look up @sd and check that it is a socket (not an event set); @ops are
+ * its kind's. */
 static int
-sock_get(struct ust_stack *stk, int sd, struct ust_sock **out)
+sock_get(struct ust_stack *stk, int sd, struct ust_sock **out,
+	 const struct ust_sock_ops **ops)
 {
 	struct ust_sock *s = ust_sd_lookup(stk, sd);
 
 	if (s == NULL)
 		return -EBADF;
-	if (s->kind != UST_SK_UDP && s->kind != UST_SK_TCP)
+	*ops = sock_ops(s);
+	if (*ops == NULL)
 		return -ENOTSOCK;
 	*out = s;
 	return 0;
-}
-
-/* ... and that it is a TCP socket. */
-static int
-tcp_sock_get(struct ust_stack *stk, int sd, struct ust_sock **out)
-{
-	int rc = sock_get(stk, sd, out);
-
-	if (rc == 0 && (*out)->kind != UST_SK_TCP)
-		return -EOPNOTSUPP;
-	return rc;
-}
-
-static bool
-is_tcp(const struct ust_sock *s)
-{
-	return s->kind == UST_SK_TCP;
 }
 
 static int
@@ -251,7 +242,9 @@ sin_from(const struct sockaddr *addr, socklen_t len,
 int
 ust_socket(struct ust_stack *stk, int domain, int type, int protocol)
 {
+	const struct ust_sock_ops *ops = NULL;
 	struct ust_sock *s;
+	unsigned int k;
 	int sd;
 
 	if (stk == NULL)
@@ -259,23 +252,21 @@ ust_socket(struct ust_stack *stk, int domain, int type, int protocol)
 	if (domain != AF_INET)
 		return -EAFNOSUPPORT;
 	type &= ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (type != SOCK_DGRAM && type != SOCK_STREAM)
+	for (k = 0; k < UST_SK_KINDS && ops == NULL; k++)
+		if (stk->sk_ops[k] != NULL && stk->sk_ops[k]->type == type)
+			ops = stk->sk_ops[k];
+	if (ops == NULL)
 		return -ESOCKTNOSUPPORT;
-	if (protocol != 0 &&
-	    protocol != (type == SOCK_DGRAM ? IPPROTO_UDP : IPPROTO_TCP))
+	if (protocol != 0 && protocol != ops->protocol)
 		return -EPROTONOSUPPORT;
 	if (stk->sd_free == UST_SD_NONE)
 		return -EMFILE;
-	s = type == SOCK_DGRAM ? ust_udp_create(stk) : ust_tcp_create(stk);
+	s = ops->create(stk);
 	if (s == NULL)
 		return -ENOMEM;
 	sd = ust_sd_alloc(stk, s);
-	if (sd < 0) {
-		if (type == SOCK_DGRAM)
-			ust_udp_close(stk, s);
-		else
-			ust_tcp_close(stk, s);
-	}
+	if (sd < 0)
+		ops->close(stk, s);
 	return sd;
 }
 
@@ -283,49 +274,53 @@ int
 ust_bind(struct ust_stack *stk, int sd, const struct sockaddr *addr,
 	 socklen_t addrlen)
 {
+	const struct ust_sock_ops *ops;
 	const struct sockaddr_in *sin;
 	struct ust_sock *s;
 	int rc;
 
-	rc = sock_get(stk, sd, &s);
+	rc = sock_get(stk, sd, &s, &ops);
 	if (rc == 0)
 		rc = sin_from(addr, addrlen, &sin);
 	if (rc != 0)
 		return rc;
 	if (sin->sin_family != AF_INET)
 		return -EAFNOSUPPORT;
-	if (is_tcp(s))
-		return ust_tcp_bind(stk, s, sin->sin_addr.s_addr,
-				    sin->sin_port);
-	return ust_udp_bind(stk, s, sin->sin_addr.s_addr, sin->sin_port);
+	return ops->bind(stk, s, sin->sin_addr.s_addr, sin->sin_port);
 }
 
 int
 ust_listen(struct ust_stack *stk, int sd, int backlog)
 {
+	const struct ust_sock_ops *ops;
 	struct ust_sock *s;
 	int rc;
 
-	rc = tcp_sock_get(stk, sd, &s);
+	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
-	return ust_tcp_listen(stk, s, backlog);
+	if (ops->listen == NULL)
+		return -EOPNOTSUPP;
+	return ops->listen(stk, s, backlog);
 }
 
 int
 ust_accept(struct ust_stack *stk, int sd, struct sockaddr *addr,
 	   socklen_t *addrlen)
 {
+	const struct ust_sock_ops *ops;
 	struct sockaddr_in sin;
 	struct ust_sock *s;
 	int rc;
 
-	rc = tcp_sock_get(stk, sd, &s);
+	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
+	if (ops->accept == NULL)
+		return -EOPNOTSUPP;
 	if (addr != NULL && addrlen == NULL)
 		return -EFAULT;
-	rc = ust_tcp_accept(stk, s, &sin);
+	rc = ops->accept(stk, s, &sin);
 	if (rc >= 0 && addr != NULL) {
 		socklen_t l = *addrlen < (socklen_t)sizeof(sin) ?
 			*addrlen : (socklen_t)sizeof(sin);
@@ -339,33 +334,33 @@ ust_accept(struct ust_stack *stk, int sd, struct sockaddr *addr,
 int
 ust_shutdown(struct ust_stack *stk, int sd, int how)
 {
+	const struct ust_sock_ops *ops;
 	struct ust_sock *s;
 	int rc;
 
-	rc = sock_get(stk, sd, &s);
+	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
-	if (!is_tcp(s))
+	if (ops->shutdown == NULL)
 		return -ENOTCONN; /* as Linux for an unconnected UDP socket */
-	return ust_tcp_shutdown(stk, s, how);
+	return ops->shutdown(stk, s, how);
 }
 
 int
 ust_connect(struct ust_stack *stk, int sd, const struct sockaddr *addr,
 	    socklen_t addrlen)
 {
+	const struct ust_sock_ops *ops;
 	const struct sockaddr_in *sin;
 	struct ust_sock *s;
 	int rc;
 
-	rc = sock_get(stk, sd, &s);
+	rc = sock_get(stk, sd, &s, &ops);
 	if (rc == 0)
 		rc = sin_from(addr, addrlen, &sin);
 	if (rc != 0)
 		return rc;
-	if (is_tcp(s))
-		return ust_tcp_connect(stk, s, sin);
-	return ust_udp_connect(stk, s, sin);
+	return ops->connect(stk, s, sin);
 }
 
 #define UST_SEND_FLAGS (MSG_DONTWAIT | MSG_NOSIGNAL)
@@ -376,31 +371,24 @@ ust_sendto(struct ust_stack *stk, int sd, const void *buf, size_t len,
 	   int flags, const struct sockaddr *to, socklen_t tolen)
 {
 	const struct sockaddr_in *sin = NULL;
+	const struct ust_sock_ops *ops;
 	struct ust_sock *s;
 	int rc;
 
-	rc = sock_get(stk, sd, &s);
+	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
 	if (flags & ~UST_SEND_FLAGS)
 		return -EOPNOTSUPP;
 	if (buf == NULL && len != 0)
 		return -EFAULT;
-	if (is_tcp(s))
-		/* as Linux: a connection's destination is its peer's */
-		return ust_tcp_send(stk, s, buf, len, flags);
-	if (to != NULL) {
+	/* a datagram's destination; a connection ignores one (as Linux) */
+	if (to != NULL && ops->type == SOCK_DGRAM) {
 		rc = sin_from(to, tolen, &sin);
 		if (rc != 0)
 			return rc;
-		if (sin->sin_family != AF_INET)
-			return -EAFNOSUPPORT;
-		if (s->flags & UST_SKF_CONNECTED)
-			return -EISCONN;
-	} else if (!(s->flags & UST_SKF_CONNECTED)) {
-		return -EDESTADDRREQ;
 	}
-	return ust_udp_sendto(stk, s, buf, len, sin);
+	return ops->sendto(stk, s, buf, len, flags, sin);
 }
 
 ssize_t
@@ -414,12 +402,13 @@ ssize_t
 ust_recvfrom(struct ust_stack *stk, int sd, void *buf, size_t len, int flags,
 	     struct sockaddr *from, socklen_t *fromlen)
 {
+	const struct ust_sock_ops *ops;
 	struct sockaddr_in sin;
 	struct ust_sock *s;
 	ssize_t n;
 	int rc;
 
-	rc = sock_get(stk, sd, &s);
+	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
 	if (flags & ~UST_RECV_FLAGS)
@@ -428,18 +417,7 @@ ust_recvfrom(struct ust_stack *stk, int sd, void *buf, size_t len, int flags,
 		return -EFAULT;
 	if (from != NULL && fromlen == NULL)
 		return -EFAULT;
-	if (is_tcp(s)) {
-		if (flags & MSG_TRUNC)
-			return -EOPNOTSUPP;
-		n = ust_tcp_recv(stk, s, buf, len, flags);
-		memset(&sin, 0, sizeof(sin));
-		sin.sin_family = AF_INET;
-		sin.sin_addr.s_addr = s->raddr;
-		sin.sin_port = s->rport;
-	} else {
-		n = ust_udp_recvfrom(stk, s, buf, len, flags,
-				     from != NULL ? &sin : NULL);
-	}
+	n = ops->recvfrom(stk, s, buf, len, flags, from != NULL ? &sin : NULL);
 	if (n >= 0 && from != NULL) {
 		socklen_t l = *fromlen < (socklen_t)sizeof(sin) ?
 			*fromlen : (socklen_t)sizeof(sin);
@@ -460,63 +438,50 @@ int
 ust_recv_burst(struct ust_stack *stk, int sd, struct rte_mbuf **pkts,
 	       unsigned int n, struct sockaddr_in *from)
 {
+	const struct ust_sock_ops *ops;
 	struct ust_sock *s;
 	int rc;
 
-	rc = sock_get(stk, sd, &s);
+	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
 	if (pkts == NULL)
 		return -EFAULT;
-	if (is_tcp(s)) {
-		if (from != NULL) {
-			memset(from, 0, sizeof(*from));
-			from->sin_family = AF_INET;
-			from->sin_addr.s_addr = s->raddr;
-			from->sin_port = s->rport;
-		}
-		return ust_tcp_recv_burst(stk, s, pkts, n);
-	}
-	return ust_udp_recv_burst(stk, s, pkts, n, from);
+	return ops->recv_burst(stk, s, pkts, n, from);
 }
 
 int
 ust_send_burst(struct ust_stack *stk, int sd, struct rte_mbuf **pkts,
 	       unsigned int n, const struct sockaddr_in *to)
 {
+	const struct ust_sock_ops *ops;
 	struct ust_sock *s;
 	int rc;
 
-	rc = sock_get(stk, sd, &s);
+	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
 	if (pkts == NULL)
 		return -EFAULT;
-	if (is_tcp(s))
-		return to != NULL ? -EISCONN :
-			ust_tcp_send_burst(stk, s, pkts, n);
-	if (to == NULL && !(s->flags & UST_SKF_CONNECTED))
-		return -EDESTADDRREQ;
-	if (to != NULL && (s->flags & UST_SKF_CONNECTED))
-		return -EISCONN;
-	return ust_udp_send_burst(stk, s, pkts, n, to);
+	return ops->send_burst(stk, s, pkts, n, to);
 }
 
 ssize_t
 ust_send_zc(struct ust_stack *stk, int sd, const void *buf, size_t len,
 	    uint64_t cookie)
 {
+	const struct ust_sock_ops *ops;
 	struct ust_sock *s;
 	int rc;
 
-	rc = sock_get(stk, sd, &s);
+	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
-	if (!is_tcp(s))
+	if (ops->send_zc == NULL)
 		return -EOPNOTSUPP;
 	if (buf == NULL)
 		return -EFAULT;
-	return ust_tcp_send_zc(stk, s, buf, len, cookie);
+	return ops->send_zc(stk, s, buf, len, cookie);
 }
 
 int
@@ -534,30 +499,28 @@ int
 ust_setsockopt(struct ust_stack *stk, int sd, int level, int optname,
 	       const void *optval, socklen_t optlen)
 {
+	const struct ust_sock_ops *ops;
 	struct ust_sock *s;
 	int rc;
 
-	rc = sock_get(stk, sd, &s);
+	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
-	if (is_tcp(s))
-		return ust_tcp_setsockopt(s, level, optname, optval, optlen);
-	return ust_udp_setsockopt(s, level, optname, optval, optlen);
+	return ops->setsockopt(s, level, optname, optval, optlen);
 }
 
 int
 ust_getsockopt(struct ust_stack *stk, int sd, int level, int optname,
 	       void *optval, socklen_t *optlen)
 {
+	const struct ust_sock_ops *ops;
 	struct ust_sock *s;
 	int rc;
 
-	rc = sock_get(stk, sd, &s);
+	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
-	if (is_tcp(s))
-		return ust_tcp_getsockopt(s, level, optname, optval, optlen);
-	return ust_udp_getsockopt(s, level, optname, optval, optlen);
+	return ops->getsockopt(s, level, optname, optval, optlen);
 }
 
 static int
@@ -584,10 +547,11 @@ int
 ust_getsockname(struct ust_stack *stk, int sd, struct sockaddr *addr,
 		socklen_t *addrlen)
 {
+	const struct ust_sock_ops *ops;
 	struct ust_sock *s;
 	int rc;
 
-	rc = sock_get(stk, sd, &s);
+	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
 	return put_sin(addr, addrlen, s->laddr, s->lport);
@@ -597,10 +561,11 @@ int
 ust_getpeername(struct ust_stack *stk, int sd, struct sockaddr *addr,
 		socklen_t *addrlen)
 {
+	const struct ust_sock_ops *ops;
 	struct ust_sock *s;
 	int rc;
 
-	rc = sock_get(stk, sd, &s);
+	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
 	if (!(s->flags & UST_SKF_CONNECTED))

@@ -48,6 +48,12 @@ ust_tcp_state_name(unsigned int state)
 	return state < RTE_DIM(state_names) ? state_names[state] : "?";
 }
 
+/* TCP's place in IPv4 input (struct ust_ipv4_proto, lib/ip); no error
+ * handler: TCP ignores ICMP (no PMTU discovery yet) */
+static const struct ust_ipv4_proto tcp_ipv4_proto = {
+	.input = ust_tcp_input,
+};
+
 int
 ust_tcp_init(struct ust_stack *stk)
 {
@@ -119,6 +125,12 @@ ust_tcp_init(struct ust_stack *stk)
 		return -EINVAL;
 	ts->secret[0] = rte_rand();
 	ts->secret[1] = rte_rand();
+	rc = ust_ipv4_register(stk, IPPROTO_TCP, &tcp_ipv4_proto);
+	if (rc != 0)
+		return rc;
+	rc = ust_tcp_sock_register(stk);
+	if (rc != 0)
+		return rc;
 	return ust_tcp_tx_init(stk);
 }
 

@@ -602,6 +602,13 @@ int ust_tcp_setsockopt(struct ust_sock *s, int level, int name,
 int ust_tcp_getsockopt(struct ust_sock *s, int level, int name, void *val,
 		       socklen_t *len);
 uint32_t ust_tcp_events(const struct ust_sock *s);
+/* A TCP segment (data at the IPv4 header); consumes @m. TCP's IPv4
+ * input, registered by ust_tcp_init(). */
+void ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
+		   const struct ust_ipv4_repr *ip);
+
+/* The socket-ops table of TCP sockets, registered by ust_tcp_init(). */
+int ust_tcp_sock_register(struct ust_stack *stk);
 void ust_tcp_meminfo(const struct ust_sock *s, struct ust_sock_meminfo *mi);
 
 /* ---- tcp_cc.c ---- */

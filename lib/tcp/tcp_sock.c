@@ -1077,3 +1077,81 @@ ust_tcp_events(const struct ust_sock *s)
 		ev |= UST_EPOLLHUP;
 	return ev;
 }
+
+/* ---- the socket-ops table (struct ust_sock_ops, lib/sock) ---- */
+
+static void
+tcp_peer_sin(const struct ust_sock *s, struct sockaddr_in *sin)
+{
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_addr.s_addr = s->raddr;
+	sin->sin_port = s->rport;
+}
+
+/* A connection's destination is its peer's: a given one is ignored (as
+ * Linux). */
+static ssize_t
+tcp_sock_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
+		size_t len, int flags, const struct sockaddr_in *to)
+{
+	RTE_SET_USED(to);
+	return ust_tcp_send(stk, s, buf, len, flags);
+}
+
+static ssize_t
+tcp_sock_recvfrom(struct ust_stack *stk, struct ust_sock *s, void *buf,
+		  size_t len, int flags, struct sockaddr_in *from)
+{
+	if (flags & MSG_TRUNC)
+		return -EOPNOTSUPP;
+	if (from != NULL)
+		tcp_peer_sin(s, from);
+	return ust_tcp_recv(stk, s, buf, len, flags);
+}
+
+static int
+tcp_sock_recv_burst(struct ust_stack *stk, struct ust_sock *s,
+		    struct rte_mbuf **pkts, unsigned int n,
+		    struct sockaddr_in *from)
+{
+	if (from != NULL)
+		tcp_peer_sin(s, from);
+	return ust_tcp_recv_burst(stk, s, pkts, n);
+}
+
+static int
+tcp_sock_send_burst(struct ust_stack *stk, struct ust_sock *s,
+		    struct rte_mbuf **pkts, unsigned int n,
+		    const struct sockaddr_in *to)
+{
+	if (to != NULL)
+		return -EISCONN;
+	return ust_tcp_send_burst(stk, s, pkts, n);
+}
+
+static const struct ust_sock_ops tcp_sock_ops = {
+	.type = SOCK_STREAM,
+	.protocol = IPPROTO_TCP,
+	.create = ust_tcp_create,
+	.close = ust_tcp_close,
+	.bind = ust_tcp_bind,
+	.connect = ust_tcp_connect,
+	.listen = ust_tcp_listen,
+	.accept = ust_tcp_accept,
+	.shutdown = ust_tcp_shutdown,
+	.sendto = tcp_sock_sendto,
+	.recvfrom = tcp_sock_recvfrom,
+	.send_burst = tcp_sock_send_burst,
+	.recv_burst = tcp_sock_recv_burst,
+	.send_zc = ust_tcp_send_zc,
+	.setsockopt = ust_tcp_setsockopt,
+	.getsockopt = ust_tcp_getsockopt,
+	.events = ust_tcp_events,
+};
+
+int
+ust_tcp_sock_register(struct ust_stack *stk)
+{
+	return ust_sock_register(stk, UST_SK_TCP, &tcp_sock_ops);
+}

@@ -66,6 +66,12 @@ udp_split(const struct ust_udp_sock *us)
 	return (us->base.flags & UST_SKF_SPLIT) != 0;
 }
 
+/* UDP's place in IPv4 input (struct ust_ipv4_proto, lib/ip) */
+static const struct ust_ipv4_proto udp_ipv4_proto = {
+	.input_burst = ust_udp_input_burst,
+	.err_handler = ust_udp_icmp_error,
+};
+
 int
 ust_udp_init(struct ust_stack *stk)
 {
@@ -79,6 +85,7 @@ ust_udp_init(struct ust_stack *stk)
 		.socket_id = stk->conf.socket_id,
 	};
 	struct ust_mem_conf mc = stk->conf.udp_mem;
+	int rc;
 	struct rte_mempool *mp = stk->pool;
 
 	snprintf(name, sizeof(name), "ust_udp_%p", (void *)stk);
@@ -95,7 +102,10 @@ ust_udp_init(struct ust_stack *stk)
 	if (stk->udp_mem == NULL)
 		return -rte_errno;
 	stk->eph_next = (uint16_t)rte_rand();
-	return 0;
+	rc = ust_ipv4_register(stk, IPPROTO_UDP, &udp_ipv4_proto);
+	if (rc != 0)
+		return rc;
+	return ust_udp_sock_register(stk);
 }
 
 void
@@ -1071,4 +1081,66 @@ ust_udp_events(const struct ust_sock *s)
 	if (s->so_error != 0)
 		ev |= UST_EPOLLERR | UST_EPOLLIN;
 	return ev;
+}
+
+/* ---- the socket-ops table (struct ust_sock_ops, lib/sock) ---- */
+
+/* A destination, or the connected peer: one of the two (as Linux). */
+static int
+udp_dest_check(const struct ust_sock *s, const struct sockaddr_in *to)
+{
+	if (to != NULL && (s->flags & UST_SKF_CONNECTED))
+		return -EISCONN;
+	if (to == NULL && !(s->flags & UST_SKF_CONNECTED))
+		return -EDESTADDRREQ;
+	return 0;
+}
+
+static ssize_t
+udp_sock_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
+		size_t len, int flags, const struct sockaddr_in *to)
+{
+	int rc;
+
+	RTE_SET_USED(flags); /* MSG_DONTWAIT, MSG_NOSIGNAL: always so */
+	if (to != NULL && to->sin_family != AF_INET)
+		return -EAFNOSUPPORT;
+	rc = udp_dest_check(s, to);
+	if (rc != 0)
+		return rc;
+	return ust_udp_sendto(stk, s, buf, len, to);
+}
+
+static int
+udp_sock_send_burst(struct ust_stack *stk, struct ust_sock *s,
+		    struct rte_mbuf **pkts, unsigned int n,
+		    const struct sockaddr_in *to)
+{
+	int rc = udp_dest_check(s, to);
+
+	if (rc != 0)
+		return rc;
+	return ust_udp_send_burst(stk, s, pkts, n, to);
+}
+
+static const struct ust_sock_ops udp_sock_ops = {
+	.type = SOCK_DGRAM,
+	.protocol = IPPROTO_UDP,
+	.create = ust_udp_create,
+	.close = ust_udp_close,
+	.bind = ust_udp_bind,
+	.connect = ust_udp_connect,
+	.sendto = udp_sock_sendto,
+	.recvfrom = ust_udp_recvfrom,
+	.send_burst = udp_sock_send_burst,
+	.recv_burst = ust_udp_recv_burst,
+	.setsockopt = ust_udp_setsockopt,
+	.getsockopt = ust_udp_getsockopt,
+	.events = ust_udp_events,
+};
+
+int
+ust_udp_sock_register(struct ust_stack *stk)
+{
+	return ust_sock_register(stk, UST_SK_UDP, &udp_sock_ops);
 }

@@ -85,6 +85,16 @@ int ust_udp_setsockopt(struct ust_sock *s, int level, int name,
 int ust_udp_getsockopt(struct ust_sock *s, int level, int name, void *val,
 		       socklen_t *len);
 uint32_t ust_udp_events(const struct ust_sock *s);
+/* A burst of UDP datagrams (data at the IPv4 header, reprs alongside):
+ * UDP's IPv4 input, registered by ust_udp_init(). */
+void ust_udp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
+			 const struct ust_ipv4_repr *ips, uint16_t n);
+
+/* An ICMP error about a datagram one of our sockets sent (the same). */
+void ust_udp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic);
+
+/* The socket-ops table of UDP sockets, registered by ust_udp_init(). */
+int ust_udp_sock_register(struct ust_stack *stk);
 
 /* Fill @mi; @walk counts the queues by walking them (owner lcore only;
  * telemetry passes false and reads the counters alone). */
