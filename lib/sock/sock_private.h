@@ -114,6 +114,9 @@ struct ust_sock_ops {
 int ust_sock_register(struct ust_stack *stk, enum ust_sock_kind kind,
 		      const struct ust_sock_ops *ops);
 
+/* An int option value out (getsockopt): -EINVAL when *@len is short. */
+int ust_sockopt_put_int(void *val, socklen_t *len, int v);
+
 /* descriptor table, socket.c */
 int ust_sd_alloc(struct ust_stack *stk, struct ust_sock *s);
 void ust_sd_release(struct ust_stack *stk, struct ust_sock *s);

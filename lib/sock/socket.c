@@ -495,18 +495,47 @@ ust_close(struct ust_stack *stk, int sd)
 	return 0;
 }
 
+/*
+ * The socket-level options that mean the same for every kind are handled
+ * here, once: SO_REUSEADDR (a flag the protocols' bind() reads) and SO_TYPE.
+ * The others stay with the protocol, because their meaning differs: the
+ * buffers (UDP's are the accounted receive queue and staged datagrams,
+ * TCP's its byte queues, each with its own [udp]/[tcp] limits and its own
+ * wake-up rule), SO_ERROR (UDP's queue of ICMP errors), SO_KEEPALIVE,
+ * SO_LINGER, SO_BROADCAST.
+ */
 int
 ust_setsockopt(struct ust_stack *stk, int sd, int level, int optname,
 	       const void *optval, socklen_t optlen)
 {
 	const struct ust_sock_ops *ops;
 	struct ust_sock *s;
-	int rc;
+	int rc, v;
 
 	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
+	if (level == SOL_SOCKET && optname == SO_REUSEADDR) {
+		if (optval == NULL || optlen < (socklen_t)sizeof(int))
+			return -EINVAL;
+		memcpy(&v, optval, sizeof(v));
+		if (v)
+			s->flags |= UST_SKF_REUSEADDR;
+		else
+			s->flags &= ~UST_SKF_REUSEADDR;
+		return 0;
+	}
 	return ops->setsockopt(s, level, optname, optval, optlen);
+}
+
+int
+ust_sockopt_put_int(void *val, socklen_t *len, int v)
+{
+	if (*len < (socklen_t)sizeof(int))
+		return -EINVAL;
+	memcpy(val, &v, sizeof(v));
+	*len = sizeof(v);
+	return 0;
 }
 
 int
@@ -520,6 +549,14 @@ ust_getsockopt(struct ust_stack *stk, int sd, int level, int optname,
 	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
+	if (level == SOL_SOCKET &&
+	    (optname == SO_REUSEADDR || optname == SO_TYPE)) {
+		if (optval == NULL || optlen == NULL)
+			return -EINVAL;
+		return ust_sockopt_put_int(optval, optlen,
+				       optname == SO_TYPE ? ops->type :
+				       !!(s->flags & UST_SKF_REUSEADDR));
+	}
 	return ops->getsockopt(s, level, optname, optval, optlen);
 }
 

@@ -676,16 +676,6 @@ get_int(const void *val, socklen_t len, int *v)
 }
 
 static int
-put_int(void *val, socklen_t *len, int v)
-{
-	if (*len < (socklen_t)sizeof(int))
-		return -EINVAL;
-	memcpy(val, &v, sizeof(v));
-	*len = sizeof(int);
-	return 0;
-}
-
-static int
 tcp_set_sol_socket(struct ust_tcp_sock *tp, int name, const void *val,
 		   socklen_t len)
 {
@@ -725,12 +715,6 @@ tcp_set_sol_socket(struct ust_tcp_sock *tp, int name, const void *val,
 			if (tp->rtx_mode == UST_RTX_KEEPALIVE)
 				ust_tcp_rtx_stop(stk, tp);
 		}
-		return 0;
-	case SO_REUSEADDR:
-		if (v)
-			tp->base.flags |= UST_SKF_REUSEADDR;
-		else
-			tp->base.flags &= ~UST_SKF_REUSEADDR;
 		return 0;
 	default:
 		return -ENOPROTOOPT;
@@ -937,26 +921,21 @@ ust_tcp_getsockopt(struct ust_sock *s, int level, int name, void *val,
 	if (level == SOL_SOCKET) {
 		switch (name) {
 		case SO_RCVBUF:
-			return put_int(val, len, (int)tp->rcvbuf);
+			return ust_sockopt_put_int(val, len, (int)tp->rcvbuf);
 		case SO_SNDBUF:
-			return put_int(val, len, (int)s->sndbuf);
+			return ust_sockopt_put_int(val, len, (int)s->sndbuf);
 		case SO_KEEPALIVE:
-			return put_int(val, len,
+			return ust_sockopt_put_int(val, len,
 				       !!(tp->tflags & TF_KEEPALIVE));
-		case SO_REUSEADDR:
-			return put_int(val, len,
-				       !!(s->flags & UST_SKF_REUSEADDR));
 		case SO_ACCEPTCONN:
-			return put_int(val, len, tp->state == UST_TCP_LISTEN);
-		case SO_TYPE:
-			return put_int(val, len, SOCK_STREAM);
+			return ust_sockopt_put_int(val, len, tp->state == UST_TCP_LISTEN);
 		case SO_ERROR: {
 			int err = s->so_error;
 
 			if (*len < (socklen_t)sizeof(int))
 				return -EINVAL;
 			s->so_error = 0;
-			return put_int(val, len, err);
+			return ust_sockopt_put_int(val, len, err);
 		}
 		case SO_LINGER: {
 			struct linger lg = {
@@ -977,19 +956,19 @@ ust_tcp_getsockopt(struct ust_sock *s, int level, int name, void *val,
 	if (level == IPPROTO_TCP) {
 		switch (name) {
 		case TCP_NODELAY:
-			return put_int(val, len, !!(tp->tflags & TF_NODELAY));
+			return ust_sockopt_put_int(val, len, !!(tp->tflags & TF_NODELAY));
 		case TCP_MAXSEG:
-			return put_int(val, len, (tp->tflags & TF_WAS_CONN) ?
+			return ust_sockopt_put_int(val, len, (tp->tflags & TF_WAS_CONN) ?
 				       tp->mss : tp->rcv_mss);
 		case TCP_QUICKACK:
-			return put_int(val, len, !!(tp->tflags & TF_QUICKACK));
+			return ust_sockopt_put_int(val, len, !!(tp->tflags & TF_QUICKACK));
 		case TCP_KEEPIDLE:
-			return put_int(val, len, (int)(tp->keep_idle_ms / 1000));
+			return ust_sockopt_put_int(val, len, (int)(tp->keep_idle_ms / 1000));
 		case TCP_KEEPINTVL:
-			return put_int(val, len,
+			return ust_sockopt_put_int(val, len,
 				       (int)(tp->keep_intvl_ms / 1000));
 		case TCP_KEEPCNT:
-			return put_int(val, len, (int)tp->keep_cnt);
+			return ust_sockopt_put_int(val, len, (int)tp->keep_cnt);
 		case TCP_CONGESTION: {
 			size_t n = strlen(tp->cc->name) + 1;
 

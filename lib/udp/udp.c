@@ -929,12 +929,6 @@ ust_udp_setsockopt(struct ust_sock *s, int level, int name, const void *val,
 			else
 				s->flags &= ~UST_SKF_BROADCAST;
 			return 0;
-		case SO_REUSEADDR:
-			if (v)
-				s->flags |= UST_SKF_REUSEADDR;
-			else
-				s->flags &= ~UST_SKF_REUSEADDR;
-			return 0;
 		default:
 			return -ENOPROTOOPT;
 		}
@@ -1013,16 +1007,6 @@ ust_udp_meminfo(const struct ust_sock *s, struct ust_sock_meminfo *mi,
 	mi->releases = us->releases;
 }
 
-static int
-put_int(void *val, socklen_t *len, int v)
-{
-	if (*len < (socklen_t)sizeof(int))
-		return -EINVAL;
-	memcpy(val, &v, sizeof(v));
-	*len = sizeof(int);
-	return 0;
-}
-
 int
 ust_udp_getsockopt(struct ust_sock *s, int level, int name, void *val,
 		   socklen_t *len)
@@ -1034,27 +1018,22 @@ ust_udp_getsockopt(struct ust_sock *s, int level, int name, void *val,
 	if (level == SOL_SOCKET) {
 		switch (name) {
 		case SO_RCVBUF:
-			return put_int(val, len, (int)us->rcvbuf);
+			return ust_sockopt_put_int(val, len, (int)us->rcvbuf);
 		case SO_SNDBUF:
-			return put_int(val, len, (int)s->sndbuf);
+			return ust_sockopt_put_int(val, len, (int)s->sndbuf);
 		case SO_BROADCAST:
-			return put_int(val, len,
+			return ust_sockopt_put_int(val, len,
 				       !!(s->flags & UST_SKF_BROADCAST));
-		case SO_REUSEADDR:
-			return put_int(val, len,
-				       !!(s->flags & UST_SKF_REUSEADDR));
 		case SO_ERROR:
 			if (*len < (socklen_t)sizeof(int))
 				return -EINVAL;
-			return put_int(val, len, -udp_take_error(s));
-		case SO_TYPE:
-			return put_int(val, len, SOCK_DGRAM);
+			return ust_sockopt_put_int(val, len, -udp_take_error(s));
 		default:
 			return -ENOPROTOOPT;
 		}
 	}
 	if (level == UST_SOL_USTACK && name == UST_SO_SPLIT)
-		return put_int(val, len, !!(s->flags & UST_SKF_SPLIT));
+		return ust_sockopt_put_int(val, len, !!(s->flags & UST_SKF_SPLIT));
 	if (level == UST_SOL_USTACK && name == UST_SO_MEMINFO) {
 		struct ust_sock_meminfo mi;
 

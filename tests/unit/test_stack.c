@@ -596,6 +596,23 @@ test_udp_roundtrip(void)
 	UT_EQ(fl, sizeof(from));
 	UT_EQ(from.sin_addr.s_addr, UT_PEER_IP);
 	UT_EQ(rte_be_to_cpu_16(from.sin_port), 5555);
+	/* the socket-level options every kind shares (lib/sock) */
+	{
+		int v = 1;
+		socklen_t vl = sizeof(v);
+
+		UT_EQ(ust_getsockopt(stk, sd, SOL_SOCKET, SO_TYPE, &v, &vl), 0);
+		UT_EQ(v, SOCK_DGRAM);
+		UT_EQ(ust_setsockopt(stk, sd, SOL_SOCKET, SO_REUSEADDR, &v,
+				     sizeof(v)), 0);
+		v = 0;
+		UT_EQ(ust_getsockopt(stk, sd, SOL_SOCKET, SO_REUSEADDR, &v,
+				     &vl), 0);
+		UT_EQ(v, 1);
+		vl = 2;
+		UT_EQ(ust_getsockopt(stk, sd, SOL_SOCKET, SO_TYPE, &v, &vl),
+		      -EINVAL);
+	}
 	UT_EQ(ust_sendto(stk, sd, buf, 16, 0, (struct sockaddr *)&from, fl), 16);
 	ust_stack_flush(stk);
 	UT_EQ(nif.tx_n, 1);
