@@ -6,12 +6,11 @@ object of the library (named lib_<component>_<file>.c.o or
 drivers_<component>_...), the symbols it needs that another component
 defines (nm). Prints one line per edge and, with --check, exits 1 when the
 edges form a cycle (a component using one that uses it back, directly or
-around a loop), naming the cycle.
+around a loop), naming the cycle. Run as the unit test "layers".
 
-    layer-graph.py [--check] OBJECT_DIR
+    layer-graph.py [--check] libustack.a
 """
 import collections
-import glob
 import os
 import re
 import subprocess
@@ -22,19 +21,23 @@ def main():
     check = "--check" in sys.argv
     d = [a for a in sys.argv[1:] if a != "--check"][0]
     defs, undefs = {}, collections.defaultdict(set)
-    for o in sorted(glob.glob(os.path.join(d, "*.o"))):
-        m = re.match(r"(lib|drivers)_([a-z]+)_", os.path.basename(o))
+    # nm -A: "ARCHIVE:MEMBER:VALUE TYPE NAME", or "ARCHIVE:MEMBER: U NAME"
+    out = subprocess.run(["nm", "-A", d], capture_output=True, text=True,
+                         check=True).stdout
+    for line in out.splitlines():
+        where, _, rest = line.rpartition(".o:")
+        m = re.match(r"(lib|drivers)_([a-z]+)_", where.split(":")[-1])
         if not m:
             continue
         c = m.group(2)
-        out = subprocess.run(["nm", o], capture_output=True, text=True,
-                             check=True).stdout
-        for line in out.splitlines():
-            p = line.split()
-            if len(p) == 3 and p[1] in "TDBRC":
-                defs[p[2]] = c
-            elif len(p) == 2 and p[0] == "U":
-                undefs[c].add(p[1])
+        p = rest.split()
+        if len(p) == 3 and p[1] in "TDBRC":
+            defs[p[2]] = c
+        elif len(p) == 2 and p[0] == "U":
+            undefs[c].add(p[1])
+    if not defs:
+        print(f"no ustack objects in {d}", file=sys.stderr)
+        return 1
     edges = collections.defaultdict(lambda: collections.defaultdict(list))
     for c, us in undefs.items():
         for u in us:

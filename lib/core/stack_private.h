@@ -232,6 +232,11 @@ struct ust_stack {
 	bool in_loop;                /* input is from loopq: src may be us */
 	bool dying;                  /* being destroyed: nothing is sent */
 	struct ust_sock *tx_waiters; /* sockets waiting for staging room */
+	/* registered by lib/sock at init (core calls no layer above): a
+	 * staged frame a socket owns has left or was dropped; staging room
+	 * again for the sockets in tx_waiters */
+	void (*tx_done)(struct ust_stack *stk, const struct ust_tx_owner *o);
+	void (*tx_room)(struct ust_stack *stk);
 	struct rte_mbuf **tx_pkts;   /* staging, tx_cap entries */
 	struct ust_tx_owner *tx_own; /* ... and their owners, in parallel */
 	struct ust_pktq loopq;       /* frames to ourselves, input next poll */
@@ -458,6 +463,10 @@ int ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
 int ust_ipv4_output(struct ust_stack *stk, struct rte_mbuf *m,
 		    rte_be32_t src, rte_be32_t dst, uint8_t proto,
 		    uint64_t l4_ol_flags);
+
+/* Ethernet input of one chunk (at most UST_MAX_BURST frames), lib/ip/eth.c:
+ * ARP, IPv4 and its protocols; every frame consumed or dropped. */
+void ust_eth_input(struct ust_stack *stk, struct rte_mbuf **pkts, uint16_t n);
 
 /* ---- ARP, lib/ip/arp.c ---- */
 

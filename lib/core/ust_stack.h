@@ -21,10 +21,12 @@
  *	}
  * @endcode
  *
- * ust_stack_poll() is made of three calls that a custom loop (or a test)
- * can call separately: ust_stack_input() (a burst of received frames in),
- * ust_stack_timers() (ARP retries and aging) and ust_stack_flush() (the
- * staged frames out to the netif).
+ * ust_stack_poll() does what three calls do, which a custom loop (or a
+ * test) can call separately: ust_stack_input() (a burst of received frames
+ * in), ust_stack_timers() (ARP retries and aging when due, TCP's timers
+ * and output waiting for staging room) and ust_stack_flush() (the staged
+ * frames out to the netif). The poll also reads the netif and the loopback
+ * queue itself.
  *
  * Threading: every function here runs on the instance's lcore, except the
  * read-side socket calls of a socket marked UST_SO_SPLIT (see
@@ -197,7 +199,8 @@ uint16_t ust_stack_poll(struct ust_stack *stk, uint64_t now_ns);
 void ust_stack_input(struct ust_stack *stk, struct rte_mbuf **pkts,
 		     uint16_t n, uint64_t now_ns);
 
-/** Run the timers that are due at @p now_ns (ARP retries, aging). */
+/** Run the timers that are due at @p now_ns (ARP retries and aging, TCP's
+ * retransmission, delayed-ACK, keepalive and TIME_WAIT timers). */
 void ust_stack_timers(struct ust_stack *stk, uint64_t now_ns);
 
 /**

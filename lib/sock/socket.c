@@ -59,6 +59,9 @@ ust_sock_table_init(struct ust_stack *stk)
 	stk->sd_free = 0;
 	stk->sd_used = 0;
 	rte_spinlock_init(&stk->ctl_lock);
+	/* TX staging (lib/core) reports through these */
+	stk->tx_done = ust_sock_tx_done;
+	stk->tx_room = ust_sock_tx_waiters_wake;
 	return 0;
 }
 

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * Ethernet input: one chunk of a received burst (at most UST_MAX_BURST
+ * frames), walked once. ARP frames go to ust_arp_input(); IPv4 packets to
+ * ust_ipv4_input(), which validates them, handles ICMP and hands each
+ * packet to its protocol through the protocol table, except those of a
+ * protocol that takes bursts (UDP): they come back here and go to it
+ * together at the end of the chunk (one bulk hash lookup, one queue lock
+ * per socket per burst).
+ *
+ * How it is called: lib/stack's ust_stack_input() and ust_stack_poll()
+ * call ust_eth_input() per chunk, for the netif's frames and for the
+ * loopback queue's.
+ */
+
+#include <string.h>
+
+#include <rte_ether.h>
+#include <rte_prefetch.h>
+
+#include "stack_private.h"
+#include "ust_wire.h"
+
+static inline bool
+eth_dst_accepted(const struct ust_stack *stk, const struct rte_ether_hdr *eh)
+{
+	if (rte_is_same_ether_addr(&eh->dst_addr, &stk->netif.mac))
+		return true;
+	if (rte_is_broadcast_ether_addr(&eh->dst_addr))
+		return true;
+	/* IPv4 multicast MACs pass to the IP layer, which decides */
+	return eh->dst_addr.addr_bytes[0] == 0x01 &&
+	       eh->dst_addr.addr_bytes[1] == 0x00 &&
+	       eh->dst_addr.addr_bytes[2] == 0x5e;
+}
+
+/* The packets of a chunk whose protocol takes bursts, to it: a call per
+ * run of one protocol, in arrival order (one protocol takes bursts today,
+ * UDP: one call per chunk). */
+static void
+stack_input_bursts(struct ust_stack *stk, struct rte_mbuf **pkts,
+		   const struct ust_ipv4_repr *ips, uint16_t n)
+{
+	uint16_t i, start = 0;
+
+	for (i = 1; i <= n; i++) {
+		if (i < n && ips[i].proto == ips[start].proto)
+			continue;
+		stk->ip_protos[ips[start].proto]->input_burst(stk,
+			pkts + start, ips + start, (uint16_t)(i - start));
+		start = i;
+	}
+}
+
+void
+ust_eth_input(struct ust_stack *stk, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct rte_mbuf *burst[UST_MAX_BURST];
+	struct ust_ipv4_repr ips[UST_MAX_BURST];
+	uint16_t nu = 0;
+	uint16_t i;
+
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		const struct rte_ether_hdr *eh;
+
+		if (i + 1 < n)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + 1], void *));
+		stk->mib[UST_MIB_ETH_INFRAMES]++;
+		stk->mib[UST_MIB_ETH_INOCTETS] += m->pkt_len;
+		if (unlikely(m->data_len < UST_ETH_HDR_LEN)) {
+			ust_drop(stk, m, UST_DROP_PKT_TOO_SMALL);
+			continue;
+		}
+		/* a chained frame gets all its headers (Ethernet, the longest
+		 * IPv4 header, the L4 header) into its first segment */
+		if (unlikely(m->nb_segs > 1) &&
+		    !ust_mbuf_pull(m, UST_ETH_HDR_LEN + UST_IPV4_MAX_HDR_LEN +
+				   UST_TCP_MAX_HDR_LEN)) {
+			ust_drop(stk, m, UST_DROP_PKT_HDR_SPLIT);
+			continue;
+		}
+		eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
+		if (unlikely(!eth_dst_accepted(stk, eh))) {
+			ust_drop(stk, m, UST_DROP_OTHERHOST);
+			continue;
+		}
+		switch (eh->ether_type) {
+		case RTE_BE16(RTE_ETHER_TYPE_IPV4):
+			rte_pktmbuf_adj(m, UST_ETH_HDR_LEN);
+			if (ust_ipv4_input(stk, m, &ips[nu]) != 0)
+				burst[nu++] = m;
+			break;
+		case RTE_BE16(RTE_ETHER_TYPE_ARP):
+			rte_pktmbuf_adj(m, UST_ETH_HDR_LEN);
+			ust_arp_input(stk, m);
+			break;
+		default:
+			ust_drop(stk, m, UST_DROP_UNHANDLED_PROTO);
+			break;
+		}
+	}
+	if (nu > 0)
+		stack_input_bursts(stk, burst, ips, nu);
+}
+
