@@ -58,27 +58,12 @@ heap_used(void)
 }
 
 static void
-set_int(struct ust_stack *stk, int sd, int level, int name, int v)
-{
-	ust_setsockopt(stk, sd, level, name, &v, sizeof(v));
-}
-
-static void
 set_bufs(const struct opts *o, struct ust_stack *stk, int sd)
 {
 	if (o->sndbuf != 0)
-		set_int(stk, sd, SOL_SOCKET, SO_SNDBUF, (int)o->sndbuf);
+		app_set_int(stk, sd, SOL_SOCKET, SO_SNDBUF, (int)o->sndbuf);
 	if (o->rcvbuf != 0)
-		set_int(stk, sd, SOL_SOCKET, SO_RCVBUF, (int)o->rcvbuf);
-}
-
-static void
-watch(struct ust_stack *stk, int ep, int op, int sd, uint32_t events,
-      uint64_t data)
-{
-	struct ust_epoll_event ev = { .events = events, .data = data };
-
-	ust_epoll_ctl(stk, ep, op, sd, &ev);
+		app_set_int(stk, sd, SOL_SOCKET, SO_RCVBUF, (int)o->rcvbuf);
 }
 
 /* ---- server ---- */
@@ -201,8 +186,8 @@ sconn_serve(const struct opts *o, struct ust_stack *stk, int ep,
 	/* level-triggered: ask for EPOLLOUT only while something waits */
 	if ((c->npend > 0 || c->rsp_owed > 0) != c->want_out) {
 		c->want_out = !c->want_out;
-		watch(stk, ep, UST_EPOLL_CTL_MOD, sd, UST_EPOLLIN |
-		      (c->want_out ? UST_EPOLLOUT : 0), (uint64_t)sd);
+		app_watch(stk, ep, UST_EPOLL_CTL_MOD, sd, UST_EPOLLIN |
+			  (c->want_out ? UST_EPOLLOUT : 0), (uint64_t)sd);
 	}
 	return true;
 }
@@ -228,18 +213,19 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 	ls = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
 	if (ls < 0)
 		app_usage_error(PROG, "socket: %s", strerror(-ls));
-	set_int(stk, ls, SOL_SOCKET, SO_REUSEADDR, 1);
+	app_set_int(stk, ls, SOL_SOCKET, SO_REUSEADDR, 1);
 	set_bufs(o, stk, ls);
-	set_int(stk, ls, IPPROTO_TCP, TCP_NODELAY, 1);
+	app_set_int(stk, ls, IPPROTO_TCP, TCP_NODELAY, 1);
 	if (o->keepalive != 0) {
 		/* accepted connections inherit it: a peer that went away and
 		 * whose RST was lost (a full TAP queue drops frames in a burst
 		 * of closes) is found instead of staying established */
-		set_int(stk, ls, SOL_SOCKET, SO_KEEPALIVE, 1);
-		set_int(stk, ls, IPPROTO_TCP, TCP_KEEPIDLE, (int)o->keepalive);
-		set_int(stk, ls, IPPROTO_TCP, TCP_KEEPINTVL,
-			(int)o->keepalive);
-		set_int(stk, ls, IPPROTO_TCP, TCP_KEEPCNT, 3);
+		app_set_int(stk, ls, SOL_SOCKET, SO_KEEPALIVE, 1);
+		app_set_int(stk, ls, IPPROTO_TCP, TCP_KEEPIDLE,
+			    (int)o->keepalive);
+		app_set_int(stk, ls, IPPROTO_TCP, TCP_KEEPINTVL,
+			    (int)o->keepalive);
+		app_set_int(stk, ls, IPPROTO_TCP, TCP_KEEPCNT, 3);
 	}
 	rc = ust_bind(stk, ls, (struct sockaddr *)&sin, sizeof(sin));
 	if (rc == 0)
@@ -251,7 +237,7 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 	if (ep < 0)
 		app_usage_error(PROG, "cannot create an event set: %s",
 				strerror(-ep));
-	watch(stk, ep, UST_EPOLL_CTL_ADD, ls, UST_EPOLLIN, LISTENER);
+	app_watch(stk, ep, UST_EPOLL_CTL_ADD, ls, UST_EPOLLIN, LISTENER);
 	printf("%s: serving TCP %s on port %u (heap %" PRIu64 " bytes)\n",
 	       PROG, o->hold ? "without accepting" : o->discard ? "discard" :
 	       o->response != 0 ? "request-response" : "echo", o->port,
@@ -280,8 +266,8 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 				}
 				res->accepted++;
 				conns[sd].open = true;
-				watch(stk, ep, UST_EPOLL_CTL_ADD, sd,
-				      UST_EPOLLIN, (uint64_t)sd);
+				app_watch(stk, ep, UST_EPOLL_CTL_ADD, sd,
+					  UST_EPOLLIN, (uint64_t)sd);
 				sconn_serve(o, stk, ep, &conns[sd], sd, res);
 			}
 		}
@@ -365,7 +351,7 @@ cflow_open(const struct opts *o, struct ust_stack *stk, int ep,
 	if (x->sd < 0)
 		app_usage_error(PROG, "flow %u: socket: %s (raise [stack] "
 				"max_sockets)", f, strerror(-x->sd));
-	set_int(stk, x->sd, IPPROTO_TCP, TCP_NODELAY, 1);
+	app_set_int(stk, x->sd, IPPROTO_TCP, TCP_NODELAY, 1);
 	set_bufs(o, stk, x->sd);
 	rc = ust_connect(stk, x->sd, (const struct sockaddr *)to, sizeof(*to));
 	if (rc != -EINPROGRESS) {
@@ -380,8 +366,8 @@ cflow_open(const struct opts *o, struct ust_stack *stk, int ep,
 			1000000u;
 		return;
 	}
-	watch(stk, ep, UST_EPOLL_CTL_ADD, x->sd, UST_EPOLLIN | UST_EPOLLOUT,
-	      f);
+	app_watch(stk, ep, UST_EPOLL_CTL_ADD, x->sd, UST_EPOLLIN | UST_EPOLLOUT,
+		  f);
 	x->st = C_CONNECTING;
 	x->req_off = 0;
 	x->rsp_have = 0;
@@ -427,7 +413,7 @@ cflow_event(const struct opts *o, struct ust_stack *stk, int ep,
 		res->connects++;
 		x->st = C_SEND;
 		/* from now on, readable is what matters */
-		watch(stk, ep, UST_EPOLL_CTL_MOD, x->sd, UST_EPOLLIN, f);
+		app_watch(stk, ep, UST_EPOLL_CTL_MOD, x->sd, UST_EPOLLIN, f);
 		return;
 	}
 	if (x->st != C_WAIT && x->st != C_SEND)
