@@ -194,8 +194,9 @@ sconn_serve(const struct opts *o, struct ust_stack *stk, int ep,
 
 int
 run_tcp_server(const struct opts *o, struct app_env *env,
-	       struct server_result *res)
+	       rte_be32_t peer __rte_unused, struct echo_result *r)
 {
+	struct server_result *res = &r->srv;
 	struct ust_stack *stk = env->stk;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	uint64_t next_stats, period = (uint64_t)o->stats_period * 1000000000u;
@@ -457,8 +458,9 @@ cflow_event(const struct opts *o, struct ust_stack *stk, int ep,
 
 int
 run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
-	       struct client_result *res)
+	       struct echo_result *r)
 {
+	struct client_result *res = &r->cli;
 	static uint8_t req[MAX_TCP_SIZE];
 	struct ust_stack *stk = env->stk;
 	struct sockaddr_in to = { .sin_family = AF_INET };
@@ -572,8 +574,9 @@ run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 
 int
 run_tcp_stream(const struct opts *o, struct app_env *env, rte_be32_t peer,
-	       struct client_result *res)
+	       struct echo_result *r)
 {
+	struct client_result *res = &r->cli;
 	static uint8_t buf[65536], in[65536];
 	struct ust_stack *stk = env->stk;
 	struct sockaddr_in to = { .sin_family = AF_INET };
