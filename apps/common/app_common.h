@@ -12,7 +12,7 @@
  *  - app_stats.c: the port line, counters and drop reasons printed;
  *  - app_hist.c: the latency histogram;
  *  - app_json.c: a small JSON writer and the stack's counters as JSON;
- *  - app_sock.c: socket helpers of the TCP modes.
+ *  - app_sock.c: socket helpers of the modes.
  */
 
 #ifndef UST_APP_COMMON_H
@@ -228,6 +228,13 @@ void app_set_int(struct ust_stack *stk, int sd, int level, int name, int v);
 /* ust_epoll_ctl() of @sd with @events and @data */
 void app_watch(struct ust_stack *stk, int ep, int op, int sd, uint32_t events,
 	       uint64_t data);
+
+/* an event set (ust_epoll_create()), or exit 2 saying why not */
+int app_epoll_create(const char *prog, struct ust_stack *stk);
+
+/* poll the stack for @ns nanoseconds: what close() queued (FINs, RSTs)
+ * leaves, and the last ACKs come in, before the stack goes */
+void app_poll_for(struct ust_stack *stk, uint64_t ns);
 
 /* ---- a TCP server's listener (app_sock.c) ---- */
 

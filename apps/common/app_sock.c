@@ -3,10 +3,12 @@
  */
 
 /*
- * Socket helpers the apps' TCP modes share: setting an int option,
- * adding or changing a socket in an event set, and a listener's
- * refusing-connections warning.
+ * Socket helpers the apps' modes share: setting an int option, an event
+ * set created and a socket added to it or changed, polling for a while
+ * after closing, and a listener's refusing-connections warning.
  */
+
+#include <string.h>
 
 #include "app_common.h"
 #include "ust_socket.h"
@@ -24,6 +26,26 @@ app_watch(struct ust_stack *stk, int ep, int op, int sd, uint32_t events,
 	struct ust_epoll_event ev = { .events = events, .data = data };
 
 	ust_epoll_ctl(stk, ep, op, sd, &ev);
+}
+
+int
+app_epoll_create(const char *prog, struct ust_stack *stk)
+{
+	int ep = ust_epoll_create(stk);
+
+	if (ep < 0)
+		app_usage_error(prog, "cannot create an event set: %s",
+				strerror(-ep));
+	return ep;
+}
+
+void
+app_poll_for(struct ust_stack *stk, uint64_t ns)
+{
+	uint64_t until = ust_clock_ns() + ns;
+
+	while (ust_clock_ns() < until)
+		ust_stack_poll(stk, ust_clock_ns());
 }
 
 void

@@ -234,10 +234,7 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 	if (rc != 0)
 		app_usage_error(PROG, "cannot listen on TCP port %u: %s",
 				o->port, strerror(-rc));
-	ep = ust_epoll_create(stk);
-	if (ep < 0)
-		app_usage_error(PROG, "cannot create an event set: %s",
-				strerror(-ep));
+	ep = app_epoll_create(PROG, stk);
 	app_watch(stk, ep, UST_EPOLL_CTL_ADD, ls, UST_EPOLLIN, LISTENER);
 	printf("%s: serving TCP %s on port %u (heap %" PRIu64 " bytes)\n",
 	       PROG, o->hold ? "without accepting" : o->discard ? "discard" :
@@ -297,12 +294,7 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 	ust_close(stk, ls);
 	ust_close(stk, ep);
 	/* what close() queued (FINs, RSTs) leaves before the stack goes */
-	{
-		uint64_t until = ust_clock_ns() + 20000000;
-
-		while (ust_clock_ns() < until)
-			ust_stack_poll(stk, ust_clock_ns());
-	}
+	app_poll_for(stk, 20000000);
 	free(conns);
 	return 0;
 }
@@ -476,10 +468,7 @@ run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 		app_usage_error(PROG, "out of memory for %u flows", o->flows);
 	to.sin_addr.s_addr = peer;
 	to.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
-	ep = ust_epoll_create(stk);
-	if (ep < 0)
-		app_usage_error(PROG, "cannot create an event set: %s",
-				strerror(-ep));
+	ep = app_epoll_create(PROG, stk);
 	memset(req, 0xa5, sizeof(req));
 	app_hist_init(&res->lat);
 	start = ust_clock_ns();
@@ -559,13 +548,8 @@ run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 		if (fl[f].sd >= 0)
 			ust_close(stk, fl[f].sd);
 	ust_close(stk, ep);
-	{
-		/* the FINs go, and the last ACKs come in */
-		uint64_t until = ust_clock_ns() + 20000000;
-
-		while (ust_clock_ns() < until)
-			ust_stack_poll(stk, ust_clock_ns());
-	}
+	/* the FINs go, and the last ACKs come in */
+	app_poll_for(stk, 20000000);
 	free(fl);
 	return 0;
 }
@@ -684,12 +668,7 @@ run_tcp_stream(const struct opts *o, struct app_env *env, rte_be32_t peer,
 	if (eof && res->last_error == 0)
 		res->all = 1;
 	ust_close(stk, sd);
-	{
-		uint64_t until = ust_clock_ns() + 20000000;
-
-		while (ust_clock_ns() < until)
-			ust_stack_poll(stk, ust_clock_ns());
-	}
+	app_poll_for(stk, 20000000);
 	if (src != NULL)
 		fclose(src);
 	if (out != NULL && fclose(out) != 0)

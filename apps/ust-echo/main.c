@@ -629,10 +629,7 @@ run_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 		app_usage_error(PROG, "out of memory for %u flows", o->flows);
 	to.sin_addr.s_addr = peer;
 	to.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
-	ep = ust_epoll_create(stk);
-	if (ep < 0)
-		app_usage_error(PROG, "cannot create an event set: %s",
-				strerror(-ep));
+	ep = app_epoll_create(PROG, stk);
 	for (f = 0; f < o->flows; f++) {
 		struct ust_epoll_event ev = { .events = UST_EPOLLIN,
 					      .data = f };
@@ -865,8 +862,9 @@ main(int argc, char **argv)
 			json_dbl(&j, "seconds", cres->seconds);
 			json_u64(&j, "transactions", cres->transactions);
 			json_dbl(&j, "transactions_per_s",
-				 cres->seconds > 0 ? (double)cres->transactions /
-				 cres->seconds : 0);
+				 cres->seconds > 0 ?
+				 (double)cres->transactions / cres->seconds :
+				 0);
 			json_u64(&j, "timeouts", cres->timeouts);
 			json_u64(&j, "late", cres->late);
 			json_u64(&j, "port_unreachable", cres->refused);

@@ -958,10 +958,7 @@ tcp_begin(struct perf_ctx *c)
 	app_hist_init(&t->lat);
 	if (t->zc)
 		zc_setup(c, t);
-	t->ep = ust_epoll_create(stk);
-	if (t->ep < 0)
-		app_usage_error(PERF_PROG, "cannot create an event set: %s",
-				strerror(-t->ep));
+	t->ep = app_epoll_create(PERF_PROG, stk);
 	if (t->server)
 		server_begin(c, t);
 	else
