@@ -92,6 +92,21 @@ expect "--bulk  5" "$echo_bin" $A $cli --proto tcp --bulk " 5"
 expect "--stream $work: not a regular file" "$echo_bin" $A $cli --proto tcp --stream "$work"
 expect "--stream /dev/zero: not a regular file" "$echo_bin" $A $cli --proto tcp --stream /dev/zero
 expect "--stream $work/none" "$echo_bin" $A $cli --proto tcp --stream "$work/none"
+# an option of another ust-echo mode (the mode table in apps/ust-echo/main.c)
+expect "--keepalive: not an option of mode udp-server" "$echo_bin" $A --keepalive 5
+expect "--peer: not an option of mode udp-server" "$echo_bin" $A --peer 198.18.0.1
+expect "--size: not an option of mode udp-server" "$echo_bin" $A --size 64
+expect "--duration: not an option of mode tcp-server" "$echo_bin" $A --proto tcp --duration 2
+expect "--hold: not an option of mode udp-client" "$echo_bin" $A $cli --hold
+expect "--count: not an option of mode udp-client" "$echo_bin" $A $cli --count 5
+expect "--sndbuf: not an option of mode udp-client" "$echo_bin" $A $cli --sndbuf 65536
+expect "--discard: not an option of mode tcp-client" "$echo_bin" $A $cli --proto tcp --discard
+expect "--stream-out: not an option of mode tcp-client" "$echo_bin" $A $cli --proto tcp --stream-out "$work/o"
+expect "--flows: not an option of mode tcp-stream" "$echo_bin" $A $cli --proto tcp --bulk 5 --flows 2
+expect "--bulk: not an option of mode tcp-server" "$echo_bin" $A --proto tcp --bulk 5
+expect "--stream and --bulk exclude each other" "$echo_bin" $A $cli --proto tcp --bulk 5 --stream "$work/dup.ini"
+expect "--discard and --response exclude each other" "$echo_bin" $A --proto tcp --discard --response 5
+expect "--size 2000: UDP requests are 1-1472 bytes" "$echo_bin" $A $cli --size 2000
 expect "--size  64" "$perf_bin" --mode udp-flood $A --size " 64"
 expect "--rate nan" "$perf_bin" --mode udp-flood $A --rate nan
 expect "--rate infk" "$perf_bin" --mode udp-flood $A --rate infk

@@ -3,10 +3,16 @@
  */
 
 /*
- * What ust-echo and ust-perf share: argument handling (EAL arguments before
- * "--", the app's after; one-line errors with exit status 2), bring-up of
- * one port and one stack from a struct ust_config, the latency histogram,
- * a small JSON writer and counter printing.
+ * What ust-echo and ust-perf share, one section a file:
+ *  - app_cli.c: argument handling (EAL arguments before "--", the app's
+ *    after; one-line errors with exit status 2), value checks, the TX
+ *    layout flags, signals;
+ *  - app_env.c: bring-up of one port and one stack from a struct
+ *    ust_config, and teardown;
+ *  - app_stats.c: the port line, counters and drop reasons printed;
+ *  - app_hist.c: the latency histogram;
+ *  - app_json.c: a small JSON writer and the stack's counters as JSON;
+ *  - app_sock.c: socket helpers of the modes.
  */
 
 #ifndef UST_APP_COMMON_H
@@ -22,6 +28,8 @@
 #include "ust_port.h"
 #include "ust_stack.h"
 #include "ust_tcp_tx.h"
+
+/* ---- command line (app_cli.c) ---- */
 
 /* Print "PROG: error: MSG" on one line and exit with status 2. */
 void app_usage_error(const char *prog, const char *fmt, ...)
@@ -47,6 +55,8 @@ void app_split_args(int argc, char **argv, int *eal_argc, char ***eal_argv,
 /* Set *flag when SIGINT or SIGTERM arrives. */
 void app_catch_signals(volatile sig_atomic_t *flag);
 
+/* ---- environment (app_env.c) ---- */
+
 /* A port, its pool and one stack, brought up from a configuration. */
 struct app_env {
 	const char *prog;
@@ -60,12 +70,6 @@ struct app_env {
 	unsigned int mbuf_in_use_end;
 };
 
-/* Check a --fault spec now (exit 2 with the reason when it is bad). */
-void app_fault_check(const char *prog, const char *spec);
-
-/* One line of what the fault stage did (nothing without one). */
-void app_print_fault(FILE *f, const struct app_env *env);
-
 /* After rte_eal_init(): pool, port, stack. Exits with status 2 on a
  * configuration the port or the stack refuses, naming it. */
 void app_env_up(struct app_env *env);
@@ -74,7 +78,7 @@ void app_env_up(struct app_env *env);
  * pool's in-use count; then close the port. */
 void app_env_down(struct app_env *env);
 
-/* ---- TX layout options (both apps) ---- */
+/* ---- TX layout options (both apps; app_cli.c) ---- */
 
 /* getopt ids of the options below (between the apps' own ranges) */
 enum {
@@ -122,14 +126,11 @@ bool app_tx_opt_parse(const char *prog, struct app_tx_opts *t, int id,
  * first_linear_max) with the flags given: flags win. */
 void app_tx_opts_apply(const struct app_tx_opts *t, struct ust_config *cfg);
 
-/* One line of the stack's TX layout counters (nothing when no TCP packet
- * was built). */
-void app_print_tcp_tx(FILE *f, const struct ust_stack *stk);
+/* Check a --fault spec now (exit 2 with the reason when it is bad). */
+void app_fault_check(const char *prog, const char *spec);
 
-/* @a - @b, counter by counter (histograms included). */
-void app_tcp_tx_sub(struct ust_tcp_tx_stats *d,
-		    const struct ust_tcp_tx_stats *a,
-		    const struct ust_tcp_tx_stats *b);
+/* Sleep @seconds (fractions allowed). */
+void app_sleep(double seconds);
 
 /* Network-order mask of a prefix length. */
 static inline rte_be32_t
@@ -139,8 +140,23 @@ app_mask_be(uint8_t prefix)
 				prefix == 0 ? 0 : ~(UINT32_MAX >> prefix));
 }
 
-/* Sleep @seconds (fractions allowed). */
-void app_sleep(double seconds);
+/* ---- printing (app_stats.c) ---- */
+
+/* One line of the stack's TX layout counters (nothing when no TCP packet
+ * was built). */
+void app_print_tcp_tx(FILE *f, const struct ust_stack *stk);
+
+/* @a - @b, counter by counter (histograms included). */
+void app_tcp_tx_sub(struct ust_tcp_tx_stats *d,
+		    const struct ust_tcp_tx_stats *a,
+		    const struct ust_tcp_tx_stats *b);
+
+/* @a / @b, 0 when @b is 0 */
+static inline double
+app_ratio(uint64_t a, uint64_t b)
+{
+	return b != 0 ? (double)a / (double)b : 0;
+}
 
 /* One line describing the port and its offloads. */
 void app_print_port(FILE *f, const struct app_env *env);
@@ -149,7 +165,10 @@ void app_print_port(FILE *f, const struct app_env *env);
  * drop reasons. */
 void app_print_stats(FILE *f, struct ust_stack *stk);
 
-/* ---- latency histogram (log-linear, ~3% resolution, ns) ---- */
+/* One line of what the fault stage did (nothing without one). */
+void app_print_fault(FILE *f, const struct app_env *env);
+
+/* ---- latency histogram (log-linear, ~3% resolution, ns; app_hist.c) ---- */
 
 #define HIST_SUB 32
 #define HIST_BUCKETS (45 * HIST_SUB)
@@ -168,7 +187,7 @@ void app_hist_merge(struct app_hist *dst, const struct app_hist *src);
 /* value at quantile q (0..1), the bucket's midpoint */
 uint64_t app_hist_quantile(const struct app_hist *h, double q);
 
-/* ---- JSON writer ---- */
+/* ---- JSON writer (app_json.c) ---- */
 
 struct app_json {
 	FILE *f;
@@ -200,7 +219,24 @@ void json_env(struct app_json *j, const struct app_env *env);
 void json_stack(struct app_json *j, struct ust_stack *stk);
 void json_hist(struct app_json *j, const char *key, const struct app_hist *h);
 
-/* ---- a TCP server's listener ---- */
+/* ---- socket helpers (app_sock.c) ---- */
+
+/* setsockopt() of an int; the result is not checked (the apps set
+ * options the stack has) */
+void app_set_int(struct ust_stack *stk, int sd, int level, int name, int v);
+
+/* ust_epoll_ctl() of @sd with @events and @data */
+void app_watch(struct ust_stack *stk, int ep, int op, int sd, uint32_t events,
+	       uint64_t data);
+
+/* an event set (ust_epoll_create()), or exit 2 saying why not */
+int app_epoll_create(const char *prog, struct ust_stack *stk);
+
+/* poll the stack for @ns nanoseconds: what close() queued (FINs, RSTs)
+ * leaves, and the last ACKs come in, before the stack goes */
+void app_poll_for(struct ust_stack *stk, uint64_t ns);
+
+/* ---- a TCP server's listener (app_sock.c) ---- */
 
 /* Says once, on stdout, that connections are being refused: the first
  * time ListenOverflows or ListenDrops grows (the accept queue or the socket

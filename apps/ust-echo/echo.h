@@ -4,8 +4,8 @@
 
 /*
  * ust-echo's shared declarations: the options (main.c parses them), the
- * results each mode fills, and the TCP modes (echo_tcp.c); the UDP modes
- * and main() are in main.c.
+ * modes and the results they fill, and the TCP modes' run functions
+ * (echo_tcp.c); the mode table, the UDP modes and main() are in main.c.
  */
 
 #ifndef UST_ECHO_H
@@ -22,7 +22,10 @@
 #define MAX_UDP_SIZE 1472
 #define MAX_TCP_SIZE 65536
 
+struct echo_mode;
+
 struct opts {
+	const struct echo_mode *mode;  /* what --mode, --proto... chose */
 	bool server;
 	bool tcp;
 	const char *config;
@@ -90,11 +93,31 @@ struct client_result {
 	struct app_hist lat;
 };
 
+/* what a run fills: a server's result or a client's */
+struct echo_result {
+	struct server_result srv;
+	struct client_result cli;
+};
+
+/* a mode: run it once the stack is up (@peer: a client's server) */
+typedef int (*echo_run_t)(const struct opts *o, struct app_env *env,
+			  rte_be32_t peer, struct echo_result *r);
+
+struct echo_mode {
+	const char *name;
+	unsigned int bit;        /* its bit in the option table (main.c) */
+	bool server;
+	bool tcp;
+	bool stream;             /* a stream: a transfer, not transactions */
+	const char *summary;     /* for --help */
+	echo_run_t run;
+};
+
 int run_tcp_server(const struct opts *o, struct app_env *env,
-		   struct server_result *res);
-int run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
-		   struct client_result *res);
-int run_tcp_stream(const struct opts *o, struct app_env *env, rte_be32_t peer,
-		   struct client_result *res);
+		   rte_be32_t peer, struct echo_result *r);
+int run_tcp_client(const struct opts *o, struct app_env *env,
+		   rte_be32_t peer, struct echo_result *r);
+int run_tcp_stream(const struct opts *o, struct app_env *env,
+		   rte_be32_t peer, struct echo_result *r);
 
 #endif /* UST_ECHO_H */

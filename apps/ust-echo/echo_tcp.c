@@ -58,27 +58,12 @@ heap_used(void)
 }
 
 static void
-set_int(struct ust_stack *stk, int sd, int level, int name, int v)
-{
-	ust_setsockopt(stk, sd, level, name, &v, sizeof(v));
-}
-
-static void
 set_bufs(const struct opts *o, struct ust_stack *stk, int sd)
 {
 	if (o->sndbuf != 0)
-		set_int(stk, sd, SOL_SOCKET, SO_SNDBUF, (int)o->sndbuf);
+		app_set_int(stk, sd, SOL_SOCKET, SO_SNDBUF, (int)o->sndbuf);
 	if (o->rcvbuf != 0)
-		set_int(stk, sd, SOL_SOCKET, SO_RCVBUF, (int)o->rcvbuf);
-}
-
-static void
-watch(struct ust_stack *stk, int ep, int op, int sd, uint32_t events,
-      uint64_t data)
-{
-	struct ust_epoll_event ev = { .events = events, .data = data };
-
-	ust_epoll_ctl(stk, ep, op, sd, &ev);
+		app_set_int(stk, sd, SOL_SOCKET, SO_RCVBUF, (int)o->rcvbuf);
 }
 
 /* ---- server ---- */
@@ -201,16 +186,17 @@ sconn_serve(const struct opts *o, struct ust_stack *stk, int ep,
 	/* level-triggered: ask for EPOLLOUT only while something waits */
 	if ((c->npend > 0 || c->rsp_owed > 0) != c->want_out) {
 		c->want_out = !c->want_out;
-		watch(stk, ep, UST_EPOLL_CTL_MOD, sd, UST_EPOLLIN |
-		      (c->want_out ? UST_EPOLLOUT : 0), (uint64_t)sd);
+		app_watch(stk, ep, UST_EPOLL_CTL_MOD, sd, UST_EPOLLIN |
+			  (c->want_out ? UST_EPOLLOUT : 0), (uint64_t)sd);
 	}
 	return true;
 }
 
 int
 run_tcp_server(const struct opts *o, struct app_env *env,
-	       struct server_result *res)
+	       rte_be32_t peer __rte_unused, struct echo_result *r)
 {
+	struct server_result *res = &r->srv;
 	struct ust_stack *stk = env->stk;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	uint64_t next_stats, period = (uint64_t)o->stats_period * 1000000000u;
@@ -228,18 +214,19 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 	ls = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
 	if (ls < 0)
 		app_usage_error(PROG, "socket: %s", strerror(-ls));
-	set_int(stk, ls, SOL_SOCKET, SO_REUSEADDR, 1);
+	app_set_int(stk, ls, SOL_SOCKET, SO_REUSEADDR, 1);
 	set_bufs(o, stk, ls);
-	set_int(stk, ls, IPPROTO_TCP, TCP_NODELAY, 1);
+	app_set_int(stk, ls, IPPROTO_TCP, TCP_NODELAY, 1);
 	if (o->keepalive != 0) {
 		/* accepted connections inherit it: a peer that went away and
 		 * whose RST was lost (a full TAP queue drops frames in a burst
 		 * of closes) is found instead of staying established */
-		set_int(stk, ls, SOL_SOCKET, SO_KEEPALIVE, 1);
-		set_int(stk, ls, IPPROTO_TCP, TCP_KEEPIDLE, (int)o->keepalive);
-		set_int(stk, ls, IPPROTO_TCP, TCP_KEEPINTVL,
-			(int)o->keepalive);
-		set_int(stk, ls, IPPROTO_TCP, TCP_KEEPCNT, 3);
+		app_set_int(stk, ls, SOL_SOCKET, SO_KEEPALIVE, 1);
+		app_set_int(stk, ls, IPPROTO_TCP, TCP_KEEPIDLE,
+			    (int)o->keepalive);
+		app_set_int(stk, ls, IPPROTO_TCP, TCP_KEEPINTVL,
+			    (int)o->keepalive);
+		app_set_int(stk, ls, IPPROTO_TCP, TCP_KEEPCNT, 3);
 	}
 	rc = ust_bind(stk, ls, (struct sockaddr *)&sin, sizeof(sin));
 	if (rc == 0)
@@ -247,11 +234,8 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 	if (rc != 0)
 		app_usage_error(PROG, "cannot listen on TCP port %u: %s",
 				o->port, strerror(-rc));
-	ep = ust_epoll_create(stk);
-	if (ep < 0)
-		app_usage_error(PROG, "cannot create an event set: %s",
-				strerror(-ep));
-	watch(stk, ep, UST_EPOLL_CTL_ADD, ls, UST_EPOLLIN, LISTENER);
+	ep = app_epoll_create(PROG, stk);
+	app_watch(stk, ep, UST_EPOLL_CTL_ADD, ls, UST_EPOLLIN, LISTENER);
 	printf("%s: serving TCP %s on port %u (heap %" PRIu64 " bytes)\n",
 	       PROG, o->hold ? "without accepting" : o->discard ? "discard" :
 	       o->response != 0 ? "request-response" : "echo", o->port,
@@ -280,8 +264,8 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 				}
 				res->accepted++;
 				conns[sd].open = true;
-				watch(stk, ep, UST_EPOLL_CTL_ADD, sd,
-				      UST_EPOLLIN, (uint64_t)sd);
+				app_watch(stk, ep, UST_EPOLL_CTL_ADD, sd,
+					  UST_EPOLLIN, (uint64_t)sd);
 				sconn_serve(o, stk, ep, &conns[sd], sd, res);
 			}
 		}
@@ -310,12 +294,7 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 	ust_close(stk, ls);
 	ust_close(stk, ep);
 	/* what close() queued (FINs, RSTs) leaves before the stack goes */
-	{
-		uint64_t until = ust_clock_ns() + 20000000;
-
-		while (ust_clock_ns() < until)
-			ust_stack_poll(stk, ust_clock_ns());
-	}
+	app_poll_for(stk, 20000000);
 	free(conns);
 	return 0;
 }
@@ -365,7 +344,7 @@ cflow_open(const struct opts *o, struct ust_stack *stk, int ep,
 	if (x->sd < 0)
 		app_usage_error(PROG, "flow %u: socket: %s (raise [stack] "
 				"max_sockets)", f, strerror(-x->sd));
-	set_int(stk, x->sd, IPPROTO_TCP, TCP_NODELAY, 1);
+	app_set_int(stk, x->sd, IPPROTO_TCP, TCP_NODELAY, 1);
 	set_bufs(o, stk, x->sd);
 	rc = ust_connect(stk, x->sd, (const struct sockaddr *)to, sizeof(*to));
 	if (rc != -EINPROGRESS) {
@@ -380,8 +359,8 @@ cflow_open(const struct opts *o, struct ust_stack *stk, int ep,
 			1000000u;
 		return;
 	}
-	watch(stk, ep, UST_EPOLL_CTL_ADD, x->sd, UST_EPOLLIN | UST_EPOLLOUT,
-	      f);
+	app_watch(stk, ep, UST_EPOLL_CTL_ADD, x->sd, UST_EPOLLIN | UST_EPOLLOUT,
+		  f);
 	x->st = C_CONNECTING;
 	x->req_off = 0;
 	x->rsp_have = 0;
@@ -427,7 +406,7 @@ cflow_event(const struct opts *o, struct ust_stack *stk, int ep,
 		res->connects++;
 		x->st = C_SEND;
 		/* from now on, readable is what matters */
-		watch(stk, ep, UST_EPOLL_CTL_MOD, x->sd, UST_EPOLLIN, f);
+		app_watch(stk, ep, UST_EPOLL_CTL_MOD, x->sd, UST_EPOLLIN, f);
 		return;
 	}
 	if (x->st != C_WAIT && x->st != C_SEND)
@@ -471,8 +450,9 @@ cflow_event(const struct opts *o, struct ust_stack *stk, int ep,
 
 int
 run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
-	       struct client_result *res)
+	       struct echo_result *r)
 {
+	struct client_result *res = &r->cli;
 	static uint8_t req[MAX_TCP_SIZE];
 	struct ust_stack *stk = env->stk;
 	struct sockaddr_in to = { .sin_family = AF_INET };
@@ -488,10 +468,7 @@ run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 		app_usage_error(PROG, "out of memory for %u flows", o->flows);
 	to.sin_addr.s_addr = peer;
 	to.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
-	ep = ust_epoll_create(stk);
-	if (ep < 0)
-		app_usage_error(PROG, "cannot create an event set: %s",
-				strerror(-ep));
+	ep = app_epoll_create(PROG, stk);
 	memset(req, 0xa5, sizeof(req));
 	app_hist_init(&res->lat);
 	start = ust_clock_ns();
@@ -571,13 +548,8 @@ run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 		if (fl[f].sd >= 0)
 			ust_close(stk, fl[f].sd);
 	ust_close(stk, ep);
-	{
-		/* the FINs go, and the last ACKs come in */
-		uint64_t until = ust_clock_ns() + 20000000;
-
-		while (ust_clock_ns() < until)
-			ust_stack_poll(stk, ust_clock_ns());
-	}
+	/* the FINs go, and the last ACKs come in */
+	app_poll_for(stk, 20000000);
 	free(fl);
 	return 0;
 }
@@ -586,8 +558,9 @@ run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 
 int
 run_tcp_stream(const struct opts *o, struct app_env *env, rte_be32_t peer,
-	       struct client_result *res)
+	       struct echo_result *r)
 {
+	struct client_result *res = &r->cli;
 	static uint8_t buf[65536], in[65536];
 	struct ust_stack *stk = env->stk;
 	struct sockaddr_in to = { .sin_family = AF_INET };
@@ -695,12 +668,7 @@ run_tcp_stream(const struct opts *o, struct app_env *env, rte_be32_t peer,
 	if (eof && res->last_error == 0)
 		res->all = 1;
 	ust_close(stk, sd);
-	{
-		uint64_t until = ust_clock_ns() + 20000000;
-
-		while (ust_clock_ns() < until)
-			ust_stack_poll(stk, ust_clock_ns());
-	}
+	app_poll_for(stk, 20000000);
 	if (src != NULL)
 		fclose(src);
 	if (out != NULL && fclose(out) != 0)

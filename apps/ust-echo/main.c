@@ -14,7 +14,10 @@
  * request-response over --flows sockets, one request outstanding per flow,
  * and prints transactions/s and latency percentiles. With --proto tcp the
  * same over TCP connections, plus a stream mode (echo_tcp.c). Both run the
- * stack on the main lcore. This file: options, UDP modes, main().
+ * stack on the main lcore. This file: the mode table (what --mode, --proto
+ * and --stream/--bulk choose, and the run function of each), the option
+ * table (which modes take each option; another mode's option is refused),
+ * the UDP modes and main().
  */
 
 #include <ctype.h>
@@ -39,14 +42,67 @@
 
 volatile sig_atomic_t quit;
 
+/*
+ * The modes: --mode server|client, --proto udp|tcp and, for a TCP client,
+ * --stream or --bulk choose one; each has its run function and takes the
+ * options whose entry in opt_table names it.
+ */
+enum {
+	M_UDP_SERVER = 1u << 0,
+	M_UDP_CLIENT = 1u << 1,
+	M_TCP_SERVER = 1u << 2,
+	M_TCP_CLIENT = 1u << 3,
+	M_TCP_STREAM = 1u << 4,
+	M_SERVERS = M_UDP_SERVER | M_TCP_SERVER,
+	M_TCP = M_TCP_SERVER | M_TCP_CLIENT | M_TCP_STREAM,
+	M_RR_CLIENTS = M_UDP_CLIENT | M_TCP_CLIENT,
+	M_CLIENTS = M_RR_CLIENTS | M_TCP_STREAM,
+	M_ALL = M_SERVERS | M_CLIENTS,
+};
+
+static int run_server(const struct opts *o, struct app_env *env,
+		      rte_be32_t peer, struct echo_result *r);
+static int run_client(const struct opts *o, struct app_env *env,
+		      rte_be32_t peer, struct echo_result *r);
+
+static const struct echo_mode modes[] = {
+	{ "udp-server", M_UDP_SERVER, true, false, false,
+	  "--mode server (the default): echo every UDP datagram, zero\n"
+	  "               copy",
+	  run_server },
+	{ "udp-client", M_UDP_CLIENT, false, false, false,
+	  "--mode client: UDP request-response over --flows sockets",
+	  run_client },
+	{ "tcp-server", M_TCP_SERVER, true, true, false,
+	  "--mode server --proto tcp: echo, request-response\n"
+	  "               (--response), a sink (--discard) or a full accept "
+	  "queue (--hold)",
+	  run_tcp_server },
+	{ "tcp-client", M_TCP_CLIENT, false, true, false,
+	  "--mode client --proto tcp: request-response over --flows\n"
+	  "               connections",
+	  run_tcp_client },
+	{ "tcp-stream", M_TCP_STREAM, false, true, true,
+	  "--mode client --proto tcp --stream FILE or --bulk BYTES: send\n"
+	  "               on one connection, read the echo until EOF",
+	  run_tcp_stream },
+};
+
 static void
 usage(void)
 {
+	unsigned int i;
+
 	printf(
 "Usage: " PROG " [EAL options] -- [options]\n"
 "\n"
 "Serve UDP or TCP echo, or drive an echo server with request-response\n"
 "traffic (one request outstanding per flow), on the first ethdev port.\n"
+"\n"
+"Modes (an option that names modes is refused in the others):\n");
+	for (i = 0; i < RTE_DIM(modes); i++)
+		printf("  %-12s %s\n", modes[i].name, modes[i].summary);
+	printf(
 "\n"
 "Options:\n"
 "  --mode server|client   role (default: server)\n"
@@ -59,51 +115,58 @@ usage(void)
 "  --gateway A.B.C.D      default gateway ([ip] gateway)\n"
 "  --port N               port served, or the server's (default: 7)\n"
 "  --port-id N            ethdev port ([port] id, default: 0)\n"
-"  --peer A.B.C.D         client: the server's address (required)\n"
-"  --size BYTES           request size: 1-1472 for UDP, 1-65536 for TCP\n"
-"                         (default: 64); a TCP server with --response\n"
-"                         answers every --size bytes it reads\n"
-"  --response BYTES       TCP: response size (client default: --size;\n"
-"                         server default: 0, echo what arrives)\n"
-"  --flows N              client: concurrent flows, 1-4096 (default: 1)\n"
-"  --duration SECONDS     client: measured time (default: 5)\n"
-"  --warmup SECONDS       client: unmeasured time before (default: 0.5)\n"
-"  --timeout MS           client: UDP: an unanswered request is counted\n"
-"                         lost and resent after this long; TCP: wait\n"
-"                         before connecting again after an error\n"
+"  --peer A.B.C.D         clients: the server's address (required)\n"
+"  --size BYTES           udp-client, tcp-client: request size, 1-1472\n"
+"                         for UDP, 1-65536 for TCP (default: 64);\n"
+"                         tcp-server: with --response, answer every --size\n"
+"                         bytes read\n"
+"  --response BYTES       tcp-client, tcp-server: response size (client\n"
+"                         default: --size; server default: 0, echo what\n"
+"                         arrives)\n"
+"  --flows N              udp-client, tcp-client: concurrent flows, 1-4096\n"
+"                         (default: 1)\n"
+"  --duration SECONDS     clients: measured time; tcp-stream: the time the\n"
+"                         whole transfer may take (default: 5)\n"
+"  --warmup SECONDS       udp-client, tcp-client: unmeasured time before\n"
+"                         (default: 0.5)\n"
+"  --timeout MS           udp-client: an unanswered request is counted\n"
+"                         lost and resent after this long; tcp-client:\n"
+"                         wait before connecting again after an error\n"
 "                         (default: 200)\n"
-"  --reconnect K          TCP client: close each connection and open a new\n"
+"  --reconnect K          tcp-client: close each connection and open a new\n"
 "                         one after K transactions (default: 0, never)\n"
-"  --count N              client: stop after N transactions (default: 0,\n"
-"                         run for --duration)\n"
-"  --stream FILE          TCP client: send FILE (a regular, readable file)\n"
+"  --count N              tcp-client: stop after N transactions (default:\n"
+"                         0, run for --duration)\n"
+"  --stream FILE          tcp-stream: send FILE (a regular, readable file)\n"
 "                         on one connection, then\n"
 "                         shut down sending and read until EOF\n"
-"  --bulk BYTES           TCP client: as --stream, with BYTES of a pattern\n"
-"  --stream-out FILE      TCP client: write what the server sends back\n"
-"  --discard              TCP server: read and drop (a bulk sink)\n"
-"  --close-rst            TCP server: reset the open connections at exit\n"
-"  --backlog N            TCP server: listen backlog (default: 4096; at\n"
+"  --bulk BYTES           tcp-stream: as --stream, with BYTES of a pattern\n"
+"  --stream-out FILE      tcp-stream: write what the server sends back\n"
+"  --discard              tcp-server: read and drop (a bulk sink)\n"
+"  --close-rst            tcp-server: reset the open connections at exit\n"
+"  --backlog N            tcp-server: listen backlog (default: 4096; at\n"
 "                         most [tcp] max_conns)\n"
-"  --keepalive SECONDS    TCP server: probe a connection idle this long,\n"
+"  --keepalive SECONDS    tcp-server: probe a connection idle this long,\n"
 "                         every SECONDS after, and drop it after 3\n"
 "                         unanswered probes (SO_KEEPALIVE, TCP_KEEPIDLE,\n"
 "                         TCP_KEEPINTVL, TCP_KEEPCNT; 1 to 32767; default:\n"
 "                         off): a peer gone whose RST was lost is found\n"
-"  --hold                 TCP server: never accept; connections stay\n"
+"  --hold                 tcp-server: never accept; connections stay\n"
 "                         established in the accept queue (to measure the\n"
 "                         stack's memory per connection, reported with\n"
 "                         --stats-period)\n"
-"  --sndbuf BYTES         TCP: SO_SNDBUF of every socket\n"
-"  --rcvbuf BYTES         TCP: SO_RCVBUF of every socket\n"
+"  --sndbuf BYTES         TCP modes: SO_SNDBUF of every socket\n"
+"  --rcvbuf BYTES         TCP modes: SO_RCVBUF of every socket\n"
 APP_TX_USAGE
 "  --fault SPEC           drop, duplicate, reorder, corrupt received frames\n"
 "                         (e.g. drop=10%%,reorder=5%%,dup=1%%,corrupt=1%%,\n"
 "                         seed=7; see ust_fault.h)\n"
 "  --json FILE            write counters, drop reasons, the result and the\n"
 "                         mbuf pool's in-use count at start and end\n"
-"  --idle-sleep US        sleep after an idle poll (default: 0, busy poll)\n"
-"  --stats-period SECONDS print a stats line this often (default: 0, off)\n"
+"  --idle-sleep US        servers: sleep after an idle poll (default: 0,\n"
+"                         busy poll)\n"
+"  --stats-period SECONDS all but tcp-stream: print a stats line this often\n"
+"                         (default: 0, off)\n"
 "  --linger SECONDS       after the run, keep the port open but unpolled\n"
 "                         this long before closing it (default: 0); two\n"
 "                         processes on one net_memif use it so that neither\n"
@@ -113,7 +176,7 @@ APP_TX_USAGE
 "\n"
 "Exit status: 0 on success; 1 when a client completed no transaction (or\n"
 "a stream did not end in order);\n"
-"2 on a bad flag, configuration or device.\n");
+"2 on a bad flag, an option of another mode, configuration or device.\n");
 }
 
 static double
@@ -133,53 +196,123 @@ parse_num(const char *flag, const char *v, uint32_t min, uint32_t max)
 	return n;
 }
 
+enum { O_MODE = 256, O_PROTO, O_CONFIG, O_ADDR, O_GW, O_PORT,
+       O_PORTID, O_PEER, O_SIZE, O_FLOWS, O_DURATION, O_WARMUP,
+       O_TIMEOUT, O_JSON, O_IDLE, O_STATS, O_LINGER, O_HELP,
+       O_RESPONSE, O_RECONNECT, O_COUNT, O_STREAM, O_BULK,
+       O_STREAM_OUT, O_DISCARD, O_CLOSE_RST, O_SNDBUF, O_RCVBUF,
+       O_FAULT, O_BACKLOG, O_HOLD, O_KEEPALIVE, O_END };
+
+/* every option and the modes that take it (the TX layout flags, from
+ * app_common.h, are taken by all) */
+static const struct {
+	struct option lo;
+	unsigned int modes;
+} opt_table[] = {
+	{ { "mode", required_argument, NULL, O_MODE }, M_ALL },
+	{ { "proto", required_argument, NULL, O_PROTO }, M_ALL },
+	{ { "config", required_argument, NULL, O_CONFIG }, M_ALL },
+	{ { "addr", required_argument, NULL, O_ADDR }, M_ALL },
+	{ { "gateway", required_argument, NULL, O_GW }, M_ALL },
+	{ { "port", required_argument, NULL, O_PORT }, M_ALL },
+	{ { "port-id", required_argument, NULL, O_PORTID }, M_ALL },
+	{ { "peer", required_argument, NULL, O_PEER }, M_CLIENTS },
+	{ { "size", required_argument, NULL, O_SIZE },
+	  M_RR_CLIENTS | M_TCP_SERVER },
+	{ { "flows", required_argument, NULL, O_FLOWS }, M_RR_CLIENTS },
+	{ { "duration", required_argument, NULL, O_DURATION }, M_CLIENTS },
+	{ { "warmup", required_argument, NULL, O_WARMUP }, M_RR_CLIENTS },
+	{ { "timeout", required_argument, NULL, O_TIMEOUT }, M_RR_CLIENTS },
+	{ { "json", required_argument, NULL, O_JSON }, M_ALL },
+	{ { "idle-sleep", required_argument, NULL, O_IDLE }, M_SERVERS },
+	{ { "stats-period", required_argument, NULL, O_STATS },
+	  M_ALL & ~M_TCP_STREAM },
+	{ { "linger", required_argument, NULL, O_LINGER }, M_ALL },
+	{ { "help", no_argument, NULL, O_HELP }, M_ALL },
+	{ { "response", required_argument, NULL, O_RESPONSE },
+	  M_TCP_SERVER | M_TCP_CLIENT },
+	{ { "reconnect", required_argument, NULL, O_RECONNECT },
+	  M_TCP_CLIENT },
+	{ { "count", required_argument, NULL, O_COUNT }, M_TCP_CLIENT },
+	{ { "stream", required_argument, NULL, O_STREAM }, M_TCP_STREAM },
+	{ { "bulk", required_argument, NULL, O_BULK }, M_TCP_STREAM },
+	{ { "stream-out", required_argument, NULL, O_STREAM_OUT },
+	  M_TCP_STREAM },
+	{ { "discard", no_argument, NULL, O_DISCARD }, M_TCP_SERVER },
+	{ { "close-rst", no_argument, NULL, O_CLOSE_RST }, M_TCP_SERVER },
+	{ { "sndbuf", required_argument, NULL, O_SNDBUF }, M_TCP },
+	{ { "rcvbuf", required_argument, NULL, O_RCVBUF }, M_TCP },
+	{ { "fault", required_argument, NULL, O_FAULT }, M_ALL },
+	{ { "backlog", required_argument, NULL, O_BACKLOG }, M_TCP_SERVER },
+	{ { "keepalive", required_argument, NULL, O_KEEPALIVE },
+	  M_TCP_SERVER },
+	{ { "hold", no_argument, NULL, O_HOLD }, M_TCP_SERVER },
+};
+
+/* The mode the role, the transport and --stream/--bulk choose. */
+static const struct echo_mode *
+choose_mode(const struct opts *o)
+{
+	unsigned int bit, i;
+
+	if (o->server)
+		bit = o->tcp ? M_TCP_SERVER : M_UDP_SERVER;
+	else if (!o->tcp)
+		bit = M_UDP_CLIENT;
+	else
+		bit = o->stream != NULL || o->bulk != 0 ? M_TCP_STREAM :
+			M_TCP_CLIENT;
+	for (i = 0; i < RTE_DIM(modes); i++)
+		if (modes[i].bit == bit)
+			break;
+	return &modes[i];
+}
+
+/* Refuse (exit 2) the first option given, in command line order, that
+ * @m does not take, naming the modes that do. */
+static void
+check_mode_opts(const struct echo_mode *m, const int *given,
+		unsigned int n_given)
+{
+	unsigned int g, i, k;
+
+	for (g = 0; g < n_given; g++) {
+		char list[128];
+		size_t off = 0;
+
+		for (i = 0; i < RTE_DIM(opt_table); i++)
+			if (opt_table[i].lo.val == given[g])
+				break;
+		if (i == RTE_DIM(opt_table) || (opt_table[i].modes & m->bit))
+			continue;
+		list[0] = '\0';
+		for (k = 0; k < RTE_DIM(modes) && off < sizeof(list); k++)
+			if (opt_table[i].modes & modes[k].bit)
+				off += (size_t)snprintf(list + off,
+							sizeof(list) - off,
+							"%s%s", off ? ", " :
+							"", modes[k].name);
+		app_usage_error(PROG, "--%s: not an option of mode %s (only "
+				"of %s; try --help)", opt_table[i].lo.name,
+				m->name, list);
+	}
+}
+
 static void
 parse_opts(int argc, char **argv, struct opts *o)
 {
-	enum { O_MODE = 256, O_PROTO, O_CONFIG, O_ADDR, O_GW, O_PORT,
-	       O_PORTID, O_PEER, O_SIZE, O_FLOWS, O_DURATION, O_WARMUP,
-	       O_TIMEOUT, O_JSON, O_IDLE, O_STATS, O_LINGER, O_HELP,
-	       O_RESPONSE, O_RECONNECT, O_COUNT, O_STREAM, O_BULK,
-	       O_STREAM_OUT, O_DISCARD, O_CLOSE_RST, O_SNDBUF, O_RCVBUF,
-	       O_FAULT, O_BACKLOG, O_HOLD, O_KEEPALIVE };
-	static const struct option lo[] = {
-		{ "mode", required_argument, NULL, O_MODE },
-		{ "proto", required_argument, NULL, O_PROTO },
-		{ "config", required_argument, NULL, O_CONFIG },
-		{ "addr", required_argument, NULL, O_ADDR },
-		{ "gateway", required_argument, NULL, O_GW },
-		{ "port", required_argument, NULL, O_PORT },
-		{ "port-id", required_argument, NULL, O_PORTID },
-		{ "peer", required_argument, NULL, O_PEER },
-		{ "size", required_argument, NULL, O_SIZE },
-		{ "flows", required_argument, NULL, O_FLOWS },
-		{ "duration", required_argument, NULL, O_DURATION },
-		{ "warmup", required_argument, NULL, O_WARMUP },
-		{ "timeout", required_argument, NULL, O_TIMEOUT },
-		{ "json", required_argument, NULL, O_JSON },
-		{ "idle-sleep", required_argument, NULL, O_IDLE },
-		{ "stats-period", required_argument, NULL, O_STATS },
-		{ "linger", required_argument, NULL, O_LINGER },
-		{ "help", no_argument, NULL, O_HELP },
-		{ "response", required_argument, NULL, O_RESPONSE },
-		{ "reconnect", required_argument, NULL, O_RECONNECT },
-		{ "count", required_argument, NULL, O_COUNT },
-		{ "stream", required_argument, NULL, O_STREAM },
-		{ "bulk", required_argument, NULL, O_BULK },
-		{ "stream-out", required_argument, NULL, O_STREAM_OUT },
-		{ "discard", no_argument, NULL, O_DISCARD },
-		{ "close-rst", no_argument, NULL, O_CLOSE_RST },
-		{ "sndbuf", required_argument, NULL, O_SNDBUF },
-		{ "rcvbuf", required_argument, NULL, O_RCVBUF },
-		{ "fault", required_argument, NULL, O_FAULT },
-		{ "backlog", required_argument, NULL, O_BACKLOG },
-		{ "keepalive", required_argument, NULL, O_KEEPALIVE },
-		{ "hold", no_argument, NULL, O_HOLD },
-		APP_TX_LONGOPTS,
-		{ NULL, 0, NULL, 0 },
-	};
+	struct option lo[RTE_DIM(opt_table) + 4];
+	static const struct option tx_lo[] = { APP_TX_LONGOPTS };
+	bool seen[O_END - O_MODE] = { false };
+	int given[O_END - O_MODE];
+	unsigned int n = 0, n_given = 0, i;
 	int c;
 
+	for (i = 0; i < RTE_DIM(opt_table); i++)
+		lo[n++] = opt_table[i].lo;
+	for (i = 0; i < RTE_DIM(tx_lo); i++)
+		lo[n++] = tx_lo[i];
+	memset(&lo[n], 0, sizeof(lo[n]));
 	memset(o, 0, sizeof(*o));
 	o->server = true;
 	o->port = 7;
@@ -193,6 +326,10 @@ parse_opts(int argc, char **argv, struct opts *o)
 	opterr = 0;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, ":", lo, NULL)) != -1) {
+		if (c >= O_MODE && c < O_END && !seen[c - O_MODE]) {
+			seen[c - O_MODE] = true;
+			given[n_given++] = c;
+		}
 		switch (c) {
 		case O_MODE:
 			if (strcmp(optarg, "server") == 0)
@@ -353,26 +490,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 	if (optind < argc)
 		app_usage_error(PROG, "unexpected argument '%s'",
 				argv[optind]);
+	o->mode = choose_mode(o);
+	check_mode_opts(o->mode, given, n_given);
 	if (!o->tcp && o->size > MAX_UDP_SIZE)
 		app_usage_error(PROG, "--size %u: UDP requests are 1-%u bytes",
 				o->size, MAX_UDP_SIZE);
-	if (!o->tcp && (o->response != 0 || o->reconnect != 0 ||
-			o->stream != NULL || o->bulk != 0 ||
-			o->stream_out != NULL || o->discard || o->close_rst ||
-			o->sndbuf != 0 || o->rcvbuf != 0))
-		app_usage_error(PROG, "--response, --reconnect, --stream, "
-				"--bulk, --stream-out, --discard, --close-rst, "
-				"--sndbuf and --rcvbuf need --proto tcp");
-	if (o->server && (o->stream != NULL || o->bulk != 0 ||
-			  o->stream_out != NULL || o->reconnect != 0 ||
-			  o->count != 0))
-		app_usage_error(PROG, "--stream, --bulk, --stream-out, "
-				"--reconnect and --count are client options");
-	if (!o->server && (o->discard || o->close_rst || o->hold))
-		app_usage_error(PROG, "--discard, --close-rst and --hold are "
-				"server options");
-	if (!o->tcp && o->hold)
-		app_usage_error(PROG, "--hold needs --proto tcp");
 	if (o->stream != NULL && o->bulk != 0)
 		app_usage_error(PROG, "--stream and --bulk exclude each other");
 	if (o->discard && o->response != 0)
@@ -433,8 +555,9 @@ echo_idle(const struct opts *o, bool busy)
 
 static int
 run_server(const struct opts *o, struct app_env *env,
-	   struct server_result *res)
+	   rte_be32_t peer __rte_unused, struct echo_result *r)
 {
+	struct server_result *res = &r->srv;
 	struct ust_stack *stk = env->stk;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	uint64_t next_stats, period = (uint64_t)o->stats_period * 1000000000u;
@@ -489,8 +612,9 @@ struct flow {
 
 static int
 run_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
-	   struct client_result *res)
+	   struct echo_result *r)
 {
+	struct client_result *res = &r->cli;
 	struct ust_stack *stk = env->stk;
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	struct flow *fl;
@@ -505,10 +629,7 @@ run_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 		app_usage_error(PROG, "out of memory for %u flows", o->flows);
 	to.sin_addr.s_addr = peer;
 	to.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
-	ep = ust_epoll_create(stk);
-	if (ep < 0)
-		app_usage_error(PROG, "cannot create an event set: %s",
-				strerror(-ep));
+	ep = app_epoll_create(PROG, stk);
 	for (f = 0; f < o->flows; f++) {
 		struct ust_epoll_event ev = { .events = UST_EPOLLIN,
 					      .data = f };
@@ -620,7 +741,7 @@ print_client(const struct opts *o, const struct client_result *r)
 {
 	double tps = r->seconds > 0 ? (double)r->transactions / r->seconds : 0;
 
-	if (o->tcp && (o->stream != NULL || o->bulk != 0)) {
+	if (o->mode->stream) {
 		printf("%s: tcp stream, %" PRIu64 " bytes sent, %" PRIu64
 		       " received in %.3f s (%.3f Gbit/s out, %.3f in)\n",
 		       PROG, r->bytes_sent, r->bytes_received, r->seconds,
@@ -670,8 +791,9 @@ main(int argc, char **argv)
 	char **eal_argv, **app_argv;
 	struct opts o;
 	struct app_env env;
-	struct server_result sres;
-	struct client_result cres;
+	struct echo_result res;
+	struct server_result *sres = &res.srv;
+	struct client_result *cres = &res.cli;
 	FILE *json = NULL;
 	struct app_json j;
 	rte_be32_t peer;
@@ -695,18 +817,8 @@ main(int argc, char **argv)
 	app_env_up(&env);
 	app_print_port(stdout, &env);
 	app_catch_signals(&quit);
-	memset(&sres, 0, sizeof(sres));
-	memset(&cres, 0, sizeof(cres));
-	if (o.server && o.tcp)
-		run_tcp_server(&o, &env, &sres);
-	else if (o.server)
-		run_server(&o, &env, &sres);
-	else if (o.tcp && (o.stream != NULL || o.bulk != 0))
-		run_tcp_stream(&o, &env, peer, &cres);
-	else if (o.tcp)
-		run_tcp_client(&o, &env, peer, &cres);
-	else
-		run_client(&o, &env, peer, &cres);
+	memset(&res, 0, sizeof(res));
+	o.mode->run(&o, &env, peer, &res);
 	/* a last poll sends what is staged (e.g. final echoes) */
 	ust_stack_flush(env.stk);
 	app_print_stats(stdout, env.stk);
@@ -719,43 +831,45 @@ main(int argc, char **argv)
 		json_stack(&j, env.stk);
 		json_obj(&j, "result");
 		if (o.server) {
-			json_u64(&j, "echoed", sres.echoed);
-			json_u64(&j, "refused", sres.refused);
+			json_u64(&j, "echoed", sres->echoed);
+			json_u64(&j, "refused", sres->refused);
 			if (o.tcp) {
-				json_u64(&j, "received", sres.received);
-				json_u64(&j, "accepted", sres.accepted);
-				json_u64(&j, "closed", sres.closed);
-				json_u64(&j, "resets", sres.resets);
+				json_u64(&j, "received", sres->received);
+				json_u64(&j, "accepted", sres->accepted);
+				json_u64(&j, "closed", sres->closed);
+				json_u64(&j, "resets", sres->resets);
 				json_u64(&j, "transactions",
-					 sres.transactions);
+					 sres->transactions);
 			}
 		} else {
 			if (o.tcp) {
 				json_u64(&j, "response", o.response != 0 ?
 					 o.response : o.size);
-				json_u64(&j, "connects", cres.connects);
-				json_u64(&j, "refused", cres.refused);
-				json_u64(&j, "resets", cres.resets);
+				json_u64(&j, "connects", cres->connects);
+				json_u64(&j, "refused", cres->refused);
+				json_u64(&j, "resets", cres->resets);
 				json_u64(&j, "conn_timeouts",
-					 cres.conn_timeouts);
+					 cres->conn_timeouts);
 				json_u64(&j, "other_errors",
-					 cres.other_errors);
-				json_u64(&j, "bytes_sent", cres.bytes_sent);
+					 cres->other_errors);
+				json_u64(&j, "bytes_sent", cres->bytes_sent);
 				json_u64(&j, "bytes_received",
-					 cres.bytes_received);
-				json_u64(&j, "all", cres.all);
+					 cres->bytes_received);
+				json_u64(&j, "all", cres->all);
 			}
 			json_u64(&j, "flows", o.flows);
 			json_u64(&j, "size", o.size);
-			json_dbl(&j, "seconds", cres.seconds);
-			json_u64(&j, "transactions", cres.transactions);
-			json_dbl(&j, "transactions_per_s", cres.seconds > 0 ?
-				 (double)cres.transactions / cres.seconds : 0);
-			json_u64(&j, "timeouts", cres.timeouts);
-			json_u64(&j, "late", cres.late);
-			json_u64(&j, "port_unreachable", cres.refused);
-			json_u64(&j, "send_errors", cres.send_errors);
-			json_hist(&j, "latency_ns", &cres.lat);
+			json_dbl(&j, "seconds", cres->seconds);
+			json_u64(&j, "transactions", cres->transactions);
+			json_dbl(&j, "transactions_per_s",
+				 cres->seconds > 0 ?
+				 (double)cres->transactions / cres->seconds :
+				 0);
+			json_u64(&j, "timeouts", cres->timeouts);
+			json_u64(&j, "late", cres->late);
+			json_u64(&j, "port_unreachable", cres->refused);
+			json_u64(&j, "send_errors", cres->send_errors);
+			json_hist(&j, "latency_ns", &cres->lat);
 		}
 		json_obj_end(&j);
 	}
@@ -768,10 +882,10 @@ main(int argc, char **argv)
 		fclose(json);
 	}
 	if (!o.server) {
-		print_client(&o, &cres);
-		if (o.tcp && (o.stream != NULL || o.bulk != 0))
-			rc = cres.all == 1 ? 0 : 1;
-		else if (cres.transactions == 0)
+		print_client(&o, cres);
+		if (o.mode->stream)
+			rc = cres->all == 1 ? 0 : 1;
+		else if (cres->transactions == 0)
 			rc = 1;
 	}
 	fflush(stdout);

@@ -295,29 +295,14 @@ tcp_check(struct perf_ctx *c)
 /* ---- helpers ---- */
 
 static void
-set_int(struct ust_stack *stk, int sd, int level, int name, int v)
-{
-	ust_setsockopt(stk, sd, level, name, &v, sizeof(v));
-}
-
-static void
 set_opts(struct tcp_perf *t, struct ust_stack *stk, int sd)
 {
 	if (t->rr)
-		set_int(stk, sd, IPPROTO_TCP, TCP_NODELAY, 1);
+		app_set_int(stk, sd, IPPROTO_TCP, TCP_NODELAY, 1);
 	if (t->sndbuf != 0)
-		set_int(stk, sd, SOL_SOCKET, SO_SNDBUF, (int)t->sndbuf);
+		app_set_int(stk, sd, SOL_SOCKET, SO_SNDBUF, (int)t->sndbuf);
 	if (t->rcvbuf != 0)
-		set_int(stk, sd, SOL_SOCKET, SO_RCVBUF, (int)t->rcvbuf);
-}
-
-static void
-watch(struct ust_stack *stk, int ep, int op, int sd, uint32_t events,
-      uint64_t data)
-{
-	struct ust_epoll_event ev = { .events = events, .data = data };
-
-	ust_epoll_ctl(stk, ep, op, sd, &ev);
+		app_set_int(stk, sd, SOL_SOCKET, SO_RCVBUF, (int)t->rcvbuf);
 }
 
 static void
@@ -327,8 +312,8 @@ want_out(struct tcp_perf *t, struct ust_stack *stk, struct tconn *x,
 	if (x->want_out == on)
 		return;
 	x->want_out = on;
-	watch(stk, t->ep, UST_EPOLL_CTL_MOD, x->sd,
-	      UST_EPOLLIN | (on ? UST_EPOLLOUT : 0), key);
+	app_watch(stk, t->ep, UST_EPOLL_CTL_MOD, x->sd,
+		  UST_EPOLLIN | (on ? UST_EPOLLOUT : 0), key);
 }
 
 static void
@@ -702,7 +687,7 @@ server_begin(struct perf_ctx *c, struct tcp_perf *t)
 	t->ls = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
 	if (t->ls < 0)
 		app_usage_error(PERF_PROG, "socket: %s", strerror(-t->ls));
-	set_int(stk, t->ls, SOL_SOCKET, SO_REUSEADDR, 1);
+	app_set_int(stk, t->ls, SOL_SOCKET, SO_REUSEADDR, 1);
 	set_opts(t, stk, t->ls);
 	rc = ust_bind(stk, t->ls, (struct sockaddr *)&sin, sizeof(sin));
 	if (rc == 0)
@@ -710,7 +695,7 @@ server_begin(struct perf_ctx *c, struct tcp_perf *t)
 	if (rc != 0)
 		app_usage_error(PERF_PROG, "cannot listen on TCP port %u: %s",
 				t->port, strerror(-rc));
-	watch(stk, t->ep, UST_EPOLL_CTL_ADD, t->ls, UST_EPOLLIN, LISTENER);
+	app_watch(stk, t->ep, UST_EPOLL_CTL_ADD, t->ls, UST_EPOLLIN, LISTENER);
 }
 
 /* Take the connections waiting; returns whether there were any. */
@@ -733,8 +718,8 @@ server_accept(struct perf_ctx *c, struct tcp_perf *t, struct ust_stack *stk,
 		t->open++;
 		t->c[sd].sd = sd;
 		t->c[sd].st = C_SERVE;
-		watch(stk, t->ep, UST_EPOLL_CTL_ADD, sd, UST_EPOLLIN,
-		      (uint64_t)sd);
+		app_watch(stk, t->ep, UST_EPOLL_CTL_ADD, sd, UST_EPOLLIN,
+			  (uint64_t)sd);
 		server_serve(c, t, stk, &t->c[sd], now);
 	}
 	return any;
@@ -832,8 +817,8 @@ client_open(struct perf_ctx *c, struct tcp_perf *t, uint32_t f)
 				strerror(-rc));
 	x->st = C_CONNECTING;
 	t->open++;
-	watch(stk, t->ep, UST_EPOLL_CTL_ADD, x->sd, UST_EPOLLIN | UST_EPOLLOUT,
-	      f);
+	app_watch(stk, t->ep, UST_EPOLL_CTL_ADD, x->sd,
+		  UST_EPOLLIN | UST_EPOLLOUT, f);
 }
 
 static bool
@@ -973,10 +958,7 @@ tcp_begin(struct perf_ctx *c)
 	app_hist_init(&t->lat);
 	if (t->zc)
 		zc_setup(c, t);
-	t->ep = ust_epoll_create(stk);
-	if (t->ep < 0)
-		app_usage_error(PERF_PROG, "cannot create an event set: %s",
-				strerror(-t->ep));
+	t->ep = app_epoll_create(PERF_PROG, stk);
 	if (t->server)
 		server_begin(c, t);
 	else

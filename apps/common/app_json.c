@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * The --json writer: a small streaming JSON object writer, and the
+ * stack's counters, pools, TX layout counters and port as JSON.
+ */
+
+#include <string.h>
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "app_common.h"
+
+static void
+json_key(struct app_json *j, const char *key)
+{
+	if (!j->first[j->depth])
+		fputc(',', j->f);
+	j->first[j->depth] = false;
+	fputc('\n', j->f);
+	fprintf(j->f, "%*s", 2 * j->depth, "");
+	if (key != NULL)
+		fprintf(j->f, "\"%s\": ", key);
+}
+
+void
+json_begin(struct app_json *j, FILE *f)
+{
+	j->f = f;
+	j->depth = 0;
+	fputc('{', f);
+	j->first[0] = true;
+}
+
+void
+json_end(struct app_json *j)
+{
+	fputs("\n}\n", j->f);
+}
+
+void
+json_obj(struct app_json *j, const char *key)
+{
+	json_key(j, key);
+	fputc('{', j->f);
+	j->depth++;
+	j->first[j->depth] = true;
+}
+
+void
+json_obj_end(struct app_json *j)
+{
+	j->depth--;
+	fputc('\n', j->f);
+	fprintf(j->f, "%*s}", 2 * j->depth, "");
+}
+
+void
+json_u64(struct app_json *j, const char *key, uint64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+void
+json_i64(struct app_json *j, const char *key, int64_t v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+void
+json_dbl(struct app_json *j, const char *key, double v)
+{
+	json_key(j, key);
+	fprintf(j->f, "%.3f", v);
+}
+
+void
+json_str(struct app_json *j, const char *key, const char *v)
+{
+	const char *p;
+
+	json_key(j, key);
+	fputc('"', j->f);
+	for (p = v; *p != '\0'; p++) {
+		if (*p == '"' || *p == '\\')
+			fputc('\\', j->f);
+		if ((unsigned char)*p >= 0x20)
+			fputc(*p, j->f);
+	}
+	fputc('"', j->f);
+}
+
+void
+json_bool(struct app_json *j, const char *key, bool v)
+{
+	json_key(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void
+json_arr_u64(struct app_json *j, const char *key, const uint64_t *v,
+	     unsigned int n)
+{
+	unsigned int i;
+
+	json_key(j, key);
+	fputc('[', j->f);
+	for (i = 0; i < n; i++)
+		fprintf(j->f, "%s%" PRIu64, i ? ", " : "", v[i]);
+	fputc(']', j->f);
+}
+
+void
+json_tcp_tx(struct app_json *j, const char *key,
+	    const struct ust_tcp_tx_stats *st)
+{
+	json_obj(j, key);
+	json_u64(j, "pkts", st->pkts);
+	json_u64(j, "segs", st->segs);
+	json_u64(j, "pages", st->pages);
+	json_u64(j, "data_pkts", st->data_pkts);
+	json_u64(j, "payload_bytes", st->payload_bytes);
+	json_u64(j, "copied_bytes", st->copied_bytes);
+	json_u64(j, "linear_pkts", st->linear_pkts);
+	json_u64(j, "chained_pkts", st->chained_pkts);
+	json_u64(j, "small_pkts", st->small_pkts);
+	json_u64(j, "small_fallback", st->small_fallback);
+	json_u64(j, "zc_pkts", st->zc_pkts);
+	json_u64(j, "zc_sends", st->zc_sends);
+	json_u64(j, "zc_completions", st->zc_completions);
+	json_u64(j, "dma_maps", st->dma_maps);
+	json_u64(j, "dma_unmaps", st->dma_unmaps);
+	json_u64(j, "dma_map_fail", st->dma_map_fail);
+	json_u64(j, "dma_map_cycles", st->dma_map_cycles);
+	json_u64(j, "dma_unmap_cycles", st->dma_unmap_cycles);
+	json_dbl(j, "segs_per_pkt", app_ratio(st->segs, st->pkts));
+	json_dbl(j, "pages_per_pkt", app_ratio(st->pages, st->pkts));
+	/* bucket i: calls of [2^i, 2^(i+1)) TSC cycles */
+	json_arr_u64(j, "map_hist", st->map_hist, UST_TX_HIST_BUCKETS);
+	json_arr_u64(j, "unmap_hist", st->unmap_hist, UST_TX_HIST_BUCKETS);
+	json_obj_end(j);
+}
+
+void
+json_stack(struct app_json *j, struct ust_stack *stk)
+{
+	struct ust_tcp_tx_stats tx;
+	struct ust_stats st;
+	struct ust_mem_pool_stats ps;
+	const char *group = NULL;
+	unsigned int i;
+
+	ust_stack_stats_get(stk, &st);
+	json_obj(j, "counters");
+	for (i = 0; i < UST_MIB_MAX; i++) {
+		if (group == NULL || strcmp(group, ust_mib_group(i)) != 0) {
+			if (group != NULL)
+				json_obj_end(j);
+			group = ust_mib_group(i);
+			json_obj(j, group);
+		}
+		json_u64(j, ust_mib_name(i), st.mib[i]);
+	}
+	json_obj_end(j);
+	json_obj_end(j);
+	json_obj(j, "drops");
+	for (i = 0; i < UST_DROP_MAX; i++)
+		json_u64(j, ust_drop_name(i), st.drop[i]);
+	json_obj_end(j);
+	json_u64(j, "rx_consumed", st.rx_consumed);
+	json_u64(j, "rx_drops", ust_stats_drops(&st, UST_DROP_PATH_RX));
+	ust_mem_pool_stats_get(ust_stack_tcp_mem(stk), &ps);
+	ust_stack_tcp_tx_stats(stk, &tx);
+	json_tcp_tx(j, "tcp_tx", &tx);
+	json_obj(j, "tcp_mem");
+	json_i64(j, "pages", ps.pages);
+	json_i64(j, "high_water", ps.high_water);
+	json_u64(j, "charge_failures", ps.charge_failures);
+	json_obj_end(j);
+	ust_mem_pool_stats_get(ust_stack_udp_mem(stk), &ps);
+	json_obj(j, "udp_mem");
+	json_u64(j, "limit_min", ps.limit[0]);
+	json_u64(j, "limit_pressure", ps.limit[1]);
+	json_u64(j, "limit_max", ps.limit[2]);
+	json_i64(j, "pages", ps.pages);
+	json_i64(j, "high_water", ps.high_water);
+	json_u64(j, "charge_calls", ps.charge_calls);
+	json_u64(j, "pages_charged", ps.pages_charged);
+	json_u64(j, "uncharge_calls", ps.uncharge_calls);
+	json_u64(j, "pages_uncharged", ps.pages_uncharged);
+	json_u64(j, "charge_failures", ps.charge_failures);
+	json_u64(j, "min_grants", ps.min_grants);
+	json_u64(j, "pressure_events", ps.pressure_events);
+	json_str(j, "schedule", ps.schedule == UST_MEM_SCHEDULE_DELTA ?
+		 "delta" : "legacy");
+	json_str(j, "release", ps.release == UST_MEM_RELEASE_BATCHED ?
+		 "batched" : "unbatched");
+	json_obj_end(j);
+}
+
+void
+json_env(struct app_json *j, const struct app_env *env)
+{
+	struct rte_eth_stats es;
+
+	json_obj(j, "port");
+	json_u64(j, "id", env->cfg.port.port_id);
+	json_str(j, "driver", env->port.driver);
+	json_str(j, "profile", env->port.profile);
+	json_u64(j, "mtu", env->port.mtu);
+	json_bool(j, "rx_csum_offload",
+		  (env->port.netif_flags & UST_NETIF_F_RX_L4_CKSUM) != 0);
+	json_bool(j, "tx_csum_offload",
+		  (env->port.netif_flags & UST_NETIF_F_TX_UDP_CKSUM) != 0);
+	if (rte_eth_stats_get(env->cfg.port.port_id, &es) == 0) {
+		json_u64(j, "ipackets", es.ipackets);
+		json_u64(j, "opackets", es.opackets);
+		json_u64(j, "ibytes", es.ibytes);
+		json_u64(j, "obytes", es.obytes);
+		json_u64(j, "imissed", es.imissed);
+		json_u64(j, "ierrors", es.ierrors);
+		json_u64(j, "oerrors", es.oerrors);
+		json_u64(j, "rx_nombuf", es.rx_nombuf);
+	}
+	json_obj_end(j);
+	/* the truesize of one of the pool's mbufs (see ust_truesize()) */
+	json_u64(j, "mbuf_truesize", sizeof(struct rte_mbuf) +
+		 rte_pktmbuf_priv_size(env->pool) +
+		 rte_pktmbuf_data_room_size(env->pool));
+	json_u64(j, "mbuf_in_use_start", env->mbuf_in_use_start);
+	json_u64(j, "mbuf_in_use_end", env->mbuf_in_use_end);
+}
+
+void
+json_hist(struct app_json *j, const char *key, const struct app_hist *h)
+{
+	json_obj(j, key);
+	json_u64(j, "count", h->count);
+	json_u64(j, "min", h->count ? h->min : 0);
+	json_u64(j, "mean", h->count ? h->sum / h->count : 0);
+	json_u64(j, "p50", app_hist_quantile(h, 0.50));
+	json_u64(j, "p90", app_hist_quantile(h, 0.90));
+	json_u64(j, "p99", app_hist_quantile(h, 0.99));
+	json_u64(j, "p999", app_hist_quantile(h, 0.999));
+	json_u64(j, "max", h->max);
+	json_obj_end(j);
+}

@@ -1,0 +1,150 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * What the apps print about the port and the stack: the port line, the
+ * counters and drop reasons, the TCP TX layout counters and the fault
+ * stage's.
+ */
+
+#include <string.h>
+
+#include <rte_ether.h>
+
+#include "app_common.h"
+
+void
+app_print_port(FILE *f, const struct app_env *env)
+{
+	const struct ust_port_info *p = &env->port;
+	char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+	rte_ether_format_addr(mac, sizeof(mac), &p->mac);
+	fprintf(f, "port %u: %s (profile %s) mac %s mtu %u link %s, "
+		"offloads rx-csum %s tx-csum %s multi-seg %s\n",
+		env->cfg.port.port_id, p->driver, p->profile, mac, p->mtu,
+		p->link_up ? "up" : "down",
+		(p->netif_flags & UST_NETIF_F_RX_L4_CKSUM) ? "on" : "off",
+		(p->netif_flags & UST_NETIF_F_TX_UDP_CKSUM) ? "on" : "off",
+		(p->netif_flags & UST_NETIF_F_TX_MULTI_SEGS) ? "on" : "off");
+}
+
+void
+app_print_stats(FILE *f, struct ust_stack *stk)
+{
+	struct ust_stats st;
+	const char *group = NULL;
+	unsigned int i;
+	bool any = false;
+
+	ust_stack_stats_get(stk, &st);
+	for (i = 0; i < UST_MIB_MAX; i++) {
+		if (st.mib[i] == 0)
+			continue;
+		if (group == NULL || strcmp(group, ust_mib_group(i)) != 0) {
+			group = ust_mib_group(i);
+			fprintf(f, "%s%s:", any ? "\n" : "", group);
+			any = true;
+		}
+		fprintf(f, " %s=%" PRIu64, ust_mib_name(i), st.mib[i]);
+	}
+	if (any)
+		fputc('\n', f);
+	{
+		struct ust_mem_pool_stats ps;
+
+		ust_mem_pool_stats_get(ust_stack_udp_mem(stk), &ps);
+		fprintf(f, "udp pool: %" PRId64 " pages (high water %" PRId64
+			", limits %" PRIu64 "/%" PRIu64 "/%" PRIu64 "), %"
+			PRIu64 " pages charged in %" PRIu64 " calls, %" PRIu64
+			" refused; schedule %s, release %s\n", ps.pages,
+			ps.high_water, ps.limit[0], ps.limit[1], ps.limit[2],
+			ps.pages_charged, ps.charge_calls, ps.charge_failures,
+			ps.schedule == UST_MEM_SCHEDULE_DELTA ? "delta" :
+			"legacy", ps.release == UST_MEM_RELEASE_BATCHED ?
+			"batched" : "unbatched");
+	}
+	app_print_tcp_tx(f, stk);
+	fprintf(f, "drops:");
+	any = false;
+	for (i = 0; i < UST_DROP_MAX; i++)
+		if (st.drop[i] != 0) {
+			fprintf(f, " %s=%" PRIu64, ust_drop_name(i),
+				st.drop[i]);
+			any = true;
+		}
+	fprintf(f, "%s\n", any ? "" : " none");
+}
+
+void
+app_print_tcp_tx(FILE *f, const struct ust_stack *stk)
+{
+	const struct ust_stack_conf *sc = ust_stack_conf(stk);
+	const char *name = ust_tcp_tx_layout_name(sc->tcp.tx_layout);
+	struct ust_tcp_tx_stats st;
+
+	ust_stack_tcp_tx_stats(stk, &st);
+	if (st.pkts == 0)
+		return;
+	fprintf(f, "tcp tx (%s, copy-small %u): %" PRIu64 " packets, %.3f "
+		"segs/pkt, %.3f pages/pkt; data %" PRIu64 " (linear %" PRIu64
+		", chained %" PRIu64 ", zc %" PRIu64 "), small %" PRIu64
+		" (pool empty %" PRIu64 "), %" PRIu64 " bytes copied of %"
+		PRIu64 " payload", name != NULL ? name : "?",
+		sc->tcp.copy_small, st.pkts, app_ratio(st.segs, st.pkts),
+		app_ratio(st.pages, st.pkts), st.data_pkts, st.linear_pkts,
+		st.chained_pkts, st.zc_pkts, st.small_pkts, st.small_fallback,
+		st.copied_bytes, st.payload_bytes);
+	if (st.dma_maps != 0 || st.dma_unmaps != 0 || st.dma_map_fail != 0)
+		fprintf(f, "; dma maps %" PRIu64 " (failed %" PRIu64 "), "
+			"unmaps %" PRIu64, st.dma_maps, st.dma_map_fail,
+			st.dma_unmaps);
+	fputc('\n', f);
+}
+
+void
+app_tcp_tx_sub(struct ust_tcp_tx_stats *d, const struct ust_tcp_tx_stats *a,
+	       const struct ust_tcp_tx_stats *b)
+{
+	unsigned int i;
+
+#define SUB(x) d->x = a->x - b->x
+	SUB(pkts);
+	SUB(segs);
+	SUB(pages);
+	SUB(data_pkts);
+	SUB(payload_bytes);
+	SUB(copied_bytes);
+	SUB(linear_pkts);
+	SUB(chained_pkts);
+	SUB(small_pkts);
+	SUB(small_fallback);
+	SUB(zc_pkts);
+	SUB(zc_sends);
+	SUB(zc_completions);
+	SUB(dma_maps);
+	SUB(dma_unmaps);
+	SUB(dma_map_fail);
+	SUB(dma_map_cycles);
+	SUB(dma_unmap_cycles);
+#undef SUB
+	for (i = 0; i < UST_TX_HIST_BUCKETS; i++) {
+		d->map_hist[i] = a->map_hist[i] - b->map_hist[i];
+		d->unmap_hist[i] = a->unmap_hist[i] - b->unmap_hist[i];
+	}
+}
+
+void
+app_print_fault(FILE *f, const struct app_env *env)
+{
+	struct ust_fault_stats fs;
+
+	if (env->fault == NULL)
+		return;
+	ust_fault_stats_get(env->fault, &fs);
+	fprintf(f, "fault stage: %" PRIu64 " frames, dropped %" PRIu64
+		", duplicated %" PRIu64 ", reordered %" PRIu64 ", corrupted %"
+		PRIu64 ", overflow %" PRIu64 "\n", fs.frames, fs.dropped,
+		fs.duplicated, fs.reordered, fs.corrupted, fs.overflow);
+}
