@@ -3,9 +3,14 @@
  */
 
 /*
- * Internals shared by the stack's components (core, ip, udp, sock). Not
- * installed. The stack instance, the per-packet metadata every component
- * reads, the packet queue type, the TX staging area and the drop helpers.
+ * Internals shared by the stack's components (core, ip, sock, udp, tcp,
+ * stack). Not installed. The stack instance, the per-packet metadata every
+ * component reads, the packet queue type, the TX staging area, the drop
+ * helpers, and the tables through which a layer reaches the one above it
+ * without naming it (IPv4's protocol table, the TX-done callbacks). It
+ * also declares each layer's functions for the layers above: one header
+ * per component's internal interface, with an include path per component,
+ * is the next step of the layering (doc/architecture.md).
  *
  * Layout of struct ust_stack: the first cache lines hold what every RX and
  * TX packet reads (netif ops, addresses, metadata offset, the clock, the
@@ -352,7 +357,7 @@ ust_consumed(struct ust_stack *stk)
 	stk->rx_consumed++;
 }
 
-/* ---- mbuf helpers, lib/core/stack.c ---- */
+/* ---- mbuf helpers, lib/core/core.c ---- */
 
 /*
  * Make the first @len bytes of @m (or all of it, if shorter) contiguous in
@@ -382,7 +387,7 @@ void ust_mbuf_trim_to(struct rte_mbuf *m, uint32_t len);
 int ust_mbuf_raw_cksum(const struct rte_mbuf *m, uint32_t off, uint32_t len,
 		       uint16_t *sum);
 
-/* ---- TX staging, lib/core/stack.c ---- */
+/* ---- TX staging, lib/core/core.c ---- */
 
 /* Frames a send needs in the staging area: its datagram and an ARP probe
  * that may be staged before it. */
@@ -523,7 +528,7 @@ void ust_sock_tx_waiters_wake(struct ust_stack *stk);
 /* The driver took (or the stack dropped) a frame of this owner. */
 void ust_sock_tx_done(struct ust_stack *stk, const struct ust_tx_owner *o);
 
-/* ---- telemetry, lib/core/telemetry.c ---- */
+/* ---- telemetry, lib/stack/telemetry.c ---- */
 
 void ust_telemetry_register(struct ust_stack *stk);
 void ust_telemetry_unregister(struct ust_stack *stk);
