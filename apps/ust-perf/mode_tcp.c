@@ -25,12 +25,15 @@
  * --zc (the senders: both roles of tcp-rr, the tcp-stream client): the
  * messages are sent with ust_send_zc() from --zc-bufs buffers in an area
  * mmap()ed (2 MB hugepages when there are free ones, else 4 KB pages) and
- * registered with ust_zc_register() (--zc-map per-send or once; per send,
+ * registered with ust_zc_register(), the port's DMA mapper
+ * (ust_port_dma_mapper()) installed on the stack first with
+ * ust_stack_set_dma_mapper() (--zc-map per-send or once; per send,
  * each buffer starts a 4 KiB unit of its own, so that every send maps
  * what it sends rather than find it mapped for a buffer in flight); a buffer
  * is used again only after ust_zc_completions() returned its cookie. On a
- * port that cannot map DMA the registration fails with ENOTSUP and the
- * run is refused (exit status 2): zero copy is never faked. A PMD frees
+ * port that cannot map DMA (no mapper: a vdev-bus PMD, IOVA as PA; or the
+ * registration's probe map fails with ENOTSUP) the run is refused with
+ * the reason (exit status 2): zero copy is never faked. A PMD frees
  * transmitted mbufs lazily (e1000 and virtio only when their TX ring is
  * nearly full): when no buffer is free, and at the end of the run until
  * every buffer has completed, the stack's port is asked to free what the
@@ -379,6 +382,8 @@ pat_check(struct tcp_perf *t, const uint8_t *p, uint64_t off, uint32_t len)
 static void
 zc_setup(struct perf_ctx *c, struct tcp_perf *t)
 {
+	struct ust_dma_mapper dm = { 0 };
+	char why[128] = "";
 	size_t len;
 	int rc;
 
@@ -406,13 +411,23 @@ zc_setup(struct perf_ctx *c, struct tcp_perf *t)
 					strerror(errno));
 	}
 	memset(t->area, 0xa5, t->area_len);
-	rc = ust_zc_register(c->env.stk, t->area, t->area_len, t->page_sz,
-			     t->zc_map);
+	/* the stack maps through the mapper installed on it: the port's
+	 * device (drivers/port), or the reason the port cannot map */
+	rc = ust_port_dma_mapper(c->env.cfg.port.port_id, &dm, why,
+				 sizeof(why));
+	if (rc == 0)
+		rc = ust_stack_set_dma_mapper(c->env.stk, &dm);
+	if (rc == 0)
+		rc = ust_zc_register(c->env.stk, t->area, t->area_len,
+				     t->page_sz, t->zc_map);
 	if (rc == -ENOTSUP) {
-		char why[128];
-
 		/* refused, never faked: no number is reported */
-		ust_zc_check(c->env.stk, why, sizeof(why));
+		if (why[0] == '\0')
+			ust_zc_check(c->env.stk, why, sizeof(why));
+		if (why[0] == '\0')
+			snprintf(why, sizeof(why), "the probe map on %s "
+				 "failed", dm.name != NULL ? dm.name :
+				 "the device");
 		fprintf(stderr, "%s: --zc: port %u (%s) cannot map DMA (%s): "
 			"zero copy refused\n", PERF_PROG,
 			c->env.cfg.port.port_id, c->env.port.driver, why);

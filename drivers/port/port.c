@@ -12,16 +12,27 @@
  * and starts the port. ust_port_netif() then gives each stack its queue
  * pair; the netif ops are direct calls to rte_eth_rx_burst/rte_eth_tx_burst
  * with the port and queue encoded in the context pointer.
+ *
+ * ust_port_dma_mapper() gives the application the port's device as the
+ * zero-copy DMA mapper (rte_dev_dma_map()/rte_dev_dma_unmap()), or why the
+ * port cannot map; the application installs it on each stack of the port
+ * with ust_stack_set_dma_mapper() (ust_tcp_tx.h), so that the stack itself
+ * never calls ethdev or looks at buses.
  */
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
+#include <rte_bus.h>
+#include <rte_dev.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
 #include <rte_ethdev.h>
 #include <rte_log.h>
 
 #include "ust_port.h"
+#include "ust_tcp_tx.h"
 
 #define PORT_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, RTE_LOGTYPE_USER1, "ustack port: " fmt "\n", \
@@ -254,4 +265,69 @@ ust_port_close(uint16_t port_id)
 {
 	rte_eth_dev_stop(port_id);
 	rte_eth_dev_close(port_id);
+}
+
+/* ---- zero-copy DMA mapper ---- */
+
+static int
+port_dma_map(void *ctx, void *va, uint64_t iova, size_t len)
+{
+	if (rte_dev_dma_map(ctx, va, iova, len) == 0)
+		return 0;
+	return rte_errno != 0 ? -rte_errno : -EIO;
+}
+
+static int
+port_dma_unmap(void *ctx, void *va, uint64_t iova, size_t len)
+{
+	if (rte_dev_dma_unmap(ctx, va, iova, len) == 0)
+		return 0;
+	return rte_errno != 0 ? -rte_errno : -EIO;
+}
+
+/* Only devices on a bus that maps for DMA qualify: PCI (vfio-pci's IOMMU
+ * container, or the driver's own map: mlx5 registers a memory region) and
+ * the auxiliary bus (mlx5 sub-functions). The virtual devices (net_tap,
+ * net_memif, net_ring, net_af_packet) are on the vdev bus, whose
+ * rte_dev_dma_map() returns success and maps nothing: a mode that "maps"
+ * there would time a no-op, so it is refused. */
+int
+ust_port_dma_mapper(uint16_t port_id, struct ust_dma_mapper *out, char *why,
+		    size_t n)
+{
+	struct rte_eth_dev_info di;
+	const char *bus;
+	char buf[128];
+
+	if (why == NULL || n == 0) {
+		why = buf;
+		n = sizeof(buf);
+	}
+	why[0] = '\0';
+	if (out == NULL)
+		return -EINVAL;
+	if (!rte_eth_dev_is_valid_port(port_id) ||
+	    rte_eth_dev_info_get(port_id, &di) != 0 || di.device == NULL) {
+		snprintf(why, n, "no ethdev port %u", port_id);
+		return -ENOTSUP;
+	}
+	bus = rte_bus_name(rte_dev_bus(di.device));
+	if (bus == NULL ||
+	    (strcmp(bus, "pci") != 0 && strcmp(bus, "auxiliary") != 0)) {
+		snprintf(why, n, "%s is on the %s bus, which maps nothing for "
+			 "DMA", di.driver_name, bus != NULL ? bus : "unknown");
+		return -ENOTSUP;
+	}
+	/* the IOVA the stack gives the device is the virtual address */
+	if (rte_eal_iova_mode() != RTE_IOVA_VA) {
+		snprintf(why, n, "IOVA as PA: zero copy needs IOVA as VA "
+			 "(EAL --iova-mode=va)");
+		return -ENOTSUP;
+	}
+	memset(out, 0, sizeof(*out));
+	out->name = rte_dev_name(di.device);
+	out->map = port_dma_map;
+	out->unmap = port_dma_unmap;
+	out->ctx = (void *)(uintptr_t)di.device;
+	return 0;
 }

@@ -16,12 +16,16 @@
  * Checksum offloads are enabled when the PMD offers them (RX verification
  * and TX filling of IPv4, UDP and TCP checksums) and the netif flags say so;
  * the stack computes in software what the PMD does not offer.
+ *
+ * Zero copy (ust_tcp_tx.h) maps payload for DMA through a mapper the
+ * application installs on the stack: ust_port_dma_mapper() is the port's.
  */
 
 #ifndef UST_PORT_H
 #define UST_PORT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_ether.h>
@@ -33,6 +37,7 @@ extern "C" {
 #endif
 
 struct rte_mempool;
+struct ust_dma_mapper;
 
 /** Port bring-up settings. ust_port_conf_defaults() first. */
 struct ust_port_conf {
@@ -81,6 +86,19 @@ void ust_port_tx_cleanup(uint16_t port_id, uint16_t nb_queues);
 
 /** Stop and close a port. */
 void ust_port_close(uint16_t port_id);
+
+/**
+ * The port's device as the zero-copy DMA mapper (struct ust_dma_mapper of
+ * ust_tcp_tx.h: rte_dev_dma_map()/rte_dev_dma_unmap() on the device, IOVA
+ * as VA), to install on each of the port's stacks with
+ * ust_stack_set_dma_mapper(). Returns 0 and fills @p out, or -ENOTSUP with
+ * the reason in @p why when the port cannot map: a device on the vdev bus
+ * (net_tap, net_memif, net_ring, net_af_packet: its rte_dev_dma_map()
+ * succeeds and maps nothing), IOVA as PA, or no such port. -EINVAL if
+ * @p out is NULL. @p why may be NULL.
+ */
+int ust_port_dma_mapper(uint16_t port_id, struct ust_dma_mapper *out,
+			char *why, size_t n);
 
 /** Profile name for a PMD driver name ("generic" when unknown). */
 const char *ust_port_profile(const char *driver_name);

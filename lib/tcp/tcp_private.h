@@ -22,7 +22,9 @@
  *                 timestamps offsets and SYN cookies
  *  tcp_sock.c     the socket calls
  *  tcp_tx.c       TX layouts of data segments (linear, chained, first-linear,
- *                 copy-small), zero-copy sends and their DMA mapping
+ *                 copy-small)
+ *  tcp_zc.c       zero-copy sends, their DMA mapping and completions
+ *                 (tcp_zc_private.h)
  */
 
 #ifndef UST_TCP_PRIVATE_H
@@ -366,7 +368,7 @@ struct ust_tcp_stack {
 	struct rte_mempool *small_pool; /* copy-small buffers, or NULL */
 	struct tcp_zc *zc;              /* zero-copy state, or NULL */
 	struct ust_dma_mapper mapper;
-	bool mapper_set;                /* the application's, not the port's */
+	bool mapper_set;                /* installed: else zero copy refused */
 };
 
 static inline struct ust_tcp_sock *
@@ -509,6 +511,7 @@ int ust_tcp_tx_small_pool(struct ust_stack *stk);
 int ust_tcp_tx_layout_check(struct ust_stack *stk, unsigned int layout);
 void ust_tcp_tx_note_write(struct ust_tcp_sock *tp, uint32_t seq, uint32_t len,
 		       bool queue_was_empty);
+/* tcp_zc.c (the rest in tcp_zc_private.h) */
 ssize_t ust_tcp_send_zc(struct ust_stack *stk, struct ust_sock *s,
 			const void *buf, size_t len, uint64_t cookie);
 struct rte_mbuf *ust_tcp_seg_build(struct ust_stack *stk, struct ust_tcp_sock *tp,

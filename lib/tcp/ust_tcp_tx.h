@@ -34,16 +34,19 @@
  * (rte_extmem_register()); ust_send_zc() queues a buffer from it without a
  * copy, each transmitted segment attaching the buffer as an external
  * buffer. With UST_ZC_MAP_PER_SEND every segment's payload pages are mapped
- * for DMA (the dma mapper, by default rte_dev_dma_map() on the port's
- * device) before transmit and unmapped in the external buffer's free
- * callback once the NIC is done, the kernel's streaming DMA model; with
- * UST_ZC_MAP_ONCE the whole area is mapped at registration. A buffer
- * belongs to the stack until ust_zc_completions() reports its cookie: after
- * it is acknowledged and every transmitted copy is freed. On a port whose
- * device cannot map (net_tap, net_memif, net_ring, net_af_packet: the vdev
- * bus, whose rte_dev_dma_map() succeeds and maps nothing), or with IOVA as
- * PA, registration fails with ENOTSUP (ust_zc_check() says why): zero
- * copy is refused, never faked.
+ * for DMA (through the DMA mapper the application installed with
+ * ust_stack_set_dma_mapper(); for an ethdev port, drivers/port's
+ * ust_port_dma_mapper(): rte_dev_dma_map() on the port's device) before
+ * transmit and unmapped in the external buffer's free callback once the
+ * NIC is done, the kernel's streaming DMA model; with UST_ZC_MAP_ONCE the
+ * whole area is mapped at registration. A buffer belongs to the stack
+ * until ust_zc_completions() reports its cookie: after it is acknowledged
+ * and every transmitted copy is freed. Without an installed mapper
+ * registration fails with ENOTSUP (ust_zc_check(): "no DMA mapper
+ * installed: ..."); a port whose device cannot map (net_tap, net_memif,
+ * net_ring, net_af_packet: the vdev bus, whose rte_dev_dma_map() succeeds
+ * and maps nothing), or IOVA as PA, has no mapper to install
+ * (ust_port_dma_mapper() says why): zero copy is refused, never faked.
  */
 
 #ifndef UST_TCP_TX_H
@@ -122,10 +125,12 @@ void ust_stack_tcp_tx_stats(const struct ust_stack *stk,
 			    struct ust_tcp_tx_stats *st);
 
 /**
- * How payload memory is mapped for DMA. The default mapper calls
- * rte_dev_dma_map()/rte_dev_dma_unmap() on the port's device; tests and
- * applications with their own IOMMU handling install another one. Both
- * return 0 or a negative errno.
+ * How payload memory is mapped for DMA. The stack has none of its own: the
+ * application installs one, for an ethdev port the port's
+ * (ust_port_dma_mapper() of drivers/port calls rte_dev_dma_map()/
+ * rte_dev_dma_unmap() on the port's device); tests and applications with
+ * their own IOMMU handling install another. Both return 0 or a negative
+ * errno.
  */
 struct ust_dma_mapper {
 	const char *name;
@@ -134,15 +139,18 @@ struct ust_dma_mapper {
 	void *ctx;
 };
 
-/** Install @p m (copied) as the stack's mapper; NULL restores the port's
- *  default. Only while no area is registered (-EBUSY). */
+/** Install @p m (copied) as the stack's mapper; NULL removes it (zero copy
+ *  is then refused). Only while no area is registered (-EBUSY); -EINVAL
+ *  without both ops. */
 int ust_stack_set_dma_mapper(struct ust_stack *stk,
 			     const struct ust_dma_mapper *m);
 
 /**
- * Whether ust_zc_register() can map on this stack: 0, or -ENOTSUP with the
- * reason in @p why (e.g. "net_memif is on the vdev bus, which maps nothing
- * for DMA", "IOVA as PA..."). An installed mapper always can.
+ * Whether ust_zc_register() can map on this stack: 0 when a mapper is
+ * installed, else -ENOTSUP with the reason in @p why ("no DMA mapper
+ * installed: ..."). Why a port has no mapper to install (e.g. "net_memif is
+ * on the vdev bus, which maps nothing for DMA", "IOVA as PA...") is
+ * ust_port_dma_mapper()'s to say.
  */
 int ust_zc_check(struct ust_stack *stk, char *why, size_t n);
 
@@ -157,7 +165,8 @@ enum ust_zc_map_mode {
  * Register @p len bytes at @p addr (page-aligned, @p page_sz pages, e.g.
  * from mmap() or rte_malloc()) for ust_send_zc(). The IOVA of the memory
  * is its virtual address (IOVA as VA, as with vfio and mlx5). Returns 0,
- * -EINVAL, -ENOTSUP (the port's device cannot map: the probe map failed),
+ * -EINVAL, -ENOTSUP (no mapper installed, or the mapper cannot map: the
+ * probe map failed with EINVAL or ENODEV), another error of the mapper,
  * -ENOSPC (no registration slot), or the error of rte_extmem_register().
  */
 int ust_zc_register(struct ust_stack *stk, void *addr, size_t len,

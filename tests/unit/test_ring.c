@@ -117,12 +117,30 @@ test_ring_echo(void)
 	}
 	{
 		/* a vdev port maps nothing for DMA (its rte_dev_dma_map()
-		 * returns success doing nothing): zero copy is refused */
+		 * returns success doing nothing): the port layer has no
+		 * mapper for it, and the stack, which has none of its own,
+		 * refuses zero copy */
 		static uint8_t area[2 * 4096] __rte_aligned(4096);
+		struct ust_dma_mapper dm;
+		unsigned int ports = 0;
+		uint16_t pid;
 		char why[128];
 
+		RTE_ETH_FOREACH_DEV(pid) {
+			UT_EQ(ust_port_dma_mapper(pid, &dm, why, sizeof(why)),
+			      -ENOTSUP);
+			UT_ASSERT(strstr(why, "net_ring is on the vdev bus, "
+					 "which maps nothing for DMA") != NULL,
+				  "%s", why);
+			ports++;
+		}
+		UT_EQ(ports, 2);
+		UT_EQ(ust_port_dma_mapper(RTE_MAX_ETHPORTS, &dm, why,
+					  sizeof(why)), -ENOTSUP);
+		UT_ASSERT(strstr(why, "no ethdev port") != NULL, "%s", why);
 		UT_EQ(ust_zc_check(a, why, sizeof(why)), -ENOTSUP);
-		UT_ASSERT(strstr(why, "vdev bus") != NULL, "%s", why);
+		UT_ASSERT(strstr(why, "no DMA mapper installed") != NULL,
+			  "%s", why);
 		UT_EQ(ust_zc_register(a, area, sizeof(area), 4096,
 				      UST_ZC_MAP_PER_SEND), -ENOTSUP);
 	}

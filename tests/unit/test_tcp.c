@@ -3947,12 +3947,24 @@ test_zc_send(void)
 	fill(area, ZC_AREA, 5);
 	memset(&fm, 0, sizeof(fm));
 	fm.base = area;
-	/* this NIC cannot map: refused, whatever is asked */
+	/* no mapper installed (the stack has none of its own): refused,
+	 * whatever is asked */
+	{
+		char why[128];
+
+		UT_EQ(ust_zc_check(stk, why, sizeof(why)), -ENOTSUP);
+		UT_ASSERT(strstr(why, "no DMA mapper installed") != NULL,
+			  "%s", why);
+	}
 	UT_EQ(ust_zc_register(stk, area, ZC_AREA, 4096, UST_ZC_MAP_PER_SEND),
 	      -ENOTSUP);
 	UT_EQ(ust_zc_register(stk, area + 1, 4096, 4096, UST_ZC_MAP_ONCE),
 	      -EINVAL);
+	dm.map = NULL;
+	UT_EQ(ust_stack_set_dma_mapper(stk, &dm), -EINVAL);
+	dm.map = fm_map;
 	UT_EQ(ust_stack_set_dma_mapper(stk, &dm), 0);
+	UT_EQ(ust_zc_check(stk, NULL, 0), 0);
 	UT_EQ(ust_zc_register(stk, area, ZC_AREA, 4096, UST_ZC_MAP_PER_SEND),
 	      0);
 	UT_EQ(ust_stack_set_dma_mapper(stk, NULL), -EBUSY);
@@ -4025,6 +4037,12 @@ test_zc_send(void)
 	UT_EQ(fm.bad, 0);
 	UT_EQ(fm.maps, fm.unmaps);
 	UT_EQ(ust_zc_unregister(stk, area), 0);
+	/* no area left: the mapper can be removed, and zero copy is then
+	 * refused again */
+	UT_EQ(ust_stack_set_dma_mapper(stk, NULL), 0);
+	UT_EQ(ust_zc_check(stk, NULL, 0), -ENOTSUP);
+	UT_EQ(ust_zc_register(stk, area, ZC_AREA, 4096, UST_ZC_MAP_PER_SEND),
+	      -ENOTSUP);
 	UT_EQ(tx_teardown(stk), 0);
 	munmap(area, ZC_AREA);
 	return 0;
