@@ -2,13 +2,19 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 the ustack authors
 """Which component of libustack uses which, at link level: for every
-object of the library (named lib_<component>_<file>.c.o or
-drivers_<component>_...), the symbols it needs that another component
-defines (nm). Prints one line per edge and, with --check, exits 1 when the
-edges form a cycle (a component using one that uses it back, directly or
-around a loop), naming the cycle. Run as the unit test "layers".
+component's static library (lib/<c>/libust_<c>.a, drivers/<c>/libust_<c>.a,
+as lib/meson.build builds them), the symbols it needs that another
+component defines (nm). Prints one line per edge and, with --check, exits
+1 when the edges form a cycle (a component using one that uses it back,
+directly or around a loop), naming the cycle. Run as the unit test
+"layers".
 
-    layer-graph.py [--check] libustack.a
+    layer-graph.py [--check] [--src ROOT] libust_wire.a libust_core.a ...
+
+With --src, the sources under ROOT/lib and ROOT/drivers are also checked
+for a relative include ("../x/y.h"), which would reach another
+component's header past the include directories the build gives each
+component.
 """
 import collections
 import os
@@ -18,26 +24,45 @@ import sys
 
 
 def main():
-    check = "--check" in sys.argv
-    d = [a for a in sys.argv[1:] if a != "--check"][0]
+    args = sys.argv[1:]
+    check = "--check" in args
+    src = None
+    if "--src" in args:
+        i = args.index("--src")
+        src = args[i + 1]
+        del args[i:i + 2]
+    archives = [a for a in args if a != "--check"]
+    bad = 0
+    if src is not None:
+        for top in ("lib", "drivers"):
+            for dp, _, fs in os.walk(os.path.join(src, top)):
+                for f in fs:
+                    if not f.endswith((".c", ".h")):
+                        continue
+                    path = os.path.join(dp, f)
+                    for n, line in enumerate(open(path), 1):
+                        if re.match(r'\s*#\s*include\s+"\.\./', line):
+                            print(f"{path}:{n}: relative include: "
+                                  f"{line.strip()}", file=sys.stderr)
+                            bad = 1
     defs, undefs = {}, collections.defaultdict(set)
-    # nm -A: "ARCHIVE:MEMBER:VALUE TYPE NAME", or "ARCHIVE:MEMBER: U NAME"
-    out = subprocess.run(["nm", "-A", d], capture_output=True, text=True,
-                         check=True).stdout
-    for line in out.splitlines():
-        where, _, rest = line.rpartition(".o:")
-        m = re.match(r"(lib|drivers)_([a-z]+)_", where.split(":")[-1])
+    for a in archives:
+        m = re.match(r"libust_([a-z]+)\.a$", os.path.basename(a))
         if not m:
-            continue
-        c = m.group(2)
-        p = rest.split()
-        if len(p) == 3 and p[1] in "TDBRC":
-            defs[p[2]] = c
-        elif len(p) == 2 and p[0] == "U":
-            undefs[c].add(p[1])
+            print(f"not a component library: {a}", file=sys.stderr)
+            return 2
+        c = m.group(1)
+        out = subprocess.run(["nm", a], capture_output=True, text=True,
+                             check=True).stdout
+        for line in out.splitlines():
+            p = line.split()
+            if len(p) == 3 and p[1] in "TDBRC":
+                defs[p[2]] = c
+            elif len(p) == 2 and p[0] == "U":
+                undefs[c].add(p[1])
     if not defs:
-        print(f"no ustack objects in {d}", file=sys.stderr)
-        return 1
+        print("no component libraries given", file=sys.stderr)
+        return 2
     edges = collections.defaultdict(lambda: collections.defaultdict(list))
     for c, us in undefs.items():
         for u in us:
@@ -50,7 +75,7 @@ def main():
             print(f"{c:7s} -> {t:7s} {len(syms):3d}  "
                   f"{' '.join(syms[:4])}{more}")
     if not check:
-        return 0
+        return bad
     # a cycle, found by depth-first search
     state, stack = {}, []
 
@@ -75,7 +100,7 @@ def main():
                 print("cycle: " + " -> ".join(cyc), file=sys.stderr)
                 return 1
     print("the components form a DAG")
-    return 0
+    return bad
 
 
 if __name__ == "__main__":

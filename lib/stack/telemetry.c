@@ -30,8 +30,8 @@
 #include <rte_telemetry.h>
 
 #include "stack_private.h"
-#include "../sock/sock_private.h"
-#include "../udp/udp_private.h"
+#include "sock_private.h"
+#include "udp_private.h"
 
 #define TEL_MAX_STACKS 128
 

@@ -33,7 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "../sock/sock_private.h"
+#include "sock_private.h"
 #include "timer_private.h"
 #include "ust_mem.h"
 #include "ust_tcp.h"

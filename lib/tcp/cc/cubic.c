@@ -20,8 +20,8 @@
 #include <math.h>
 #include <string.h>
 
-#include "../tcp_cc.h"
-#include "../tcp_private.h"
+#include "tcp_cc.h"
+#include "tcp_private.h"
 
 #define CUBIC_C 0.4
 #define CUBIC_BETA 0.7

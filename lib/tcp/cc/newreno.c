@@ -9,8 +9,8 @@
  * 2 * SMSS) (RFC 5681 equation 4).
  */
 
-#include "../tcp_cc.h"
-#include "../tcp_private.h"
+#include "tcp_cc.h"
+#include "tcp_private.h"
 
 static void
 newreno_init(struct ust_stack *stk, struct ust_tcp_sock *tp)
