@@ -16,7 +16,8 @@
  *    3.10.7.4; RFC 1337: an RST does not end TIME_WAIT; RFC 6191: a SYN
  *    with a newer timestamp may reuse the 4-tuple).
  *
- * The wheel is advanced by ust_stack_timers() from the poll loop.
+ * The wheel is advanced by ust_tcp_poll() (tcp.c), which lib/stack calls
+ * from ust_stack_poll() and ust_stack_timers() with the stack's clock.
  */
 
 #include <errno.h>
