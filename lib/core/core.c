@@ -174,6 +174,22 @@ ust_mbuf_raw_cksum(const struct rte_mbuf *m, uint32_t off, uint32_t len,
 }
 
 bool
+ust_mbuf_l4_csum_ok(const struct rte_mbuf *m, const struct ust_ipv4_repr *ip,
+		    uint8_t proto, uint32_t l4len)
+{
+	uint16_t raw;
+	uint32_t sum;
+
+	if (ust_mbuf_raw_cksum(m, ip->hdr_len, l4len, &raw) != 0)
+		return false;
+	sum = raw;
+	sum += ust_ipv4_phdr_sum(ip->src, ip->dst, proto, (uint16_t)l4len);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+bool
 ust_mbuf_pull(struct rte_mbuf *m, uint32_t len)
 {
 	if (len > m->pkt_len)

@@ -387,6 +387,14 @@ void ust_mbuf_trim_to(struct rte_mbuf *m, uint32_t len);
 int ust_mbuf_raw_cksum(const struct rte_mbuf *m, uint32_t off, uint32_t len,
 		       uint16_t *sum);
 
+/* Whether the checksum of the @l4len-byte @proto (UDP, TCP) header and
+ * payload of @m, from its IPv4 header's end, is right with @ip's
+ * pseudo-header: the RX check of a datagram or segment whose bytes span
+ * segments. */
+bool ust_mbuf_l4_csum_ok(const struct rte_mbuf *m,
+			 const struct ust_ipv4_repr *ip, uint8_t proto,
+			 uint32_t l4len);
+
 /* ---- TX staging, lib/core/core.c ---- */
 
 /* Frames a send needs in the staging area: its datagram and an ARP probe

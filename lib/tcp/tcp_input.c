@@ -842,24 +842,6 @@ ust_tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 
 /* ---- arrival ---- */
 
-/* Verify the checksum of a segment whose bytes span segments. */
-static bool
-tcp_csum_chain_ok(struct rte_mbuf *m, const struct ust_ipv4_repr *ip,
-		  uint32_t l4len)
-{
-	uint16_t raw;
-	uint32_t sum;
-
-	if (ust_mbuf_raw_cksum(m, ip->hdr_len, l4len, &raw) != 0)
-		return false;
-	sum = raw;
-	sum += ust_ipv4_phdr_sum(ip->src, ip->dst, IPPROTO_TCP,
-				 (uint16_t)l4len);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
-}
-
 void
 ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 	      const struct ust_ipv4_repr *ip)
@@ -881,7 +863,7 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 			   verified || !contig ? UST_WIRE_F_NO_CSUM : 0, &th);
 	if (rc == UST_WIRE_OK && (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD ||
 				  (!contig && !verified &&
-				   !tcp_csum_chain_ok(m, ip, l4len))))
+				   !ust_mbuf_l4_csum_ok(m, ip, IPPROTO_TCP, l4len))))
 		rc = UST_WIRE_ECSUM;
 	if (rc != UST_WIRE_OK) {
 		stk->mib[UST_MIB_TCP_INERRS]++;

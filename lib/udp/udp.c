@@ -257,23 +257,6 @@ udp_sock_match(const struct ust_sock *s, const struct ust_ipv4_repr *ip,
 	return true;
 }
 
-/* Verify the UDP checksum of a datagram whose bytes span segments. */
-static bool
-udp_csum_chain_ok(struct rte_mbuf *m, const struct ust_ipv4_repr *ip,
-		  uint16_t ulen)
-{
-	uint16_t raw;
-	uint32_t sum;
-
-	if (ust_mbuf_raw_cksum(m, ip->hdr_len, ulen, &raw) != 0)
-		return false;
-	sum = raw;
-	sum += ust_ipv4_phdr_sum(ip->src, ip->dst, IPPROTO_UDP, ulen);
-	sum = (sum & 0xffff) + (sum >> 16);
-	sum = (sum & 0xffff) + (sum >> 16);
-	return sum == 0xffff;
-}
-
 /* Validate one datagram; on success fill its metadata and return its UDP
  * length, else count, drop and return 0. */
 static uint16_t
@@ -301,7 +284,7 @@ udp_validate(struct ust_stack *stk, struct rte_mbuf *m,
 		if (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD)
 			rc = UST_WIRE_ECSUM;
 		else if (!contig && !verified &&
-			 !udp_csum_chain_ok(m, ip, u.len))
+			 !ust_mbuf_l4_csum_ok(m, ip, IPPROTO_UDP, u.len))
 			rc = UST_WIRE_ECSUM;
 	}
 	if (rc != UST_WIRE_OK) {
