@@ -7,10 +7,11 @@
  * stack). Not installed. The stack instance, the per-packet metadata every
  * component reads, the packet queue type, the TX staging area, the drop
  * helpers, and the tables through which a layer reaches the one above it
- * without naming it (IPv4's protocol table, the TX-done callbacks). It
- * also declares each layer's functions for the layers above: one header
- * per component's internal interface, with an include path per component,
- * is the next step of the layering (doc/architecture.md).
+ * without naming it (IPv4's protocol table, the TX-done callbacks). What
+ * each layer offers the layers above is in its own internal header
+ * (lib/ip/ip_private.h, lib/sock/sock_private.h, lib/udp/udp_private.h,
+ * lib/tcp/tcp_private.h), which only the components that depend on it
+ * can include (doc/architecture.md).
  *
  * Layout of struct ust_stack: the first cache lines hold what every RX and
  * TX packet reads (netif ops, addresses, metadata offset, the clock, the
@@ -421,124 +422,5 @@ void ust_tx_release(struct ust_stack *stk, struct rte_mbuf *m);
 /* Drop a TX frame that has metadata (its owner's wmem is given back). */
 void ust_tx_drop(struct ust_stack *stk, struct rte_mbuf *m,
 		 enum ust_drop_reason r);
-
-/* ---- IPv4, lib/ip/ipv4.c ---- */
-
-enum ust_route_kind {
-	UST_ROUTE_UNICAST,
-	UST_ROUTE_BROADCAST,
-	UST_ROUTE_MULTICAST,
-	UST_ROUTE_LOCAL,
-};
-
-/* Next hop for @dst; -ENETUNREACH when there is none. */
-int ust_route(const struct ust_stack *stk, rte_be32_t dst,
-	      rte_be32_t *nexthop, enum ust_route_kind *kind);
-
-/*
- * An upper protocol of IPv4 (Linux's struct net_protocol): lib/udp and
- * lib/tcp register theirs at init with ust_ipv4_register(), and lib/ip
- * reaches them only through it. @input takes one packet (data at its IPv4
- * header) and consumes it. A protocol with @input_burst instead gets the
- * packets of an RX burst together, after the burst's other frames (UDP:
- * one bulk socket lookup per burst). @err_handler, when set, gets the
- * ICMP errors that quote a packet of this protocol we sent.
- */
-struct ust_ipv4_proto {
-	void (*input)(struct ust_stack *stk, struct rte_mbuf *m,
-		      const struct ust_ipv4_repr *ip);
-	void (*input_burst)(struct ust_stack *stk, struct rte_mbuf **pkts,
-			    const struct ust_ipv4_repr *ips, uint16_t n);
-	void (*err_handler)(struct ust_stack *stk,
-			    const struct ust_icmp_repr *ic);
-};
-
-/* Register what takes IPv4 protocol @proto; 0, or -EINVAL (no handler, or
- * ICMP, which lib/ip handles itself), -EEXIST (taken). */
-int ust_ipv4_register(struct ust_stack *stk, uint8_t proto,
-		      const struct ust_ipv4_proto *p);
-
-/*
- * Validate a received IPv4 packet (data at its header) and hand it to its
- * protocol, or return the protocol's number with @ip filled when the
- * protocol takes bursts (the caller batches it); returns 0 when the packet
- * was consumed or dropped here.
- */
-int ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
-		   struct ust_ipv4_repr *ip);
-
-/*
- * Prepend an IPv4 header (and Ethernet) to @m, whose data starts with the L4
- * header, and send it. Sets checksum offload flags when the netif has them.
- * Always consumes @m (a failure is counted as a drop). Returns 0, or
- * -ENETUNREACH when there was no route (counted IP_OUTNOROUTES).
- */
-int ust_ipv4_output(struct ust_stack *stk, struct rte_mbuf *m,
-		    rte_be32_t src, rte_be32_t dst, uint8_t proto,
-		    uint64_t l4_ol_flags);
-
-/* Ethernet input of one chunk (at most UST_MAX_BURST frames), lib/ip/eth.c:
- * ARP, IPv4 and its protocols; every frame consumed or dropped. */
-void ust_eth_input(struct ust_stack *stk, struct rte_mbuf **pkts, uint16_t n);
-
-/* ---- ARP, lib/ip/arp.c ---- */
-
-int ust_arp_init(struct ust_stack *stk);
-void ust_arp_fini(struct ust_stack *stk);
-void ust_arp_input(struct ust_stack *stk, struct rte_mbuf *m);
-void ust_arp_timers(struct ust_stack *stk);
-
-/*
- * Send an IPv4 frame (Ethernet header already prepended, destination MAC
- * unknown) to @nexthop: fills the MAC and stages it when known, or queues it
- * on the entry and resolves. Consumes @m.
- */
-void ust_arp_output(struct ust_stack *stk, struct rte_mbuf *m,
-		    rte_be32_t nexthop);
-
-/* ---- ICMP, lib/ip/icmp.c ---- */
-
-void ust_icmp_input(struct ust_stack *stk, struct rte_mbuf *m,
-		    const struct ust_ipv4_repr *ip);
-
-/*
- * Send an ICMP error about @orig (data at its IPv4 header), rate limited;
- * does not consume @orig.
- */
-void ust_icmp_send_error(struct ust_stack *stk, struct rte_mbuf *orig,
-			 const struct ust_ipv4_repr *ip, uint8_t type,
-			 uint8_t code);
-
-/* ---- UDP, lib/udp/udp.c ---- */
-
-int ust_udp_init(struct ust_stack *stk);
-void ust_udp_fini(struct ust_stack *stk);
-
-
-/* ---- TCP, lib/tcp ---- */
-
-int ust_tcp_init(struct ust_stack *stk);
-void ust_tcp_fini(struct ust_stack *stk);
-
-
-/* TCP's share of a poll: expired timers, output that waited for TX
- * staging room. */
-void ust_tcp_poll(struct ust_stack *stk);
-
-/* ---- sockets, lib/sock ---- */
-
-int ust_sock_table_init(struct ust_stack *stk);
-void ust_sock_table_fini(struct ust_stack *stk);
-
-/* Staging has room again: wake the sockets that waited for it. */
-void ust_sock_tx_waiters_wake(struct ust_stack *stk);
-
-/* The driver took (or the stack dropped) a frame of this owner. */
-void ust_sock_tx_done(struct ust_stack *stk, const struct ust_tx_owner *o);
-
-/* ---- telemetry, lib/stack/telemetry.c ---- */
-
-void ust_telemetry_register(struct ust_stack *stk);
-void ust_telemetry_unregister(struct ust_stack *stk);
 
 #endif /* UST_STACK_PRIVATE_H */

@@ -72,7 +72,7 @@
 #include <rte_ip.h>
 #include <rte_malloc.h>
 
-#include "stack_private.h"
+#include "ip_private.h"
 #include "ust_wire.h"
 
 #define ARP_TICK_NS (100ull * 1000 * 1000)

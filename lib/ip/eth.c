@@ -21,7 +21,7 @@
 #include <rte_ether.h>
 #include <rte_prefetch.h>
 
-#include "stack_private.h"
+#include "ip_private.h"
 #include "ust_wire.h"
 
 static inline bool

@@ -21,7 +21,7 @@
 #include <rte_icmp.h>
 #include <rte_ip.h>
 
-#include "stack_private.h"
+#include "ip_private.h"
 #include "ust_wire.h"
 
 /* RFC 1812 4.3.2.3: an error quotes as much as fits in 576 bytes */

@@ -23,7 +23,7 @@
 
 #include <rte_ip.h>
 
-#include "stack_private.h"
+#include "ip_private.h"
 #include "ust_wire.h"
 
 int

@@ -135,4 +135,15 @@ void ust_sock_wakeup(struct ust_sock *s);
 void ust_epoll_detach(struct ust_sock *s);
 void ust_epoll_destroy(struct ust_epoll *ep);
 
+/* ---- the table, for lib/stack ---- */
+
+int ust_sock_table_init(struct ust_stack *stk);
+void ust_sock_table_fini(struct ust_stack *stk);
+
+/* Staging has room again: wake the sockets that waited for it. */
+void ust_sock_tx_waiters_wake(struct ust_stack *stk);
+
+/* The driver took (or the stack dropped) a frame of this owner. */
+void ust_sock_tx_done(struct ust_stack *stk, const struct ust_tx_owner *o);
+
 #endif /* UST_SOCK_PRIVATE_H */

@@ -24,7 +24,12 @@
 #include <rte_malloc.h>
 #include <rte_random.h>
 
-#include "stack_private.h"
+#include "ip_private.h"
+#include "sock_private.h"
+#include "tcp_private.h"
+#include "telemetry_private.h"
+#include "udp_private.h"
+#include "ust_tcp_tx.h"
 #include "ust_wire.h"
 
 static const struct rte_mbuf_dynfield ust_meta_desc = {
@@ -85,8 +90,8 @@ ust_stack_conf_defaults(struct ust_stack_conf *c)
 	c->tcp.timestamps = 1;
 	c->tcp.window_scaling = 1;
 	snprintf(c->tcp.congestion, sizeof(c->tcp.congestion), "cubic");
-	c->tcp.tx_layout = 0; /* UST_TCP_TX_LINEAR */
-	c->tcp.first_linear_max = 2048 - 94; /* - UST_TCP_TX_MAX_HDR */
+	c->tcp.tx_layout = UST_TCP_TX_LINEAR;
+	c->tcp.first_linear_max = 2048 - UST_TCP_TX_MAX_HDR;
 	c->tcp.copy_small = 0;
 	c->tcp.copy_small_bufs = 4096;
 	c->now_ns = ust_clock_ns();

@@ -29,8 +29,8 @@
 #include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
-#include "stack_private.h"
 #include "sock_private.h"
+#include "telemetry_private.h"
 #include "udp_private.h"
 
 #define TEL_MAX_STACKS 128

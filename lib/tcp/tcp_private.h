@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "ip_private.h"
 #include "sock_private.h"
 #include "timer_private.h"
 #include "ust_mem.h"
@@ -616,5 +617,15 @@ void ust_tcp_meminfo(const struct ust_sock *s, struct ust_sock_meminfo *mi);
 
 /* ---- tcp_cc.c ---- */
 const struct ust_tcp_cc_ops *ust_tcp_cc_find(const char *name);
+
+/* ---- for lib/stack ---- */
+
+int ust_tcp_init(struct ust_stack *stk);
+void ust_tcp_fini(struct ust_stack *stk);
+
+
+/* TCP's share of a poll: expired timers, output that waited for TX
+ * staging room. */
+void ust_tcp_poll(struct ust_stack *stk);
 
 #endif /* UST_TCP_PRIVATE_H */

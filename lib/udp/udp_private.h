@@ -29,6 +29,7 @@
 
 #include <rte_spinlock.h>
 
+#include "ip_private.h"
 #include "sock_private.h"
 
 struct ust_udp_sock {
@@ -100,5 +101,11 @@ int ust_udp_sock_register(struct ust_stack *stk);
  * telemetry passes false and reads the counters alone). */
 void ust_udp_meminfo(const struct ust_sock *s, struct ust_sock_meminfo *mi,
 		     bool walk);
+
+/* ---- for lib/stack ---- */
+
+int ust_udp_init(struct ust_stack *stk);
+void ust_udp_fini(struct ust_stack *stk);
+
 
 #endif /* UST_UDP_PRIVATE_H */

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * lib/ip's internal interface, for lib/ip itself and the components above
+ * it (sock, udp, tcp, stack; the build gives no other component lib/ip's
+ * include directory): Ethernet input, routing, IPv4 input and output and
+ * the protocol table through which IPv4 reaches UDP and TCP, ARP, ICMP.
+ * Not installed.
+ */
+
+#ifndef UST_IP_PRIVATE_H
+#define UST_IP_PRIVATE_H
+
+#include "stack_private.h"
+
+/* ---- IPv4, lib/ip/ipv4.c ---- */
+
+enum ust_route_kind {
+	UST_ROUTE_UNICAST,
+	UST_ROUTE_BROADCAST,
+	UST_ROUTE_MULTICAST,
+	UST_ROUTE_LOCAL,
+};
+
+/* Next hop for @dst; -ENETUNREACH when there is none. */
+int ust_route(const struct ust_stack *stk, rte_be32_t dst,
+	      rte_be32_t *nexthop, enum ust_route_kind *kind);
+
+/*
+ * An upper protocol of IPv4 (Linux's struct net_protocol): lib/udp and
+ * lib/tcp register theirs at init with ust_ipv4_register(), and lib/ip
+ * reaches them only through it. @input takes one packet (data at its IPv4
+ * header) and consumes it. A protocol with @input_burst instead gets the
+ * packets of an RX burst together, after the burst's other frames (UDP:
+ * one bulk socket lookup per burst). @err_handler, when set, gets the
+ * ICMP errors that quote a packet of this protocol we sent.
+ */
+struct ust_ipv4_proto {
+	void (*input)(struct ust_stack *stk, struct rte_mbuf *m,
+		      const struct ust_ipv4_repr *ip);
+	void (*input_burst)(struct ust_stack *stk, struct rte_mbuf **pkts,
+			    const struct ust_ipv4_repr *ips, uint16_t n);
+	void (*err_handler)(struct ust_stack *stk,
+			    const struct ust_icmp_repr *ic);
+};
+
+/* Register what takes IPv4 protocol @proto; 0, or -EINVAL (no handler, or
+ * ICMP, which lib/ip handles itself), -EEXIST (taken). */
+int ust_ipv4_register(struct ust_stack *stk, uint8_t proto,
+		      const struct ust_ipv4_proto *p);
+
+/*
+ * Validate a received IPv4 packet (data at its header) and hand it to its
+ * protocol, or return the protocol's number with @ip filled when the
+ * protocol takes bursts (the caller batches it); returns 0 when the packet
+ * was consumed or dropped here.
+ */
+int ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
+		   struct ust_ipv4_repr *ip);
+
+/*
+ * Prepend an IPv4 header (and Ethernet) to @m, whose data starts with the L4
+ * header, and send it. Sets checksum offload flags when the netif has them.
+ * Always consumes @m (a failure is counted as a drop). Returns 0, or
+ * -ENETUNREACH when there was no route (counted IP_OUTNOROUTES).
+ */
+int ust_ipv4_output(struct ust_stack *stk, struct rte_mbuf *m,
+		    rte_be32_t src, rte_be32_t dst, uint8_t proto,
+		    uint64_t l4_ol_flags);
+
+/* Ethernet input of one chunk (at most UST_MAX_BURST frames), lib/ip/eth.c:
+ * ARP, IPv4 and its protocols; every frame consumed or dropped. */
+void ust_eth_input(struct ust_stack *stk, struct rte_mbuf **pkts, uint16_t n);
+
+/* ---- ARP, lib/ip/arp.c ---- */
+
+int ust_arp_init(struct ust_stack *stk);
+void ust_arp_fini(struct ust_stack *stk);
+void ust_arp_input(struct ust_stack *stk, struct rte_mbuf *m);
+void ust_arp_timers(struct ust_stack *stk);
+
+/*
+ * Send an IPv4 frame (Ethernet header already prepended, destination MAC
+ * unknown) to @nexthop: fills the MAC and stages it when known, or queues it
+ * on the entry and resolves. Consumes @m.
+ */
+void ust_arp_output(struct ust_stack *stk, struct rte_mbuf *m,
+		    rte_be32_t nexthop);
+
+/* ---- ICMP, lib/ip/icmp.c ---- */
+
+void ust_icmp_input(struct ust_stack *stk, struct rte_mbuf *m,
+		    const struct ust_ipv4_repr *ip);
+
+/*
+ * Send an ICMP error about @orig (data at its IPv4 header), rate limited;
+ * does not consume @orig.
+ */
+void ust_icmp_send_error(struct ust_stack *stk, struct rte_mbuf *orig,
+			 const struct ust_ipv4_repr *ip, uint8_t type,
+			 uint8_t code);
+
+#endif /* UST_IP_PRIVATE_H */
