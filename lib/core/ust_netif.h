@@ -47,6 +47,35 @@ struct ust_netif_ops {
 /** The NIC transmits chained mbufs (RTE_ETH_TX_OFFLOAD_MULTI_SEGS). */
 #define UST_NETIF_F_TX_MULTI_SEGS (1u << 5)
 
+/** How a port spreads received frames over its queues (struct ust_rss). */
+enum ust_rss_kind {
+	/** one queue, or queues whose choice the stack cannot compute:
+	 *  net_memif, net_ring, net_af_packet (each queue is its own wire),
+	 *  net_tap (the kernel picks the queue by its own flow hash) */
+	UST_RSS_NONE = 0,
+	/** the device hashes the IPv4 addresses and TCP/UDP ports with
+	 *  Toeplitz over key[] and picks reta[hash % reta_size]: the stack
+	 *  can compute where a flow's frames arrive (mlx5, virtio with
+	 *  VIRTIO_NET_F_RSS, ...) */
+	UST_RSS_TOEPLITZ,
+};
+
+#define UST_RSS_KEY_MAX 64
+#define UST_RSS_RETA_MAX 512
+
+/** A port's receive-side scaling as the device really runs it: the key
+ *  and redirection table read back from the PMD (drivers/port's
+ *  ust_port_rss()), which sibling stacks (lib/group) use to steer flows. */
+struct ust_rss {
+	uint8_t kind;             /**< enum ust_rss_kind */
+	uint8_t key_len;          /**< bytes of key[] in use */
+	uint16_t reta_size;       /**< entries of reta[] in use */
+	uint16_t nb_queues;       /**< queues the RETA points into */
+	uint64_t hf;              /**< RTE_ETH_RSS_* hash types in effect */
+	uint8_t key[UST_RSS_KEY_MAX];
+	uint16_t reta[UST_RSS_RETA_MAX]; /**< hash % reta_size -> queue */
+};
+
 /** A network interface as a stack instance sees it. */
 struct ust_netif {
 	const struct ust_netif_ops *ops;
