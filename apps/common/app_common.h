@@ -25,6 +25,7 @@
 
 #include "ust_config.h"
 #include "ust_fault.h"
+#include "ust_group.h"
 #include "ust_port.h"
 #include "ust_stack.h"
 #include "ust_tcp_tx.h"
@@ -57,26 +58,44 @@ void app_catch_signals(volatile sig_atomic_t *flag);
 
 /* ---- environment (app_env.c) ---- */
 
-/* A port, its pool and one stack, brought up from a configuration. */
+/* A port, its pool and its stacks (one per queue pair and lcore: a
+ * struct ust_group), brought up from a configuration. */
 struct app_env {
 	const char *prog;
-	struct ust_config cfg;
-	struct rte_mempool *pool;
+	struct ust_config cfg;     /* cfg.port.nb_queues: stacks (--nb-cores) */
+	struct rte_mempool *pool;  /* the main lcore's NUMA node's pool */
+	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
 	struct ust_port_info port;
-	struct ust_stack *stk;
-	const char *fault_spec;    /* --fault: a fault stage in front */
-	struct ust_fault *fault;
+	uint16_t nb_stacks;
+	unsigned int lcores[UST_GROUP_MAX]; /* stack i's lcore: the main
+					    * lcore, then the workers of -l */
+	struct ust_group *grp;
+	struct ust_stack *stk;     /* stack 0, on the main lcore */
+	struct ust_stack *stks[UST_GROUP_MAX];
+	const char *fault_spec;    /* --fault: a fault stage in front of each
+				    * stack (seed + stack index) */
+	struct ust_fault *fault;   /* stack 0's */
+	struct ust_fault *faults[UST_GROUP_MAX];
 	unsigned int mbuf_in_use_start;
 	unsigned int mbuf_in_use_end;
 };
 
-/* After rte_eal_init(): pool, port, stack. Exits with status 2 on a
- * configuration the port or the stack refuses, naming it. */
+/* Set the number of stacks from --nb-cores @arg (exit 2 naming the flag
+ * when it is not 1 to UST_GROUP_MAX); app_env_up() checks it against the
+ * EAL lcores and the port's queues. */
+void app_env_nb_cores(struct app_env *env, const char *arg);
+
+/* After rte_eal_init(): pools, port, stacks. Exits with status 2 on a
+ * configuration the port or the stacks refuse, naming it: more stacks
+ * than EAL lcores (-l) or than the port has queues. */
 void app_env_up(struct app_env *env);
 
-/* Destroy the stack, let the PMD free completed TX mbufs, and record the
- * pool's in-use count; then close the port. */
+/* Destroy the stacks, let the PMD free completed TX mbufs, and record the
+ * pools' in-use count; then close the port. */
 void app_env_down(struct app_env *env);
+
+/* mbufs in use in all the environment's pools */
+unsigned int app_env_in_use(const struct app_env *env);
 
 /* ---- TX layout options (both apps; app_cli.c) ---- */
 

@@ -272,3 +272,12 @@ ust_mbuf_trim_to(struct rte_mbuf *m, uint32_t len)
 	m->nb_segs = segs;
 }
 
+/* ---- sibling stacks ---- */
+
+void
+ust_stack_set_siblings(struct ust_stack *stk,
+		       const struct ust_sibling_ops *ops, void *ctx)
+{
+	stk->sib = ops;
+	stk->sib_ctx = ctx;
+}

@@ -209,6 +209,39 @@ struct ust_sd_slot {
 	uint32_t next_free;
 };
 
+/* ---- sibling stacks (lib/group) ---- */
+
+/*
+ * What a group of sibling stacks (lib/group, above every layer) registers
+ * on each of its stacks with ust_stack_set_siblings(); NULL on a lone stack.
+ * The layers call these without knowing what a group is, as they reach
+ * their upper layers through registered tables.
+ */
+struct ust_sibling_ops {
+	/* frames siblings handed to this stack (Ethernet frames), at most
+	 * @n; called by the poll */
+	uint16_t (*rx)(struct ust_stack *stk, struct rte_mbuf **pkts,
+		       uint16_t n);
+	/* a TCP segment or UDP datagram (data at its IPv4 header) found no
+	 * socket here: true when a sibling owns local port @lport and took
+	 * it (or it was dropped as HANDOFF_FULL); false: handle it here */
+	bool (*steer)(struct ust_stack *stk, struct rte_mbuf *m,
+		      rte_be16_t lport);
+	/* an ARP frame (data at its Ethernet header) that teaches
+	 * neighbours: copies go to the siblings; @m stays the caller's */
+	void (*arp_copy)(struct ust_stack *stk, const struct rte_mbuf *m);
+	/* whether a flow from local port @lport to (@raddr, @rport) is
+	 * received on this stack's queue (ephemeral port choice) */
+	bool (*port_ok)(const struct ust_stack *stk, rte_be16_t lport,
+			rte_be32_t raddr, rte_be16_t rport);
+};
+
+/* Register a group's hooks (@ops and @ctx, kept in stk->sib and
+ * stk->sib_ctx; NULL ops: none). The group gives each stack its slice of
+ * the ephemeral ports in its configuration. */
+void ust_stack_set_siblings(struct ust_stack *stk,
+			    const struct ust_sibling_ops *ops, void *ctx);
+
 /* ---- the stack instance ---- */
 
 struct ust_sock_ops;
@@ -237,6 +270,10 @@ struct ust_stack {
 	bool accept_source_route;
 	bool in_loop;                /* input is from loopq: src may be us */
 	bool dying;                  /* being destroyed: nothing is sent */
+	bool sib_in;                 /* input is a sibling's handoff: no
+				      * steering, ARP copies learnt only */
+	const struct ust_sibling_ops *sib; /* NULL: a lone stack */
+	void *sib_ctx;
 	struct ust_sock *tx_waiters; /* sockets waiting for staging room */
 	/* registered by lib/sock at init (core calls no layer above): a
 	 * staged frame a socket owns has left or was dropped; staging room

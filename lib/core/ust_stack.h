@@ -142,6 +142,9 @@ struct ust_stack_conf {
 	struct ust_netif netif;     /**< where frames come from and go to */
 	struct rte_mempool *pool;   /**< mbufs for packets the stack builds */
 	int socket_id;              /**< NUMA node for the instance's memory */
+	/** the lcore that polls the instance (LCORE_ID_ANY: the one that
+	 *  creates it) */
+	unsigned int lcore;
 	rte_be32_t addr;            /**< our IPv4 address */
 	uint8_t prefix_len;         /**< of the directly connected subnet */
 	rte_be32_t gateway;         /**< default gateway, 0 for none */

@@ -32,7 +32,13 @@ extern "C" {
 /*
  * X(group, ENUM_SUFFIX, "LinuxName")
  * Groups: Eth (ustack's own per-stack link counters), Arp (after
- * /proc/net/stat/arp_cache), Ip and IpExt, Icmp, Udp, Tcp, TcpExt.
+ * /proc/net/stat/arp_cache), Ip and IpExt, Icmp, Udp, Tcp, TcpExt, Group
+ * (sibling stacks, lib/group: frames handed to the stack that owns their
+ * flow, and ARP frames copied to the siblings). A frame handed over is
+ * consumed on the stack that sent it (HandoffOut) and counts again in the
+ * owner's Eth InFrames (HandoffIn of them came from siblings), so each
+ * stack's conservation rule below holds alone; a port's frames are the
+ * group's InFrames less its HandoffIn.
  */
 #define UST_MIB_LIST(X) \
 	X(Eth, ETH_INFRAMES, "InFrames") \
@@ -146,7 +152,11 @@ extern "C" {
 	X(TcpExt, TCPEXT_TCPWINPROBE, "TCPWinProbe") \
 	X(TcpExt, TCPEXT_TCPKEEPALIVE, "TCPKeepAlive") \
 	X(TcpExt, TCPEXT_TCPDSACKRECV, "TCPDSACKRecv") \
-	X(TcpExt, TCPEXT_TCPSPURIOUSRTOS, "TCPSpuriousRTOs")
+	X(TcpExt, TCPEXT_TCPSPURIOUSRTOS, "TCPSpuriousRTOs") \
+	X(Group, GROUP_HANDOFFOUT, "HandoffOut") \
+	X(Group, GROUP_HANDOFFIN, "HandoffIn") \
+	X(Group, GROUP_ARPCOPIES, "ArpCopies") \
+	X(Group, GROUP_ARPCOPYFAILS, "ArpCopyFails")
 
 /** Index of a MIB counter, e.g. UST_MIB_UDP_NOPORTS. */
 enum ust_mib {
@@ -202,6 +212,7 @@ enum ust_mib {
 	X(TCP_OFO_DROP, "TCP_OFO_DROP", RX) \
 	X(TCP_LISTEN_OVERFLOW, "TCP_LISTEN_OVERFLOW", RX) \
 	X(TCP_CLOSE, "TCP_CLOSE", RX) \
+	X(HANDOFF_FULL, "HANDOFF_FULL", RX) \
 	X(SOCKET_CLOSE, "SOCKET_CLOSE", SOCK) \
 	X(TCP_ABORT, "TCP_ABORT", SOCK) \
 	X(TCP_OFOMERGE, "TCP_OFOMERGE", SOCK) \

@@ -498,6 +498,15 @@ ust_arp_input(struct ust_stack *stk, struct rte_mbuf *m)
 	/* RFC 826 merge: update an existing entry for the sender ... (an
 	 * RFC 5227 probe, from 0.0.0.0, teaches nothing) */
 	e = a.spa == 0 ? NULL : arp_find(stk, a.spa, &idx);
+	/* sibling stacks (lib/group) learn what this frame teaches: a
+	 * request or reply to us, news of a known neighbour, a gratuitous
+	 * announcement; the Ethernet header is still in the headroom */
+	if (stk->sib != NULL && !stk->sib_in && a.spa != 0 &&
+	    (for_us || e != NULL || a.spa == a.tpa)) {
+		rte_pktmbuf_prepend(m, UST_ETH_HDR_LEN);
+		stk->sib->arp_copy(stk, m);
+		rte_pktmbuf_adj(m, UST_ETH_HDR_LEN);
+	}
 	if (e != NULL)
 		arp_confirm(stk, e, &a.sha, for_us);
 	else if (for_us && a.spa != 0 &&
@@ -523,7 +532,10 @@ ust_arp_input(struct ust_stack *stk, struct rte_mbuf *m)
 	stk->mib[UST_MIB_ARP_INREQUESTS]++;
 	ust_consumed(stk);
 	rte_pktmbuf_free(m);
-	arp_send(stk, RTE_ARP_OP_REPLY, &a.sha, &a.sha, a.spa);
+	/* the stack that received the request answers it, not its
+	 * siblings' copies */
+	if (!stk->sib_in)
+		arp_send(stk, RTE_ARP_OP_REPLY, &a.sha, &a.sha, a.spa);
 }
 
 void

@@ -44,6 +44,7 @@ ust_stack_conf_defaults(struct ust_stack_conf *c)
 	memset(c, 0, sizeof(*c));
 	c->name = "ust";
 	c->socket_id = SOCKET_ID_ANY;
+	c->lcore = LCORE_ID_ANY;
 	c->prefix_len = 24;
 	c->ttl = 64;
 	c->rx_burst = 32;
@@ -172,7 +173,8 @@ ust_stack_create(const struct ust_stack_conf *conf)
 	stk->rx_burst = conf->rx_burst;
 	stk->tx_cap = conf->tx_stage;
 	stk->ip_id = (uint16_t)rte_rand();
-	stk->lcore = rte_lcore_id();
+	stk->lcore = conf->lcore == LCORE_ID_ANY ? rte_lcore_id() :
+		conf->lcore;
 	stk->hit_ip = 0;
 	stk->pool_reserve = conf->pool_reserve != 0 ? conf->pool_reserve :
 		conf->pool->size / 8;
@@ -290,6 +292,17 @@ ust_stack_poll(struct ust_stack *stk, uint64_t now_ns)
 	if (n > 0) {
 		stk->mib[UST_MIB_ETH_RXBURSTS]++;
 		ust_eth_input(stk, pkts, n);
+	}
+	if (stk->sib != NULL) {
+		/* what sibling stacks handed over (lib/group) */
+		uint16_t h = stk->sib->rx(stk, pkts, UST_MAX_BURST);
+
+		if (h > 0) {
+			stk->sib_in = true;
+			ust_eth_input(stk, pkts, h);
+			stk->sib_in = false;
+			n += h;
+		}
 	}
 	if (now_ns >= stk->arp.next_tick)
 		ust_arp_timers(stk);

@@ -891,14 +891,19 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 	payload = l4len - th.hdr_len;
 	seg_len = payload + ((th.flags & UST_TCP_SYN) ? 1 : 0) +
 		((th.flags & UST_TCP_FIN) ? 1 : 0);
-	/* keep the payload only; the headers stay in the headroom */
-	rte_pktmbuf_adj(m, ip->hdr_len + th.hdr_len);
-	ust_mbuf_trim_to(m, payload);
 	k.laddr = ip->dst;
 	k.raddr = ip->src;
 	k.lport = rte_cpu_to_be_16(th.dst_port);
 	k.rport = rte_cpu_to_be_16(th.src_port);
 	data = ust_tcp_hash_lookup(stk, &k);
+	/* no connection here: a sibling stack's flow (lib/group) goes to it
+	 * whole, before a listener or a reset could answer for it */
+	if (data == NULL && stk->sib != NULL && !stk->sib_in &&
+	    stk->sib->steer(stk, m, k.lport))
+		return;
+	/* keep the payload only; the headers stay in the headroom */
+	rte_pktmbuf_adj(m, ip->hdr_len + th.hdr_len);
+	ust_mbuf_trim_to(m, payload);
 	if (data != NULL) {
 		void *obj = tcp_obj_ptr(data);
 

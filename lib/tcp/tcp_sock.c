@@ -223,6 +223,10 @@ tcp_connect_port(struct ust_stack *stk, struct ust_tcp_key *k)
 		if (stk->tcp->port_refs[p] != 0)
 			continue;
 		k->lport = rte_cpu_to_be_16(p);
+		/* sibling stacks: the reply must arrive on our queue */
+		if (stk->sib != NULL &&
+		    !stk->sib->port_ok(stk, k->lport, k->raddr, k->rport))
+			continue;
 		if (tcp_tuple_usable(stk, k))
 			return 0;
 	}

@@ -351,6 +351,12 @@ ust_udp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
 					    ust_meta(stk->meta_off, m)->port))
 				us = NULL;
 		}
+		if (us == NULL && stk->sib != NULL && !stk->sib_in &&
+		    ip->dst == stk->addr &&
+		    stk->sib->steer(stk, m, rte_cpu_to_be_16(keys[i]))) {
+			/* a sibling's flow (lib/group): handed over */
+			continue;
+		}
 		if (us == NULL) {
 			if (ip->dst != stk->addr) {
 				stk->mib[UST_MIB_UDP_IGNOREDMULTI]++;
@@ -478,9 +484,44 @@ udp_port_add(struct ust_stack *stk, struct ust_udp_sock *us, uint16_t port)
 	return 0;
 }
 
-int
-ust_udp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
-	     rte_be16_t port)
+/* An ephemeral port for @us, RFC 6056 algorithm 1 flavour: random start,
+ * linear probe. With sibling stacks and a known peer (@raddr, @rport: the
+ * bind of a connect or a first send), only a port whose replies arrive on
+ * this stack's queue; with no such port free, any. */
+static int
+udp_port_pick(struct ust_stack *stk, struct ust_udp_sock *us,
+	      rte_be32_t raddr, rte_be16_t rport, uint16_t *port)
+{
+	uint32_t lo = stk->conf.ephemeral_lo;
+	uint32_t span = stk->conf.ephemeral_hi - lo + 1;
+	uint32_t i, start = (uint32_t)rte_rand_max(span);
+	bool steer = stk->sib != NULL && raddr != 0;
+	int rc = -EADDRINUSE;
+	uint16_t p;
+
+again:
+	for (i = 0; i < span && rc != 0; i++) {
+		p = (uint16_t)(lo + (start + i) % span);
+		if (steer && !stk->sib->port_ok(stk, rte_cpu_to_be_16(p),
+						raddr, rport))
+			continue;
+		rc = udp_port_add(stk, us, p);
+		if (rc == -ENOBUFS)
+			return rc;
+	}
+	if (rc != 0 && steer) {
+		steer = false;
+		goto again;
+	}
+	if (rc != 0)
+		return -EADDRINUSE;
+	*port = p;
+	return 0;
+}
+
+static int
+udp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
+	 rte_be16_t port, rte_be32_t raddr, rte_be16_t rport)
 {
 	struct ust_udp_sock *us = udp_sk(s);
 	uint16_t p = rte_be_to_cpu_16(port);
@@ -490,37 +531,31 @@ ust_udp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
 		return -EINVAL;
 	if (addr != 0 && addr != stk->addr)
 		return -EADDRNOTAVAIL;
-	if (p != 0) {
+	if (p != 0)
 		rc = udp_port_add(stk, us, p);
-		if (rc != 0)
-			return rc;
-	} else {
-		/* RFC 6056 algorithm 1 flavour: random start, linear probe */
-		uint32_t lo = stk->conf.ephemeral_lo;
-		uint32_t span = stk->conf.ephemeral_hi - lo + 1;
-		uint32_t i, start = (uint32_t)rte_rand_max(span);
-
-		rc = -EADDRINUSE;
-		for (i = 0; i < span && rc != 0; i++) {
-			p = (uint16_t)(lo + (start + i) % span);
-			rc = udp_port_add(stk, us, p);
-			if (rc == -ENOBUFS)
-				return rc;
-		}
-		if (rc != 0)
-			return -EADDRINUSE;
-	}
+	else
+		rc = udp_port_pick(stk, us, raddr, rport, &p);
+	if (rc != 0)
+		return rc;
 	s->laddr = addr;
 	s->lport = rte_cpu_to_be_16(p);
 	s->flags |= UST_SKF_BOUND;
 	return 0;
 }
 
+int
+ust_udp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
+	     rte_be16_t port)
+{
+	return udp_bind(stk, s, addr, port, 0, 0);
+}
+
 /* A destination must be routable (and a broadcast allowed by
  * SO_BROADCAST); an unbound socket gets an ephemeral port, as Linux binds
  * on connect and on the first send. */
 static int
-udp_route_and_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst)
+udp_route_and_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst,
+		   rte_be16_t dport)
 {
 	enum ust_route_kind kind;
 	rte_be32_t nh;
@@ -532,7 +567,7 @@ udp_route_and_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst)
 	if (kind == UST_ROUTE_BROADCAST && !(s->flags & UST_SKF_BROADCAST))
 		return -EACCES;
 	if (!(s->flags & UST_SKF_BOUND))
-		return ust_udp_bind(stk, s, 0, 0);
+		return udp_bind(stk, s, 0, 0, dst, dport);
 	return 0;
 }
 
@@ -552,7 +587,7 @@ ust_udp_connect(struct ust_stack *stk, struct ust_sock *s,
 		return -EAFNOSUPPORT;
 	if (sin->sin_addr.s_addr == 0 || sin->sin_port == 0)
 		return -EINVAL;
-	rc = udp_route_and_bind(stk, s, sin->sin_addr.s_addr);
+	rc = udp_route_and_bind(stk, s, sin->sin_addr.s_addr, sin->sin_port);
 	if (rc != 0)
 		return rc;
 	s->raddr = sin->sin_addr.s_addr;
@@ -729,7 +764,7 @@ udp_send_check(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst,
 	if (len > 65507 || len + UST_IPV4_HDR_LEN + UST_UDP_HDR_LEN >
 	    stk->netif.mtu)
 		return -EMSGSIZE;
-	rc = udp_route_and_bind(stk, s, dst);
+	rc = udp_route_and_bind(stk, s, dst, dport);
 	if (rc != 0)
 		return rc;
 	if (s->wmem_queued >= s->sndbuf)
