@@ -39,6 +39,7 @@
 #include <rte_thash.h>
 
 #include "stack_private.h"
+#include "telemetry_private.h"
 #include "ust_group.h"
 
 #define GRP_LOG(level, fmt, ...) \
@@ -77,6 +78,8 @@ struct ust_group {
 	struct ust_rss rss;
 	char name[24];
 	struct grp_member *m[UST_GROUP_MAX];
+	struct ust_stack *stks[UST_GROUP_MAX];
+	struct ust_tel_group tel;    /* telemetry's view: name, stacks */
 };
 
 void
@@ -456,7 +459,12 @@ ust_group_create(const struct ust_group_conf *c)
 		}
 		if (g->n > 1)
 			ust_stack_set_siblings(gm->stk, &grp_ops, gm);
+		g->stks[i] = gm->stk;
 	}
+	g->tel.name = g->name;
+	g->tel.stks = g->stks;
+	g->tel.n = g->n;
+	ust_telemetry_group_register(&g->tel);
 	return g;
 nomem:
 	ust_group_destroy(g);
@@ -472,6 +480,7 @@ ust_group_destroy(struct ust_group *g)
 
 	if (g == NULL)
 		return;
+	ust_telemetry_group_unregister(&g->tel);
 	/* frames still staged or in a ring: the owner counts them as
 	 * received and dropped (the sender counted them handed over) */
 	for (i = 0; i < g->n; i++) {

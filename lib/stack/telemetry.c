@@ -7,8 +7,11 @@
  * a running application:
  *
  *   /ustack/stacks              names of the instances
+ *   /ustack/groups              groups of sibling stacks (lib/group) and
+ *                               the names of their stacks
  *   /ustack/snmp,NAME           MIB counters, grouped as /proc/net/snmp
- *   /ustack/drops,NAME          drop reasons, and rx_consumed
+ *                               (of a group: the sums over its stacks)
+ *   /ustack/drops,NAME          drop reasons, and rx_consumed (the same)
  *   /ustack/udp_mem,NAME        the UDP memory pool
  *   /ustack/sockets,NAME        per-socket receive memory accounting
  *   /ustack/pool,NAME           the mbuf pool (in use, free, the reserve)
@@ -34,10 +37,51 @@
 #include "udp_private.h"
 
 #define TEL_MAX_STACKS 128
+#define TEL_MAX_GROUPS 16
 
 static rte_spinlock_t tel_lock = RTE_SPINLOCK_INITIALIZER;
 static struct ust_stack *tel_stacks[TEL_MAX_STACKS];
+static const struct ust_tel_group *tel_groups[TEL_MAX_GROUPS];
 static bool tel_registered;
+
+static const struct ust_tel_group *
+tel_find_group(const char *name)
+{
+	unsigned int i;
+
+	if (name == NULL)
+		return NULL;
+	for (i = 0; i < TEL_MAX_GROUPS; i++)
+		if (tel_groups[i] != NULL &&
+		    strcmp(tel_groups[i]->name, name) == 0)
+			return tel_groups[i];
+	return NULL;
+}
+
+/* The sums of a group's counters; false when there is no such group. */
+static bool
+tel_group_stats(const char *name, struct ust_stats *st)
+{
+	const struct ust_tel_group *g;
+	struct ust_stats one;
+	unsigned int i, k;
+
+	rte_spinlock_lock(&tel_lock);
+	g = tel_find_group(name);
+	if (g != NULL) {
+		memset(st, 0, sizeof(*st));
+		for (i = 0; i < g->n; i++) {
+			ust_stack_stats_get(g->stks[i], &one);
+			for (k = 0; k < UST_MIB_MAX; k++)
+				st->mib[k] += one.mib[k];
+			for (k = 0; k < UST_DROP_MAX; k++)
+				st->drop[k] += one.drop[k];
+			st->rx_consumed += one.rx_consumed;
+		}
+	}
+	rte_spinlock_unlock(&tel_lock);
+	return g != NULL;
+}
 
 static struct ust_stack *
 tel_find(const char *name)
@@ -88,6 +132,30 @@ tel_stacks_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 }
 
 static int
+tel_groups_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	unsigned int i, k;
+
+	RTE_SET_USED(cmd);
+	RTE_SET_USED(params);
+	rte_tel_data_start_dict(d);
+	rte_spinlock_lock(&tel_lock);
+	for (i = 0; i < TEL_MAX_GROUPS; i++) {
+		const struct ust_tel_group *g = tel_groups[i];
+		struct rte_tel_data *a;
+
+		if (g == NULL || (a = rte_tel_data_alloc()) == NULL)
+			continue;
+		rte_tel_data_start_array(a, RTE_TEL_STRING_VAL);
+		for (k = 0; k < g->n; k++)
+			rte_tel_data_add_array_string(a, g->stks[k]->name);
+		rte_tel_data_add_dict_container(d, g->name, a, 0);
+	}
+	rte_spinlock_unlock(&tel_lock);
+	return 0;
+}
+
+static int
 tel_snmp_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
 	struct ust_stats st;
@@ -97,7 +165,8 @@ tel_snmp_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 	unsigned int i;
 
 	RTE_SET_USED(cmd);
-	if (!tel_stats_of(params, &st, &ps, false))
+	if (!tel_stats_of(params, &st, &ps, false) &&
+	    !tel_group_stats(params, &st))
 		return -1;
 	rte_tel_data_start_dict(d);
 	for (i = 0; i < UST_MIB_MAX; i++) {
@@ -125,7 +194,8 @@ tel_drops_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 	unsigned int i;
 
 	RTE_SET_USED(cmd);
-	if (!tel_stats_of(params, &st, &ps, false))
+	if (!tel_stats_of(params, &st, &ps, false) &&
+	    !tel_group_stats(params, &st))
 		return -1;
 	rte_tel_data_start_dict(d);
 	rte_tel_data_add_dict_u64(d, "rx_consumed", st.rx_consumed);
@@ -267,10 +337,15 @@ ust_telemetry_register(struct ust_stack *stk)
 	if (!tel_registered) {
 		rte_telemetry_register_cmd("/ustack/stacks", tel_stacks_cb,
 			"Names of the ustack instances. No parameters");
+		rte_telemetry_register_cmd("/ustack/groups", tel_groups_cb,
+			"Groups of sibling stacks and their stacks. No "
+			"parameters");
 		rte_telemetry_register_cmd("/ustack/snmp", tel_snmp_cb,
-			"MIB counters of an instance. Parameter: name");
+			"MIB counters of an instance, or the sums of a "
+			"group's. Parameter: name");
 		rte_telemetry_register_cmd("/ustack/drops", tel_drops_cb,
-			"Drop reasons of an instance. Parameter: name");
+			"Drop reasons of an instance, or the sums of a "
+			"group's. Parameter: name");
 		rte_telemetry_register_cmd("/ustack/udp_mem", tel_udp_mem_cb,
 			"UDP memory pool of an instance. Parameter: name");
 		rte_telemetry_register_cmd("/ustack/tcp_mem", tel_tcp_mem_cb,
@@ -298,5 +373,31 @@ ust_telemetry_unregister(struct ust_stack *stk)
 	for (i = 0; i < TEL_MAX_STACKS; i++)
 		if (tel_stacks[i] == stk)
 			tel_stacks[i] = NULL;
+	rte_spinlock_unlock(&tel_lock);
+}
+
+void
+ust_telemetry_group_register(const struct ust_tel_group *g)
+{
+	unsigned int i;
+
+	rte_spinlock_lock(&tel_lock);
+	for (i = 0; i < TEL_MAX_GROUPS; i++)
+		if (tel_groups[i] == NULL) {
+			tel_groups[i] = g;
+			break;
+		}
+	rte_spinlock_unlock(&tel_lock);
+}
+
+void
+ust_telemetry_group_unregister(const struct ust_tel_group *g)
+{
+	unsigned int i;
+
+	rte_spinlock_lock(&tel_lock);
+	for (i = 0; i < TEL_MAX_GROUPS; i++)
+		if (tel_groups[i] == g)
+			tel_groups[i] = NULL;
 	rte_spinlock_unlock(&tel_lock);
 }

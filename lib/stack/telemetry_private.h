@@ -17,4 +17,16 @@
 void ust_telemetry_register(struct ust_stack *stk);
 void ust_telemetry_unregister(struct ust_stack *stk);
 
+/* A group of sibling stacks (lib/group) as telemetry sees it: its name
+ * and its stacks, owned by the group and registered for its lifetime;
+ * /ustack/snmp,NAME and /ustack/drops,NAME then give the sums. */
+struct ust_tel_group {
+	const char *name;
+	struct ust_stack *const *stks;
+	uint16_t n;
+};
+
+void ust_telemetry_group_register(const struct ust_tel_group *g);
+void ust_telemetry_group_unregister(const struct ust_tel_group *g);
+
 #endif /* UST_TELEMETRY_PRIVATE_H */
