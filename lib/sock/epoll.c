@@ -157,8 +157,8 @@ ust_epoll_ctl(struct ust_stack *stk, int epd, int op, int sd,
 			return -EEXIST;
 		if (s->ep != NULL)
 			return -EBUSY; /* one set per socket in ustack */
-		if (s->flags & UST_SKF_SPLIT)
-			return -EINVAL; /* read on another lcore */
+		if (s->flags & (UST_SKF_SPLIT | UST_SKF_SHARED))
+			return -EINVAL; /* read or fed on another lcore */
 		s->ep = ep;
 		s->ep_events = ev->events;
 		s->ep_data = ev->data;

@@ -28,6 +28,9 @@ enum ust_sock_kind {
 #define UST_SKF_BROADCAST (1u << 2)
 #define UST_SKF_REUSEADDR (1u << 3)
 #define UST_SKF_SPLIT (1u << 4)
+/* other stacks queue into it (ust_socket_attach()): locked as a split
+ * socket, whatever UST_SKF_SPLIT says; stays set once set */
+#define UST_SKF_SHARED (1u << 5)
 
 struct ust_epoll;
 
@@ -108,6 +111,11 @@ struct ust_sock_ops {
 	int (*getsockopt)(struct ust_sock *s, int level, int name, void *val,
 			  socklen_t *len);
 	uint32_t (*events)(const struct ust_sock *s);
+	/* @producer's port table gets a reference to @s, which another
+	 * stack owns, and @producer's RX queues into it; and back
+	 * (ust_socket_attach(), ust_socket_detach()). NULL: -EINVAL */
+	int (*attach)(struct ust_stack *producer, struct ust_sock *s);
+	int (*detach)(struct ust_stack *producer, struct ust_sock *s);
 };
 
 /* Register what sockets of @kind do (a protocol's init); 0 or -EINVAL. */

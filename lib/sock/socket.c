@@ -499,6 +499,57 @@ ust_close(struct ust_stack *stk, int sd)
 }
 
 /*
+ * A socket of @owner fed by @producer too (ust_socket.h). What is checked
+ * here is what every kind shares; the protocol checks the rest (bound, its
+ * port free on @producer) and does it. A kind that cannot (TCP, an event
+ * set) is -EINVAL.
+ */
+static int
+sock_attach_get(struct ust_stack *producer, struct ust_stack *owner, int sd,
+		struct ust_sock **s, const struct ust_sock_ops **ops)
+{
+	int rc = sock_get(owner, sd, s, ops);
+
+	if (rc == -ENOTSOCK)
+		return -EINVAL;
+	if (rc != 0)
+		return rc;
+	if (producer == NULL || producer == owner)
+		return -EINVAL;
+	return 0;
+}
+
+int
+ust_socket_attach(struct ust_stack *producer, struct ust_stack *owner, int sd)
+{
+	const struct ust_sock_ops *ops;
+	struct ust_sock *s;
+	int rc;
+
+	rc = sock_attach_get(producer, owner, sd, &s, &ops);
+	if (rc != 0)
+		return rc;
+	if (ops->attach == NULL)
+		return -EINVAL;
+	return ops->attach(producer, s);
+}
+
+int
+ust_socket_detach(struct ust_stack *producer, struct ust_stack *owner, int sd)
+{
+	const struct ust_sock_ops *ops;
+	struct ust_sock *s;
+	int rc;
+
+	rc = sock_attach_get(producer, owner, sd, &s, &ops);
+	if (rc != 0)
+		return rc;
+	if (ops->detach == NULL)
+		return -EINVAL;
+	return ops->detach(producer, s);
+}
+
+/*
  * The socket-level options that mean the same for every kind are handled
  * here, once: SO_REUSEADDR (a flag the protocols' bind() reads) and SO_TYPE.
  * The others stay with the protocol, because their meaning differs: the

@@ -25,7 +25,8 @@
  * Threading: all calls run on the stack instance's lcore, except that a UDP
  * socket marked with UST_SO_SPLIT may be read (ust_recvfrom(),
  * ust_recv_burst()) from one other lcore: the split deployment, where one
- * lcore polls the port and another drains the socket.
+ * lcore polls the port and another drains the socket; and that a UDP socket
+ * may be fed by other stacks' lcores too (ust_socket_attach()).
  */
 
 #ifndef UST_SOCKET_H
@@ -165,6 +166,64 @@ int ust_send_burst(struct ust_stack *stk, int sd, struct rte_mbuf **pkts,
 /** Close a socket; its queued datagrams are dropped (SOCKET_CLOSE) and its
  *  memory goes back to the pool. */
 int ust_close(struct ust_stack *stk, int sd);
+
+/**
+ * One receive queue fed by several stacks (scale-out, lib/group): the bound
+ * UDP socket @p sd of @p owner also receives the datagrams that
+ * @p producer receives for the socket's port (and address, if it is bound
+ * to one: it must then be @p producer's address too). @p producer's port
+ * table gets a reference to the socket (a foreign entry, which it does not
+ * own), and @p producer's RX path charges and queues into the socket's one
+ * accounted receive queue directly, as the owner's does: under the
+ * socket's queue lock, taken once per RX burst per socket; rmem_alloc
+ * updated atomically; forward_alloc under the lock (Linux keeps it under
+ * the receive queue's lock); pages charged to the socket's pool (@p owner's
+ * UDP pool) through the producer lcore's own reserve. Every producer is
+ * held to the same rcvbuf: together they can take rmem_alloc over rcvbuf
+ * by one datagram at most, as a single producer can.
+ *
+ * Attaching makes the socket behave as a split socket (UST_SO_SPLIT: queue
+ * lock and atomics on, readable from one other lcore, not usable with
+ * epoll) whatever UST_SO_SPLIT says, and it stays so after detaching.
+ *
+ * Counters: the Udp InDatagrams, RcvbufErrors, MemErrors and InErrors of a
+ * datagram, and its drop reason, count on the stack that received it; the
+ * socket's own counters (UST_SO_MEMINFO: enqueued, rcvbuf_drops,
+ * mem_drops...) sum over every producer, under the lock. Datagrams queued
+ * stay queued and accounted until read or until the socket is closed
+ * (SOCKET_CLOSE, counted on @p owner).
+ *
+ * Rules:
+ *  - attach and detach at set-up and teardown, while neither stack is
+ *    polled by another lcore; or, at run time, on @p producer's lcore while
+ *    the socket is already split (UST_SO_SPLIT, or attached before) and its
+ *    owner does not close it meanwhile;
+ *  - closing the socket (on @p owner) removes it from every producer's port
+ *    table: do it while no producer polls, or detach the producers first;
+ *  - destroying a producer stack unlinks it from every socket it feeds;
+ *    destroying the owner closes the socket; the stacks may be destroyed
+ *    in any order, one at a time;
+ *  - ICMP errors about the socket's datagrams reach it only through its
+ *    owner.
+ *
+ * Returns 0; -EBADF (no such descriptor on @p owner); -EINVAL (not a UDP
+ * socket, not bound, @p producer NULL or @p owner itself, bound to an
+ * address @p producer does not have, or in an event set);
+ * -EADDRINUSE (@p producer has a socket on that port, this one included);
+ * -ENOMEM; -ENOBUFS (@p producer's port table is full).
+ */
+int ust_socket_attach(struct ust_stack *producer, struct ust_stack *owner,
+		      int sd);
+
+/**
+ * Undo ust_socket_attach(): @p producer's port table drops its reference,
+ * and its later datagrams for the port find no socket (Udp NoPorts, an
+ * ICMP port unreachable). What it queued stays queued and accounted. Same
+ * rules as ust_socket_attach(). Returns 0, -EBADF, -EINVAL, or -ENOENT
+ * when @p producer does not feed the socket.
+ */
+int ust_socket_detach(struct ust_stack *producer, struct ust_stack *owner,
+		      int sd);
 
 /**
  * Options: SOL_SOCKET SO_RCVBUF, SO_RCVBUFFORCE, SO_SNDBUF, SO_SNDBUFFORCE

@@ -21,6 +21,10 @@
  *    queue is empty).
  *  - TX: ust_udp_sendto() (copy) and ust_udp_send_burst() (zero copy) build
  *    the UDP header and go to ust_ipv4_output().
+ *  - Shared: a socket attached to other stacks (udp_sock_attach()) is in
+ *    their port tables too, so their ust_udp_input_burst() queues into it
+ *    with the same udp_enqueue_batch(), locked as for a split socket: one
+ *    accounted queue, N producers, one reader.
  *
  * The enqueue rules, per datagram of truesize T (ust_truesize()):
  *  1. rmem_alloc + T > rcvbuf and rmem_alloc != 0: drop, RcvbufErrors and
@@ -60,10 +64,12 @@ udp_csk(const struct ust_sock *s)
 	return (const struct ust_udp_sock *)s;
 }
 
+/* Producer and reader may run on different lcores: split, or fed by
+ * other stacks (attached); fixed once bound. */
 static inline bool
 udp_split(const struct ust_udp_sock *us)
 {
-	return (us->base.flags & UST_SKF_SPLIT) != 0;
+	return (us->base.flags & (UST_SKF_SPLIT | UST_SKF_SHARED)) != 0;
 }
 
 /* UDP's place in IPv4 input (struct ust_ipv4_proto, lib/ip) */
@@ -108,9 +114,25 @@ ust_udp_init(struct ust_stack *stk)
 	return ust_udp_sock_register(stk);
 }
 
+static bool udp_producer_unlink(struct ust_udp_sock *us,
+				struct ust_stack *stk);
+
 void
 ust_udp_fini(struct ust_stack *stk)
 {
+	const void *key;
+	void *data;
+	uint32_t next = 0;
+
+	/* its own sockets are closed (their keys gone): what is left are
+	 * sockets of other stacks this one fed; it stops feeding them */
+	while (stk->udp_ports != NULL &&
+	       rte_hash_iterate(stk->udp_ports, &key, &data, &next) >= 0) {
+		struct ust_udp_sock *us = data;
+
+		if (us->base.stk != stk)
+			udp_producer_unlink(us, stk);
+	}
 	rte_hash_free(stk->udp_ports);
 	stk->udp_ports = NULL;
 	if (stk->udp_mem != NULL && ust_mem_pool_pages(stk->udp_mem) != 0)
@@ -422,6 +444,10 @@ ust_udp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic)
 	if (rte_hash_lookup_data(stk->udp_ports, &key, &data) < 0)
 		return;
 	s = data;
+	/* so_error is the owner's: a socket another stack owns hears of its
+	 * errors through that stack only */
+	if (s->stk != stk)
+		return;
 	/* as Linux without IP_RECVERR: only connected sockets hear of it */
 	if (!(s->flags & UST_SKF_CONNECTED) || s->raddr != e->dst ||
 	    s->rport != dport)
@@ -597,10 +623,80 @@ ust_udp_connect(struct ust_stack *stk, struct ust_sock *s,
 	return 0;
 }
 
+/* ---- one queue, several producers (ust_socket_attach()) ---- */
+
+/* Take @stk off the socket's list of producers; true if it was on it. */
+static bool
+udp_producer_unlink(struct ust_udp_sock *us, struct ust_stack *stk)
+{
+	struct ust_udp_producer **pp, *p = NULL;
+
+	rte_spinlock_lock(&us->lock);
+	for (pp = &us->producers; *pp != NULL; pp = &(*pp)->next) {
+		if ((*pp)->stk == stk) {
+			p = *pp;
+			*pp = p->next;
+			break;
+		}
+	}
+	rte_spinlock_unlock(&us->lock);
+	rte_free(p);
+	return p != NULL;
+}
+
+static int
+udp_sock_attach(struct ust_stack *producer, struct ust_sock *s)
+{
+	struct ust_udp_sock *us = udp_sk(s);
+	struct ust_udp_producer *p;
+	uint32_t key = rte_be_to_cpu_16(s->lport);
+	int rc;
+
+	if (!(s->flags & UST_SKF_BOUND) || s->ep != NULL ||
+	    producer->udp_ports == NULL ||
+	    producer->meta_off != us->meta_off ||
+	    (s->laddr != 0 && s->laddr != producer->addr))
+		return -EINVAL;
+	if (rte_hash_lookup(producer->udp_ports, &key) >= 0)
+		return -EADDRINUSE;
+	p = rte_zmalloc_socket("ust_udp_producer", sizeof(*p), 0,
+			       producer->conf.socket_id);
+	if (p == NULL)
+		return -ENOMEM;
+	p->stk = producer;
+	/* locked from now on: before the producer can find it (at set-up;
+	 * at run time the socket is split already and nothing is written) */
+	if (!udp_split(us))
+		s->flags |= UST_SKF_SHARED;
+	rc = rte_hash_add_key_data(producer->udp_ports, &key, us);
+	if (rc < 0) {
+		rte_free(p);
+		return -ENOBUFS;
+	}
+	rte_spinlock_lock(&us->lock);
+	p->next = us->producers;
+	us->producers = p;
+	rte_spinlock_unlock(&us->lock);
+	return 0;
+}
+
+static int
+udp_sock_detach(struct ust_stack *producer, struct ust_sock *s)
+{
+	struct ust_udp_sock *us = udp_sk(s);
+	uint32_t key = rte_be_to_cpu_16(s->lport);
+
+	if (!udp_producer_unlink(us, producer))
+		return -ENOENT;
+	rte_hash_del_key(producer->udp_ports, &key);
+	return 0;
+}
+
 void
 ust_udp_close(struct ust_stack *stk, struct ust_sock *s)
 {
 	struct ust_udp_sock *us = udp_sk(s);
+	struct ust_udp_producer *p;
 	struct rte_mbuf *m;
 	uint32_t freed = 0;
 
@@ -608,6 +704,13 @@ ust_udp_close(struct ust_stack *stk, struct ust_sock *s)
 		uint32_t key = rte_be_to_cpu_16(s->lport);
 
 		rte_hash_del_key(stk->udp_ports, &key);
+		/* and from every other stack that fed it (no producer polls:
+		 * ust_socket_attach()'s rules) */
+		while ((p = us->producers) != NULL) {
+			us->producers = p->next;
+			rte_hash_del_key(p->stk->udp_ports, &key);
+			rte_free(p);
+		}
 	}
 	ust_pktq_splice(us->meta_off, &us->reader_q, &us->prod_q);
 	while ((m = ust_pktq_pop(us->meta_off, &us->reader_q)) != NULL) {
@@ -1134,6 +1237,8 @@ static const struct ust_sock_ops udp_sock_ops = {
 	.setsockopt = ust_udp_setsockopt,
 	.getsockopt = ust_udp_getsockopt,
 	.events = ust_udp_events,
+	.attach = udp_sock_attach,
+	.detach = udp_sock_detach,
 };
 
 int

@@ -22,6 +22,11 @@
  *  line 3  reader: its own queue, forward_deficit, forward_threshold
  *          (rcvbuf/4, as Linux keeps it in a hot line since 2022) and its
  *          counters. Touched per packet by the reader only.
+ *
+ * Shared (ust_socket_attach()): several stacks' lcores produce into the
+ * one socket, each through line 1 under the lock, once per burst; the
+ * stacks that do besides the owner are listed in @producers (control path
+ * only, under the lock).
  */
 
 #ifndef UST_UDP_PRIVATE_H
@@ -31,6 +36,13 @@
 
 #include "ip_private.h"
 #include "sock_private.h"
+
+/* A stack other than the socket's own whose port table holds the socket
+ * (ust_socket_attach()). */
+struct ust_udp_producer {
+	struct ust_udp_producer *next;
+	struct ust_stack *stk;
+};
 
 struct ust_udp_sock {
 	struct ust_sock base;
@@ -61,6 +73,9 @@ struct ust_udp_sock {
 	uint64_t splices;
 	uint64_t releases;
 	unsigned int reader_lcore; /* split: the lcore that last read */
+
+	/* control path: the other stacks that queue into it, under lock */
+	struct ust_udp_producer *producers;
 };
 
 struct ust_sock *ust_udp_create(struct ust_stack *stk);

@@ -35,54 +35,14 @@ tweak(struct ust_stack_conf *c)
 	c->udp_mem.pcpu_reserve = 0;
 }
 
-/*
- * rmem_alloc stays within rcvbuf plus one datagram. When rcvbuf shrinks
- * below what is queued, no datagram gets in until the reader brings
- * rmem_alloc back under it, so the bound is then what was queued.
- */
+/* the bound state of ut_udp_check(): rmem_alloc stays within rcvbuf plus
+ * one datagram, or what was queued when rcvbuf shrank below it */
 static uint32_t allow[NSOCK];
 
 static int
 check(struct ust_stack *stk, const int *sds, uint64_t step, uint64_t seed)
 {
-	int64_t sum = 0;
-	int i;
-
-	for (i = 0; i < NSOCK; i++) {
-		struct ust_sock_meminfo mi;
-		socklen_t l = sizeof(mi);
-
-		if (sds[i] < 0)
-			continue;
-		UT_EQ(ust_getsockopt(stk, sds[i], UST_SOL_USTACK,
-				     UST_SO_MEMINFO, &mi, &l), 0);
-		UT_ASSERT(mi.rmem_alloc == mi.queued_truesize +
-			  mi.forward_deficit, "seed %" PRIu64 " step %" PRIu64
-			  " sock %d: rmem %u queued %u deficit %u", seed, step,
-			  i, mi.rmem_alloc, mi.queued_truesize,
-			  mi.forward_deficit);
-		UT_ASSERT(mi.forward_alloc >= 0, "seed %" PRIu64 " step %"
-			  PRIu64 ": forward_alloc %d", seed, step,
-			  mi.forward_alloc);
-		UT_ASSERT((int32_t)mi.rmem_alloc >= 0 &&
-			  (int32_t)mi.forward_deficit >= 0);
-		if (allow[i] < mi.rcvbuf + TMAX)
-			allow[i] = mi.rcvbuf + TMAX;
-		UT_ASSERT(mi.rmem_alloc <= allow[i],
-			  "seed %" PRIu64 " step %" PRIu64 ": rmem %u rcvbuf %u"
-			  " allowed %u", seed, step, mi.rmem_alloc, mi.rcvbuf,
-			  allow[i]);
-		if (mi.rmem_alloc <= mi.rcvbuf + TMAX)
-			allow[i] = mi.rcvbuf + TMAX;
-		else
-			allow[i] = mi.rmem_alloc; /* may only go down */
-		sum += (int64_t)mi.forward_alloc + mi.rmem_alloc;
-	}
-	UT_ASSERT(ust_mem_pool_pages(ust_stack_udp_mem(stk)) * 4096 == sum,
-		  "seed %" PRIu64 " step %" PRIu64 ": pool %" PRId64
-		  " pages, sockets %" PRId64 " bytes", seed, step,
-		  ust_mem_pool_pages(ust_stack_udp_mem(stk)), sum);
-	return 0;
+	return ut_udp_check(stk, sds, NSOCK, TMAX, allow, seed, step);
 }
 
 static int

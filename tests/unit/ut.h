@@ -57,7 +57,8 @@ void ut_msg(const char *fmt, ...);
 
 int ut_run(const char *suite, const struct ut_case *cases, size_t n);
 
-/* EAL without hugepages on lcores @lcores ("0" or "0-1"); 0 on success */
+/* EAL without hugepages on lcores @lcores ("0" or "0-1", or with '@' a
+ * map of lcores to CPUs, "0@0,1@1,2@0"); 0 on success */
 int ut_eal_init(const char *prog, const char *lcores);
 
 /* a pktmbuf pool of @n mbufs for a test */

@@ -5,6 +5,7 @@
 /* The EAL side of the unit-test harness: see ut.h. */
 
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include <rte_eal.h>
@@ -19,7 +20,12 @@ ut_eal_init(const char *prog, const char *lcores)
 {
 	char prefix[64];
 	char *argv[] = {
-		(char *)prog, (char *)"-l", (char *)lcores, (char *)"--no-huge",
+		/* "0-1" is a list of lcores; "0@0,1@1,2@0" maps lcores to
+		 * CPUs (--lcores), so that a test may run more lcores than
+		 * the machine has CPUs */
+		(char *)prog,
+		(char *)(strchr(lcores, '@') != NULL ? "--lcores" : "-l"),
+		(char *)lcores, (char *)"--no-huge",
 		(char *)"-m", (char *)"512", (char *)"--no-pci",
 		(char *)"--no-shconf", (char *)"--no-telemetry", (char *)"--log-level=lib.eal:error",
 		(char *)"--file-prefix", prefix, NULL,

@@ -303,6 +303,50 @@ ut_check_conservation(struct ust_stack *stk)
 	return 0;
 }
 
+int
+ut_udp_check(struct ust_stack *stk, const int *sds, int n, uint32_t tmax,
+	     uint32_t *allow, uint64_t seed, uint64_t step)
+{
+	int64_t sum = 0;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		struct ust_sock_meminfo mi;
+		socklen_t l = sizeof(mi);
+
+		if (sds[i] < 0)
+			continue;
+		UT_EQ(ust_getsockopt(stk, sds[i], UST_SOL_USTACK,
+				     UST_SO_MEMINFO, &mi, &l), 0);
+		UT_ASSERT(mi.rmem_alloc == mi.queued_truesize +
+			  mi.forward_deficit, "seed %" PRIu64 " step %" PRIu64
+			  " sock %d: rmem %u queued %u deficit %u", seed, step,
+			  i, mi.rmem_alloc, mi.queued_truesize,
+			  mi.forward_deficit);
+		UT_ASSERT(mi.forward_alloc >= 0, "seed %" PRIu64 " step %"
+			  PRIu64 ": forward_alloc %d", seed, step,
+			  mi.forward_alloc);
+		UT_ASSERT((int32_t)mi.rmem_alloc >= 0 &&
+			  (int32_t)mi.forward_deficit >= 0);
+		if (allow[i] < mi.rcvbuf + tmax)
+			allow[i] = mi.rcvbuf + tmax;
+		UT_ASSERT(mi.rmem_alloc <= allow[i],
+			  "seed %" PRIu64 " step %" PRIu64 ": rmem %u rcvbuf %u"
+			  " allowed %u", seed, step, mi.rmem_alloc, mi.rcvbuf,
+			  allow[i]);
+		if (mi.rmem_alloc <= mi.rcvbuf + tmax)
+			allow[i] = mi.rcvbuf + tmax;
+		else
+			allow[i] = mi.rmem_alloc; /* may only go down */
+		sum += (int64_t)mi.forward_alloc + mi.rmem_alloc;
+	}
+	UT_ASSERT(ust_mem_pool_pages(ust_stack_udp_mem(stk)) * 4096 == sum,
+		  "seed %" PRIu64 " step %" PRIu64 ": pool %" PRId64
+		  " pages, sockets %" PRId64 " bytes", seed, step,
+		  ust_mem_pool_pages(ust_stack_udp_mem(stk)), sum);
+	return 0;
+}
+
 struct rte_mbuf *
 ut_tcp_frame(struct rte_mempool *mp, const struct ust_tcp_repr *th,
 	     const void *payload, uint16_t len)

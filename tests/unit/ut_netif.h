@@ -96,4 +96,20 @@ const uint8_t *ut_parse_ipv4_frame(struct rte_mbuf *m,
 /* Check mib[ETH_INFRAMES] == rx_consumed + RX drops; 0 when it holds. */
 int ut_check_conservation(struct ust_stack *stk);
 
+/*
+ * The receive memory model's invariants (doc/udp-memory.md) over the UDP
+ * sockets @sds[0..n) of @stk (negative entries skipped), which must be all
+ * the sockets charging @stk's UDP pool:
+ *  - per socket: rmem_alloc == queued truesize + forward_deficit; nothing
+ *    negative; rmem_alloc <= rcvbuf + @tmax (the largest truesize of one
+ *    datagram), or, after rcvbuf shrank below what was queued, no higher
+ *    than it was then: @allow[i] is the caller's bound state (0 for a new
+ *    socket; max(rmem_alloc, new rcvbuf + tmax) after a rcvbuf change);
+ *  - the pool: pages * 4096 == sum over the sockets of forward_alloc +
+ *    rmem_alloc (exact with no lcore charging meanwhile).
+ * @seed and @step name the failing step. 0 when they hold.
+ */
+int ut_udp_check(struct ust_stack *stk, const int *sds, int n, uint32_t tmax,
+		 uint32_t *allow, uint64_t seed, uint64_t step);
+
 #endif /* UST_UT_NETIF_H */
