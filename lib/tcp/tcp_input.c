@@ -897,8 +897,10 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 	k.rport = rte_cpu_to_be_16(th.src_port);
 	data = ust_tcp_hash_lookup(stk, &k);
 	/* no connection here: a sibling stack's flow (lib/group) goes to it
-	 * whole, before a listener or a reset could answer for it */
+	 * whole, before a listener or a reset could answer for it; a SYN
+	 * opens a new connection, which belongs to the stack that got it */
 	if (data == NULL && stk->sib != NULL && !stk->sib_in &&
+	    (th.flags & (UST_TCP_SYN | UST_TCP_ACK)) != UST_TCP_SYN &&
 	    stk->sib->steer(stk, m, k.lport))
 		return;
 	/* keep the payload only; the headers stay in the headroom */
