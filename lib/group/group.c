@@ -41,6 +41,7 @@
 #include "stack_private.h"
 #include "telemetry_private.h"
 #include "ust_group.h"
+#include "ust_socket.h"
 
 #define GRP_LOG(level, fmt, ...) \
 	rte_log(RTE_LOG_##level, ust_logtype, "ustack group: " fmt "\n", \
@@ -652,4 +653,27 @@ ust_group_stats_get(const struct ust_group *g, struct ust_stats *st)
 			st->drop[k] += one.drop[k];
 		st->rx_consumed += one.rx_consumed;
 	}
+}
+
+int
+ust_group_udp_share(struct ust_group *g, uint16_t owner, int sd)
+{
+	uint16_t i, j;
+	int rc;
+
+	if (owner >= g->n)
+		return -EINVAL;
+	for (i = 0; i < g->n; i++) {
+		if (i == owner)
+			continue;
+		rc = ust_socket_attach(g->m[i]->stk, g->m[owner]->stk, sd);
+		if (rc != 0) {
+			for (j = 0; j < i; j++)
+				if (j != owner)
+					ust_socket_detach(g->m[j]->stk,
+							  g->m[owner]->stk, sd);
+			return rc;
+		}
+	}
+	return 0;
 }

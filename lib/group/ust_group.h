@@ -144,6 +144,18 @@ typedef int (*ust_group_worker_t)(struct ust_stack *stk, uint16_t idx,
  */
 int ust_group_launch(struct ust_group *g, ust_group_worker_t fn, void *arg);
 
+/**
+ * UDP on every stack through ONE accounted receive queue (the seeds'
+ * several softirq CPUs feeding one socket) instead of a socket a stack
+ * (the default, share-nothing): the bound UDP socket @p sd of stack
+ * @p owner also receives the datagrams every sibling receives for its
+ * port (ust_socket_attach(), whose rules apply: call it before the lcores
+ * poll). Its one reader may run on any lcore. Returns 0 or the first
+ * error of ust_socket_attach() (the siblings attached before it are
+ * detached again).
+ */
+int ust_group_udp_share(struct ust_group *g, uint16_t owner, int sd);
+
 /** The counters of every stack added together. Safe from any lcore. */
 void ust_group_stats_get(const struct ust_group *g, struct ust_stats *st);
 

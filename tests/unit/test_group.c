@@ -758,6 +758,79 @@ test_udp_handoff(void)
 	return udp_connected(false);
 }
 
+/* One accounted queue fed by every stack (ust_group_udp_share()): the
+ * peer's datagrams, from many source ports, arrive on every queue and all
+ * go to stack 0's one socket; the memory model's invariants hold after
+ * every round. */
+static int
+test_udp_shared(void)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = RTE_BE16(UDP_PORT + 1),
+				  .sin_addr.s_addr = UT_OUR_IP };
+	int psd[16], sd, one = 1;
+	uint32_t allow = 0, seen[RTE_DIM(psd)] = { 0 };
+	unsigned int i, r, sent = 0, got = 0;
+	uint8_t buf[256];
+	ssize_t k;
+
+	if (setting_up(true) != 0)
+		return -1;
+	sd = ust_socket(ust_group_stack(grp, 0), AF_INET, SOCK_DGRAM, 0);
+	UT_ASSERT(sd >= 0);
+	/* read on the main lcore whatever the stacks' lcores (the option
+	 * goes before bind) */
+	UT_EQ(ust_setsockopt(ust_group_stack(grp, 0), sd, UST_SOL_USTACK,
+			     UST_SO_SPLIT, &one, sizeof(one)), 0);
+	to.sin_addr.s_addr = 0;
+	UT_EQ(ust_bind(ust_group_stack(grp, 0), sd, (struct sockaddr *)&to,
+		       sizeof(to)), 0);
+	to.sin_addr.s_addr = UT_OUR_IP;
+	UT_EQ(ust_group_udp_share(grp, 0, sd), 0);
+	/* each sibling's port is now taken by the shared socket */
+	UT_ASSERT(ut_udp_bound(ust_group_stack(grp, 1), UDP_PORT + 1) < 0);
+	for (i = 0; i < RTE_DIM(psd); i++) {
+		psd[i] = ust_socket(peer, AF_INET, SOCK_DGRAM, 0);
+		UT_ASSERT(psd[i] >= 0);
+	}
+	for (r = 0; r < 40; r++) {
+		for (i = 0; i < RTE_DIM(psd); i++) {
+			buf[0] = (uint8_t)i;
+			buf[1] = (uint8_t)r;
+			memset(buf + 2, (int)(i ^ r), 98);
+			UT_EQ(ust_sendto(peer, psd[i], buf, 100, 0,
+					 (struct sockaddr *)&to, sizeof(to)),
+			      100);
+			sent++;
+		}
+		round_trip();
+		round_trip();
+		while ((k = ust_recv(ust_group_stack(grp, 0), sd, buf,
+				     sizeof(buf), 0)) > 0) {
+			UT_EQ(k, 100);
+			UT_ASSERT(buf[0] < RTE_DIM(psd));
+			/* in order per sender (one queue per sender) */
+			UT_EQ(buf[1], seen[buf[0]]);
+			UT_EQ(buf[2], buf[0] ^ buf[1]);
+			seen[buf[0]]++;
+			got++;
+		}
+		UT_EQ(ut_udp_check(ust_group_stack(grp, 0), &sd, 1, 2304 * 2,
+				   &allow, 0, r), 0);
+	}
+	UT_EQ(got, sent);
+	for (i = 0; i < NS; i++)
+		UT_ASSERT(mib(ust_group_stack(grp, (uint16_t)i),
+			      UST_MIB_UDP_INDATAGRAMS) > 0,
+			  "stack %u received none", i);
+	UT_EQ(group_mib(UST_MIB_UDP_INDATAGRAMS), sent);
+	UT_EQ(group_mib(UST_MIB_GROUP_HANDOFFOUT), 0);
+	for (i = 0; i < RTE_DIM(psd); i++)
+		ust_close(peer, psd[i]);
+	ust_close(ust_group_stack(grp, 0), sd);
+	return setting_down();
+}
+
 /* Configurations a group refuses. */
 static int
 test_bad_conf(void)
@@ -985,6 +1058,7 @@ static const struct ut_case cases[] = {
 	  test_active_handoff },
 	{ "connected UDP steered", test_udp_steered },
 	{ "connected UDP handed over", test_udp_handoff },
+	{ "one UDP queue fed by every stack", test_udp_shared },
 	{ "configurations refused", test_bad_conf },
 	{ "stacks on their own lcores", test_lcores },
 };
