@@ -112,5 +112,13 @@ expect "--rate nan" "$perf_bin" --mode udp-flood $A --rate nan
 expect "--rate infk" "$perf_bin" --mode udp-flood $A --rate infk
 expect "--rate  5k" "$perf_bin" --mode udp-flood $A --rate " 5k"
 expect "--conns  4" "$perf_bin" --mode tcp-rr $A --conns " 4"
+# ---- ust-perf --nb-cores (issue 11; kept apart from the blocks above) ----
+expect "--nb-cores 0: a number of stacks from 1 to 64" "$perf_bin" --mode udp-flood $A --peer 198.18.0.1 --nb-cores 0
+expect "--nb-cores 65: a number of stacks from 1 to 64" "$perf_bin" --mode udp-flood $A --peer 198.18.0.1 --nb-cores 65
+expect "--nb-cores two: a number of stacks" "$perf_bin" --mode tcp-rr $A --role server --nb-cores two
+expect "--split is one stack and a reader lcore: not with --nb-cores 2" "$perf_bin" --mode udp-sink $A --split --nb-cores 2
+expect "--nb-cores 2 needs 2 lcores: the EAL lcore list (-l) has 1" "$perf_bin" -l 0 --no-pci --no-huge -m 64 --no-shconf --log-level=*:error -- --mode tcp-rr-loop --nb-cores 2
+expect "unknown option '--role' for --mode tcp-rr-loop" "$perf_bin" --mode tcp-rr-loop --role client
+
 echo "$((n - failed)) of $n refused as they should be"
 [ "$failed" = 0 ]

@@ -3,8 +3,14 @@
  */
 
 /*
- * ust-perf: common options, bring-up, the main loop and the report. The
- * traffic itself is the mode's (mode_*.c).
+ * ust-perf: common options, bring-up, the workers' loop and the report.
+ * The traffic itself is the mode's (mode_*.c).
+ *
+ * --nb-cores N: N stacks (lib/group), stack i on the port's queue pair i
+ * and on lcore i of the EAL list (the main lcore first); every worker runs
+ * the same loop on its own stack, with its own counters, and the main
+ * lcore's worker also prints the periodic lines. The modes without a port
+ * (tcp-rr-loop) bring their own stacks up on the same lcores.
  *
  *   ust-perf [EAL options] -- --mode MODE [common options] [mode options]
  */
@@ -17,6 +23,8 @@
 #include <rte_cycles.h>
 #include <rte_eal.h>
 #include <rte_errno.h>
+#include <rte_launch.h>
+#include <rte_lcore.h>
 
 #include "perf.h"
 #include "ust_config.h"
@@ -26,11 +34,12 @@ static const struct perf_mode *const modes[] = {
 	&perf_udp_sink,
 	&perf_tcp_rr,
 	&perf_tcp_stream,
+	&perf_tcp_rr_loop,
 };
 
 enum {
 	O_MODE = 256, O_CONFIG, O_ADDR, O_GW, O_PORTID, O_DURATION, O_WARMUP,
-	O_STATS, O_JSON, O_LINGER, O_HELP,
+	O_STATS, O_JSON, O_LINGER, O_HELP, O_NB_CORES,
 };
 
 static const struct option common_opts[] = {
@@ -45,6 +54,7 @@ static const struct option common_opts[] = {
 	{ "json", required_argument, NULL, O_JSON },
 	{ "linger", required_argument, NULL, O_LINGER },
 	{ "help", no_argument, NULL, O_HELP },
+	{ "nb-cores", required_argument, NULL, O_NB_CORES },
 	APP_TX_LONGOPTS,
 };
 
@@ -57,7 +67,8 @@ usage(void)
 "Usage: " PERF_PROG " [EAL options] -- --mode MODE [options]\n"
 "\n"
 "Benchmark ustack on the first ethdev port: periodic stats lines, a final\n"
-"summary, and --json.\n"
+"summary, and --json (totals at the top level; with \"nb_stacks\" and\n"
+"\"stacks\", one object per stack: index, lcore, rates, counters).\n"
 "\n"
 "Modes:\n");
 	for (i = 0; i < RTE_DIM(modes); i++)
@@ -72,6 +83,9 @@ usage(void)
 "                         config file sets it\n"
 "  --gateway A.B.C.D      default gateway\n"
 "  --port-id N            ethdev port (default: 0)\n"
+"  --nb-cores N           stacks, one a queue pair and lcore of -l (the\n"
+"                         main lcore first), 1-64 (default: [port] queues,\n"
+"                         1); every mode runs on each (see the modes)\n"
 "  --duration SECONDS     measured time; 0 runs until SIGINT (default: 10)\n"
 "  --warmup SECONDS       time before measuring (default: 1)\n"
 "  --stats-period SECONDS a stats line this often; 0: none (default: 1)\n"
@@ -124,16 +138,54 @@ perf_rate(const char *flag, const char *v)
 void
 perf_start_clock(struct perf_ctx *c, uint64_t now)
 {
-	c->t_begin = now + (uint64_t)(c->warmup * 1e9);
-	c->t_end = c->duration > 0 ? c->t_begin +
-		(uint64_t)(c->duration * 1e9) : UINT64_MAX;
+	uint64_t begin = now + (uint64_t)(c->warmup * 1e9);
+	uint64_t none = UINT64_MAX;
+
+	/* the first caller (of any worker) sets it */
+	if (!__atomic_compare_exchange_n(&c->t_begin, &none, begin, false,
+					 __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		return;
+	__atomic_store_n(&c->t_end, c->duration > 0 ? begin +
+			 (uint64_t)(c->duration * 1e9) : UINT64_MAX,
+			 __ATOMIC_RELEASE);
 }
 
 void
 perf_stop(struct perf_ctx *c, uint64_t now)
 {
-	if (now < c->t_end)
-		c->t_end = now;
+	uint64_t end = __atomic_load_n(&c->t_end, __ATOMIC_RELAXED);
+
+	while (now < end &&
+	       !__atomic_compare_exchange_n(&c->t_end, &end, now, false,
+					    __ATOMIC_RELEASE,
+					    __ATOMIC_RELAXED))
+		;
+}
+
+double
+perf_secs(const struct perf_worker *w)
+{
+	return (double)(w->t_end - w->t_begin) / 1e9;
+}
+
+void
+perf_json_arr(struct app_json *j, const char *key)
+{
+	/* as app_json.c's members: a comma after the previous one, one a
+	 * line, indented by depth */
+	if (!j->first[j->depth])
+		fputc(',', j->f);
+	j->first[j->depth] = false;
+	fprintf(j->f, "\n%*s\"%s\": [", 2 * j->depth, "", key);
+	j->depth++;
+	j->first[j->depth] = true;
+}
+
+void
+perf_json_arr_end(struct app_json *j)
+{
+	j->depth--;
+	fprintf(j->f, "\n%*s]", 2 * j->depth, "");
 }
 
 void
@@ -191,6 +243,7 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 {
 	struct option lo[64];
 	const char *addr = NULL, *gw = NULL, *portid = NULL, *config = NULL;
+	const char *nb_cores = NULL;
 	char err[256];
 	unsigned int n = 0, i;
 	int opt;
@@ -235,6 +288,9 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 		case O_LINGER:
 			c->linger = parse_seconds("--linger", optarg, 3600);
 			break;
+		case O_NB_CORES:
+			nb_cores = optarg;
+			break;
 		case ':':
 			app_usage_error(PERF_PROG, "%s: missing value",
 					argv[optind - 1]);
@@ -261,6 +317,11 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 	    ust_config_load(&c->env.cfg, config, err, sizeof(err)) != 0)
 		app_usage_error(PERF_PROG, "%s", err);
 	app_tx_opts_apply(&c->tx, &c->env.cfg);
+	if (nb_cores != NULL)
+		app_env_nb_cores(&c->env, nb_cores);
+	/* a mode without a port: two stacks a worker, their own addresses */
+	if (c->mode->no_port && addr == NULL && c->env.cfg.stack.addr == 0)
+		addr = "198.18.0.1/24";
 	if (addr != NULL &&
 	    ust_parse_ipv4_prefix(addr, &c->env.cfg.stack.addr,
 				  &c->env.cfg.stack.prefix_len) != 0)
@@ -276,6 +337,175 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 	c->mode->check(c);
 }
 
+/* The workers' loop: worker @idx on its lcore, with stack @stk. */
+static int
+perf_worker_main(struct ust_stack *stk, uint16_t idx, void *arg)
+{
+	struct perf_ctx *c = arg;
+	struct perf_worker *w = &c->w[idx];
+	uint64_t next_tick = 0, last_tick = 0, now, t0;
+	bool busy;
+
+	RTE_SET_USED(stk);
+	c->mode->begin(c, w);
+	/* every stack's sockets (listeners) exist before any polls */
+	__atomic_add_fetch(&c->ready, 1, __ATOMIC_ACQ_REL);
+	while (__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE) < c->nb_workers)
+		rte_pause();
+	if (idx == 0) {
+		now = ust_clock_ns();
+		if (!c->clock_on_peer)
+			perf_start_clock(c, now);
+		last_tick = now;
+		next_tick = now + (uint64_t)c->stats_period * 1000000000u;
+	}
+	w->measuring = false;
+	while (!c->quit) {
+		now = ust_clock_ns();
+		if (!w->measuring &&
+		    now >= __atomic_load_n(&c->t_begin, __ATOMIC_ACQUIRE)) {
+			w->measuring = true;
+			w->t_begin = now;
+			c->mode->measure(c, w, now);
+			w->polls = 0;
+			w->busy_polls = 0;
+			w->busy_tsc = 0;
+			w->tsc_begin = rte_rdtsc();
+		}
+		if (now >= __atomic_load_n(&c->t_end, __ATOMIC_ACQUIRE))
+			break;
+		t0 = rte_rdtsc();
+		busy = c->mode->poll(c, w, now);
+		if (w->measuring) {
+			w->polls++;
+			if (busy) {
+				w->busy_polls++;
+				w->busy_tsc += rte_rdtsc() - t0;
+			}
+		}
+		if (idx == 0 && c->stats_period != 0 && now >= next_tick) {
+			c->mode->tick(c, (double)(now - last_tick) / 1e9);
+			fflush(stdout);
+			last_tick = now;
+			next_tick = now + (uint64_t)c->stats_period *
+				1000000000u;
+		}
+	}
+	now = ust_clock_ns();
+	w->tsc_end = rte_rdtsc();
+	if (!w->measuring) {
+		w->t_begin = now;
+		w->tsc_begin = w->tsc_end;
+	}
+	w->t_end = now;
+	c->mode->end(c, w);
+	if (w->stk != NULL)
+		ust_stack_flush(w->stk);
+	return 0;
+}
+
+static int
+perf_worker_remote(void *arg)
+{
+	struct perf_worker *w = arg;
+
+	return perf_worker_main(w->stk, w->idx, w->ctx);
+}
+
+/* A mode without a port: the workers on the main lcore and the next ones
+ * of -l, launched here (no group). */
+static void
+perf_launch_no_port(struct perf_ctx *c)
+{
+	unsigned int lc = rte_get_main_lcore(), i;
+
+	if (c->nb_workers > rte_lcore_count())
+		app_usage_error(PERF_PROG, "--nb-cores %u needs %u lcores: the "
+				"EAL lcore list (-l) has %u", c->nb_workers,
+				c->nb_workers, rte_lcore_count());
+	for (i = 0; i < c->nb_workers; i++) {
+		if (i > 0)
+			lc = rte_get_next_lcore(i == 1 ? (unsigned int)-1 : lc,
+						1, 0);
+		c->w[i].lcore = lc;
+	}
+	for (i = 1; i < c->nb_workers; i++)
+		if (rte_eal_remote_launch(perf_worker_remote, &c->w[i],
+					  c->w[i].lcore) != 0)
+			app_usage_error(PERF_PROG, "lcore %u is busy",
+					c->w[i].lcore);
+	perf_worker_main(NULL, 0, c);
+	for (i = 1; i < c->nb_workers; i++)
+		rte_eal_wait_lcore(c->w[i].lcore);
+}
+
+/* The counters of every stack added, as json_stack()'s "counters",
+ * "drops", "rx_consumed", "rx_drops" and "tcp_tx". */
+static void
+perf_json_totals(struct app_json *j, const struct perf_ctx *c)
+{
+	struct ust_tcp_tx_stats tx, one;
+	struct ust_stats st;
+	const char *group = NULL;
+	unsigned int i, k;
+
+	ust_group_stats_get(c->env.grp, &st);
+	json_obj(j, "counters");
+	for (i = 0; i < UST_MIB_MAX; i++) {
+		if (group == NULL || strcmp(group, ust_mib_group(i)) != 0) {
+			if (group != NULL)
+				json_obj_end(j);
+			group = ust_mib_group(i);
+			json_obj(j, group);
+		}
+		json_u64(j, ust_mib_name(i), st.mib[i]);
+	}
+	json_obj_end(j);
+	json_obj_end(j);
+	json_obj(j, "drops");
+	for (i = 0; i < UST_DROP_MAX; i++)
+		json_u64(j, ust_drop_name(i), st.drop[i]);
+	json_obj_end(j);
+	json_u64(j, "rx_consumed", st.rx_consumed);
+	json_u64(j, "rx_drops", ust_stats_drops(&st, UST_DROP_PATH_RX));
+	memset(&tx, 0, sizeof(tx));
+	for (i = 0; i < c->nb_workers; i++) {
+		uint64_t *a = (uint64_t *)&tx;
+		const uint64_t *b = (const uint64_t *)&one;
+
+		ust_stack_tcp_tx_stats(c->env.stks[i], &one);
+		for (k = 0; k < sizeof(tx) / sizeof(uint64_t); k++)
+			a[k] += b[k];
+	}
+	json_tcp_tx(j, "tcp_tx", &tx);
+}
+
+/* "nb_stacks" and "stacks": one object per worker */
+static void
+perf_json_stacks(struct app_json *j, struct perf_ctx *c)
+{
+	unsigned int i;
+
+	json_u64(j, "nb_stacks", c->nb_workers);
+	perf_json_arr(j, "stacks");
+	for (i = 0; i < c->nb_workers; i++) {
+		const struct perf_worker *w = &c->w[i];
+
+		json_obj(j, NULL);
+		json_u64(j, "index", i);
+		json_u64(j, "lcore", w->lcore);
+		json_dbl(j, "seconds", perf_secs(w));
+		json_u64(j, "busy_cycles", w->busy_tsc);
+		json_u64(j, "loop_cycles", w->tsc_end - w->tsc_begin);
+		if (c->mode->report_stack != NULL)
+			c->mode->report_stack(c, w, j);
+		if (!c->mode->no_port && c->nb_workers > 1)
+			json_stack(j, c->env.stks[i]);
+		json_obj_end(j);
+	}
+	perf_json_arr_end(j);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -285,8 +515,7 @@ main(int argc, char **argv)
 	const char *json_path = NULL;
 	FILE *json = NULL;
 	struct app_json j;
-	uint64_t start, next_tick, last_tick, now, t0;
-	bool measuring, busy;
+	unsigned int i;
 
 	app_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
 	c.mode = find_mode(app_argc, app_argv);
@@ -306,58 +535,38 @@ main(int argc, char **argv)
 		app_usage_error(PERF_PROG, "EAL initialisation failed: %s",
 				rte_strerror(rte_errno));
 	c.tsc_hz = rte_get_tsc_hz();
-	app_env_up(&c.env);
-	app_print_port(stdout, &c.env);
+	for (i = 0; i < UST_GROUP_MAX; i++) {
+		c.w[i].ctx = &c;
+		c.w[i].idx = (uint16_t)i;
+	}
+	c.t_begin = UINT64_MAX;
+	c.t_end = UINT64_MAX;
 	app_catch_signals(&c.quit);
-	c.mode->begin(&c);
-	start = ust_clock_ns();
-	if (c.clock_on_peer) {
-		c.t_begin = UINT64_MAX;
-		c.t_end = UINT64_MAX;
+	if (c.mode->no_port) {
+		c.nb_workers = c.env.cfg.port.nb_queues;
+		perf_launch_no_port(&c);
 	} else {
-		perf_start_clock(&c, start);
-	}
-	last_tick = start;
-	next_tick = start + (uint64_t)c.stats_period * 1000000000u;
-	measuring = false;
-	while (!c.quit) {
-		now = ust_clock_ns();
-		if (!measuring && now >= c.t_begin) {
-			measuring = true;
-			c.t_begin = now;
-			c.mode->measure(&c, now);
-			c.polls = 0;
-			c.busy_polls = 0;
-			c.busy_tsc = 0;
-			c.tsc_begin = rte_rdtsc();
+		app_env_up(&c.env);
+		app_print_port(stdout, &c.env);
+		c.nb_workers = c.env.nb_stacks;
+		for (i = 0; i < c.nb_workers; i++) {
+			c.w[i].lcore = c.env.lcores[i];
+			c.w[i].stk = c.env.stks[i];
+			c.w[i].pool = c.env.cfg.port.rx_pools[i] != NULL ?
+				c.env.cfg.port.rx_pools[i] : c.env.pool;
 		}
-		if (now >= c.t_end)
-			break;
-		t0 = rte_rdtsc();
-		busy = c.mode->poll(&c, now);
-		if (measuring) {
-			c.polls++;
-			if (busy) {
-				c.busy_polls++;
-				c.busy_tsc += rte_rdtsc() - t0;
-			}
-		}
-		if (c.stats_period != 0 && now >= next_tick) {
-			c.mode->tick(&c, (double)(now - last_tick) / 1e9);
-			fflush(stdout);
-			last_tick = now;
-			next_tick = now + (uint64_t)c.stats_period * 1000000000u;
-		}
+		if (ust_group_launch(c.env.grp, perf_worker_main, &c) ==
+		    -EBUSY)
+			app_usage_error(PERF_PROG, "an lcore of -l is busy");
 	}
-	now = ust_clock_ns();
-	c.tsc_end = rte_rdtsc();
-	if (!measuring) {
-		c.t_begin = now;
-		c.tsc_begin = c.tsc_end;
-	}
-	c.t_end = now;
-	c.mode->end(&c);
-	ust_stack_flush(c.env.stk);
+	/* worker 0's figures: the N = 1 report */
+	c.t_begin = c.w[0].t_begin;
+	c.t_end = c.w[0].t_end;
+	c.tsc_begin = c.w[0].tsc_begin;
+	c.tsc_end = c.w[0].tsc_end;
+	c.busy_tsc = c.w[0].busy_tsc;
+	c.polls = c.w[0].polls;
+	c.busy_polls = c.w[0].busy_polls;
 	if (json != NULL) {
 		json_begin(&j, json);
 		json_str(&j, "app", PERF_PROG);
@@ -365,9 +574,31 @@ main(int argc, char **argv)
 		json_dbl(&j, "seconds", (double)(c.t_end - c.t_begin) / 1e9);
 	}
 	c.mode->report(&c, json != NULL ? &j : NULL);
-	app_print_stats(stdout, c.env.stk);
-	if (json != NULL)
-		json_stack(&j, c.env.stk);
+	if (c.mode->no_port) {
+		if (json != NULL) {
+			perf_json_stacks(&j, &c);
+			json_end(&j);
+			fclose(json);
+		}
+		fflush(stdout);
+		rte_eal_cleanup();
+		return c.status;
+	}
+	if (c.nb_workers == 1) {
+		app_print_stats(stdout, c.env.stk);
+	} else {
+		for (i = 0; i < c.nb_workers; i++) {
+			printf("stack %u (lcore %u):\n", i, c.w[i].lcore);
+			app_print_stats(stdout, c.env.stks[i]);
+		}
+	}
+	if (json != NULL) {
+		if (c.nb_workers == 1)
+			json_stack(&j, c.env.stk);
+		else
+			perf_json_totals(&j, &c);
+		perf_json_stacks(&j, &c);
+	}
 	app_env_down(&c.env);
 	printf("mbufs in use: %u at start, %u at end\n",
 	       c.env.mbuf_in_use_start, c.env.mbuf_in_use_end);

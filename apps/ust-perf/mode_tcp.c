@@ -71,7 +71,10 @@
 
 #include <rte_common.h>
 #include <rte_ethdev.h>
+#include <rte_lcore.h>
+#include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_mempool.h>
 
 #include "perf.h"
 #include "ust_socket.h"
@@ -189,12 +192,19 @@ struct tcp_perf {
 	uint64_t txns0, out0, in0, txns1, out1, in1, txns_t, out_t, in_t;
 	struct ust_tcp_tx_stats tx0, tx1;
 	bool stopping;       /* client: no new request, no more data */
-};
+	/* the worker's */
+	struct ust_stack *stk;
+	struct perf_worker *w;
+	struct rte_mempool *pool;
+} __rte_cache_aligned;
 
 static struct tcp_perf tp = {
 	.port = 5201, .conns = 1, .size = 0, .zc_map = UST_ZC_MAP_PER_SEND,
 	.ls = -1, .ep = -1,
 };
+
+/* one a worker (tcp-rr-loop: its client), the options copied from tp */
+static struct tcp_perf tcw[UST_GROUP_MAX];
 
 static struct tcp_perf *
 state(struct perf_ctx *c)
@@ -416,14 +426,14 @@ zc_setup(struct perf_ctx *c, struct tcp_perf *t)
 	rc = ust_port_dma_mapper(c->env.cfg.port.port_id, &dm, why,
 				 sizeof(why));
 	if (rc == 0)
-		rc = ust_stack_set_dma_mapper(c->env.stk, &dm);
+		rc = ust_stack_set_dma_mapper(t->stk, &dm);
 	if (rc == 0)
-		rc = ust_zc_register(c->env.stk, t->area, t->area_len,
+		rc = ust_zc_register(t->stk, t->area, t->area_len,
 				     t->page_sz, t->zc_map);
 	if (rc == -ENOTSUP) {
 		/* refused, never faked: no number is reported */
 		if (why[0] == '\0')
-			ust_zc_check(c->env.stk, why, sizeof(why));
+			ust_zc_check(t->stk, why, sizeof(why));
 		if (why[0] == '\0')
 			snprintf(why, sizeof(why), "the probe map on %s "
 				 "failed", dm.name != NULL ? dm.name :
@@ -443,7 +453,8 @@ zc_setup(struct perf_ctx *c, struct tcp_perf *t)
 	for (t->nfree = 0; t->nfree < t->zc_bufs; t->nfree++)
 		t->free_slots[t->nfree] = (int32_t)(t->zc_bufs - 1 - t->nfree);
 	t->port_id = c->env.cfg.port.port_id;
-	t->nb_queues = c->env.port.nb_queues;
+	/* a stack cleans its own queue pair only */
+	t->nb_queues = 1;
 	printf("%s: --zc: %zu bytes registered (%zu-byte pages), %u buffers "
 	       "of %u bytes, map %s\n", PERF_PROG, t->area_len, t->page_sz,
 	       t->zc_bufs, t->slot_sz,
@@ -480,7 +491,7 @@ zc_kick(struct tcp_perf *t, struct ust_stack *stk)
 
 	if (!t->no_cleanup) {
 		t->zc_cleanups++;
-		for (q = 0; q < t->nb_queues; q++)
+		for (q = t->w->idx; q < t->w->idx + t->nb_queues; q++)
 			if (rte_eth_tx_done_cleanup(t->port_id, q, 0) ==
 			    -ENOTSUP)
 				t->no_cleanup = true;
@@ -502,10 +513,10 @@ zc_turn_ring(struct perf_ctx *c, struct tcp_perf *t)
 	uint32_t sent = 0, tries = 0, i, n;
 	uint16_t q, k;
 
-	for (q = 0; q < t->nb_queues; q++) {
+	for (q = t->w->idx; q < t->w->idx + t->nb_queues; q++) {
 		for (sent = 0; sent < want && tries < 100000; tries++) {
 			n = RTE_MIN((uint32_t)RTE_DIM(m), want - sent);
-			if (rte_pktmbuf_alloc_bulk(c->env.pool, m, n) != 0)
+			if (rte_pktmbuf_alloc_bulk(t->pool, m, n) != 0)
 				break;
 			for (i = 0; i < n; i++) {
 				struct rte_ether_hdr *eh;
@@ -635,16 +646,29 @@ drain(struct tcp_perf *t, struct ust_stack *stk, struct tconn *x, bool *eof,
 
 /* ---- server ---- */
 
+/* no stack has a connection open */
+static bool
+all_closed(const struct perf_ctx *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nb_workers; i++)
+		if (__atomic_load_n(&tcw[i].open, __ATOMIC_RELAXED) != 0)
+			return false;
+	return true;
+}
+
 static void
 server_close(struct tcp_perf *t, struct ust_stack *stk, struct tconn *x,
 	     uint64_t now, struct perf_ctx *c)
 {
 	ust_close(stk, x->sd);
 	memset(x, 0, sizeof(*x));
-	t->open--;
+	__atomic_store_n(&t->open, t->open - 1, __ATOMIC_RELAXED);
 	t->closed++;
-	/* every client is gone: the run is over (iperf3 --one-off) */
-	if (t->open == 0)
+	/* every client is gone, on every stack: the run is over (iperf3
+	 * --one-off) */
+	if (t->open == 0 && !c->mode->no_port && all_closed(c))
 		perf_stop(c, now);
 }
 
@@ -690,7 +714,7 @@ server_serve(struct perf_ctx *c, struct tcp_perf *t, struct ust_stack *stk,
 static void
 server_begin(struct perf_ctx *c, struct tcp_perf *t)
 {
-	struct ust_stack *stk = c->env.stk;
+	struct ust_stack *stk = t->stk;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	int rc;
 
@@ -730,7 +754,7 @@ server_accept(struct perf_ctx *c, struct tcp_perf *t, struct ust_stack *stk,
 		/* the clock starts at the first connection */
 		if (t->accepted++ == 0)
 			perf_start_clock(c, now);
-		t->open++;
+		__atomic_store_n(&t->open, t->open + 1, __ATOMIC_RELAXED);
 		t->c[sd].sd = sd;
 		t->c[sd].st = C_SERVE;
 		app_watch(stk, t->ep, UST_EPOLL_CTL_ADD, sd, UST_EPOLLIN,
@@ -743,7 +767,7 @@ server_accept(struct perf_ctx *c, struct tcp_perf *t, struct ust_stack *stk,
 static bool
 server_poll(struct perf_ctx *c, struct tcp_perf *t, uint64_t now)
 {
-	struct ust_stack *stk = c->env.stk;
+	struct ust_stack *stk = t->stk;
 	struct ust_epoll_event evs[64];
 	uint32_t rounds;
 	bool busy;
@@ -772,7 +796,9 @@ server_poll(struct perf_ctx *c, struct tcp_perf *t, uint64_t now)
 	}
 	if (any > 0)
 		ust_stack_flush(stk);
-	app_listen_watch(&t->lw, &c->env, now, LISTEN_BACKLOG);
+	/* (it reads stack 0's counters) */
+	if (t->w->idx == 0 && !c->mode->no_port)
+		app_listen_watch(&t->lw, &c->env, now, LISTEN_BACKLOG);
 	return busy;
 }
 
@@ -814,11 +840,12 @@ client_request(struct tcp_perf *t, struct ust_stack *stk, struct tconn *x,
 static void
 client_open(struct perf_ctx *c, struct tcp_perf *t, uint32_t f)
 {
-	struct ust_stack *stk = c->env.stk;
+	struct ust_stack *stk = t->stk;
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	struct tconn *x = &t->c[f];
 	int rc;
 
+	RTE_SET_USED(c);
 	to.sin_addr.s_addr = t->peer;
 	to.sin_port = rte_cpu_to_be_16(t->port);
 	x->sd = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
@@ -905,6 +932,8 @@ static void
 client_begin(struct perf_ctx *c, struct tcp_perf *t)
 {
 	t->nc = t->conns;
+	if (t->nc == 0)
+		return;
 	t->c = calloc(t->nc, sizeof(*t->c));
 	if (t->c == NULL)
 		app_usage_error(PERF_PROG, "out of memory");
@@ -914,7 +943,7 @@ client_begin(struct perf_ctx *c, struct tcp_perf *t)
 static bool
 client_poll(struct perf_ctx *c, struct tcp_perf *t, uint64_t now)
 {
-	struct ust_stack *stk = c->env.stk;
+	struct ust_stack *stk = t->stk;
 	struct ust_epoll_event evs[64];
 	uint32_t rounds;
 	bool busy;
@@ -958,13 +987,35 @@ client_poll(struct perf_ctx *c, struct tcp_perf *t, uint64_t now)
 
 /* ---- the mode ---- */
 
-static void
-tcp_begin(struct perf_ctx *c)
+/* worker @w's state: the options, its stack and pool */
+static struct tcp_perf *
+tcp_worker(struct perf_ctx *c, struct perf_worker *w, struct tcp_perf *t,
+	   struct ust_stack *stk)
 {
-	struct tcp_perf *t = state(c);
-	struct ust_stack *stk = c->env.stk;
+	*t = *state(c);
+	t->stk = stk;
+	t->w = w;
+	t->pool = w->pool;
+	return t;
+}
+
+/* connections of a client's stack @i of @n: connection k on stack k % n */
+static uint32_t
+conns_of(uint32_t conns, unsigned int i, unsigned int n)
+{
+	return conns / n + (i < conns % n ? 1 : 0);
+}
+
+static void
+tcp_begin(struct perf_ctx *c, struct perf_worker *w)
+{
+	struct tcp_perf *t = tcp_worker(c, w, &tcw[w->idx], w->stk);
+	struct ust_stack *stk = t->stk;
 	const struct ust_stack_conf *sc = ust_stack_conf(stk);
 	const char *lay = ust_tcp_tx_layout_name(sc->tcp.tx_layout);
+
+	if (!t->server)
+		t->conns = conns_of(t->conns, w->idx, c->nb_workers);
 
 	t->msg = malloc(RTE_MAX(t->size, t->response));
 	if (t->msg == NULL)
@@ -978,13 +1029,19 @@ tcp_begin(struct perf_ctx *c)
 		server_begin(c, t);
 	else
 		client_begin(c, t);
+	if (w->idx != 0)
+		return;
+	if (c->nb_workers > 1)
+		printf("%s: %u stacks: %s\n", PERF_PROG, c->nb_workers,
+		       t->server ? "a listener on each" : "connection k on "
+		       "stack k % N");
 	printf("%s: %s %s, ", PERF_PROG, c->mode->name,
 	       t->server ? "server" : "client");
 	if (t->server)
 		printf("port %u", t->port);
 	else
-		printf("%u connection%s to %s:%u", t->conns,
-		       t->conns == 1 ? "" : "s", t->peer_str, t->port);
+		printf("%u connection%s to %s:%u", state(c)->conns,
+		       state(c)->conns == 1 ? "" : "s", t->peer_str, t->port);
 	if (t->rr)
 		printf(", %u-byte requests, %u-byte responses", t->size,
 		       t->response);
@@ -998,55 +1055,101 @@ tcp_begin(struct perf_ctx *c)
 }
 
 static bool
-tcp_poll(struct perf_ctx *c, uint64_t now)
+tcp_poll(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
 {
-	struct tcp_perf *t = state(c);
+	struct tcp_perf *t = &tcw[w->idx];
 
 	return t->server ? server_poll(c, t, now) : client_poll(c, t, now);
 }
 
 static void
-tcp_measure(struct perf_ctx *c, uint64_t now)
+tcp_measure_one(struct tcp_perf *t)
 {
-	struct tcp_perf *t = state(c);
-
-	(void)now;
 	t->measuring = true;
 	app_hist_init(&t->lat);
 	t->txns0 = t->txns_t = t->txns;
 	t->out0 = t->out_t = t->bytes_out;
 	t->in0 = t->in_t = t->bytes_in;
-	ust_stack_tcp_tx_stats(c->env.stk, &t->tx0);
+	ust_stack_tcp_tx_stats(t->stk, &t->tx0);
+}
+
+static void
+tcp_measure(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
+{
+	RTE_SET_USED(c);
+	RTE_SET_USED(now);
+	tcp_measure_one(&tcw[w->idx]);
+}
+
+/* worker @t's line (after @prefix; NULL: none) over @dt seconds */
+static void
+tcp_tick_one(struct perf_ctx *c, struct tcp_perf *t, double dt,
+	     const char *prefix)
+{
+	uint64_t txns = __atomic_load_n(&t->txns, __ATOMIC_RELAXED);
+	uint64_t out = __atomic_load_n(&t->bytes_out, __ATOMIC_RELAXED);
+	uint64_t in = __atomic_load_n(&t->bytes_in, __ATOMIC_RELAXED);
+
+	if (prefix != NULL && t->rr)
+		printf("%s%s: %10.0f transactions/s | p50 %.1f p99 %.1f us | "
+		       "open %u errors %" PRIu64 "\n", prefix, c->mode->name,
+		       (double)(txns - t->txns_t) / dt,
+		       app_hist_quantile(&t->lat, 0.5) / 1e3,
+		       app_hist_quantile(&t->lat, 0.99) / 1e3, t->open,
+		       t->errors);
+	else if (prefix != NULL)
+		printf("%s%s: out %8.3f Gbit/s in %8.3f Gbit/s | open %u "
+		       "errors %" PRIu64 "\n", prefix, c->mode->name,
+		       (double)(out - t->out_t) * 8 / dt / 1e9,
+		       (double)(in - t->in_t) * 8 / dt / 1e9, t->open,
+		       t->errors);
+	t->txns_t = txns;
+	t->out_t = out;
+	t->in_t = in;
 }
 
 static void
 tcp_tick(struct perf_ctx *c, double dt)
 {
-	struct tcp_perf *t = state(c);
+	uint64_t txns = 0, out = 0, in = 0, errors = 0;
+	uint32_t open = 0;
+	char pfx[32];
+	unsigned int i;
 
-	if (t->rr)
-		printf("%s: %10.0f transactions/s | p50 %.1f p99 %.1f us | "
-		       "open %u errors %" PRIu64 "\n", c->mode->name,
-		       (double)(t->txns - t->txns_t) / dt,
-		       app_hist_quantile(&t->lat, 0.5) / 1e3,
-		       app_hist_quantile(&t->lat, 0.99) / 1e3, t->open,
-		       t->errors);
+	if (c->nb_workers == 1) {
+		tcp_tick_one(c, &tcw[0], dt, "");
+		return;
+	}
+	for (i = 0; i < c->nb_workers; i++) {
+		struct tcp_perf *t = &tcw[i];
+
+		txns += __atomic_load_n(&t->txns, __ATOMIC_RELAXED) -
+			t->txns_t;
+		out += __atomic_load_n(&t->bytes_out, __ATOMIC_RELAXED) -
+			t->out_t;
+		in += __atomic_load_n(&t->bytes_in, __ATOMIC_RELAXED) -
+			t->in_t;
+		open += t->open;
+		errors += t->errors;
+		snprintf(pfx, sizeof(pfx), "  stack %u: ", i);
+		tcp_tick_one(c, t, dt, pfx);
+	}
+	if (tcw[0].rr)
+		printf("%s: %10.0f transactions/s | open %u errors %" PRIu64
+		       " | total of %u stacks\n", c->mode->name,
+		       (double)txns / dt, open, errors, c->nb_workers);
 	else
 		printf("%s: out %8.3f Gbit/s in %8.3f Gbit/s | open %u errors "
-		       "%" PRIu64 "\n", c->mode->name,
-		       (double)(t->bytes_out - t->out_t) * 8 / dt / 1e9,
-		       (double)(t->bytes_in - t->in_t) * 8 / dt / 1e9, t->open,
-		       t->errors);
-	t->txns_t = t->txns;
-	t->out_t = t->bytes_out;
-	t->in_t = t->bytes_in;
+		       "%" PRIu64 " | total of %u stacks\n", c->mode->name,
+		       (double)out * 8 / dt / 1e9, (double)in * 8 / dt / 1e9,
+		       open, errors, c->nb_workers);
 }
 
 static void
-tcp_end(struct perf_ctx *c)
+tcp_end(struct perf_ctx *c, struct perf_worker *w)
 {
-	struct tcp_perf *t = state(c);
-	struct ust_stack *stk = c->env.stk;
+	struct tcp_perf *t = &tcw[w->idx];
+	struct ust_stack *stk = t->stk;
 	uint64_t until;
 	uint32_t i;
 
@@ -1155,18 +1258,135 @@ per(double a, double b)
 	return b > 0 ? a / b : 0;
 }
 
+/* @n workers' states @ws added into @sum (measured deltas as txns1,
+ * out1, in1, tx1 with zero bases; counters; latency merged); their
+ * cycles into @cyc: busy, loop, polls, busy polls */
+static void
+tcp_sum(const struct perf_ctx *c, const struct tcp_perf *ws, unsigned int n,
+	struct tcp_perf *sum, uint64_t cyc[4])
+{
+	struct ust_tcp_tx_stats d;
+	unsigned int i, k;
+
+	*sum = ws[0];
+	sum->txns0 = sum->out0 = sum->in0 = 0;
+	sum->txns1 = sum->out1 = sum->in1 = 0;
+	memset(&sum->tx0, 0, sizeof(sum->tx0));
+	memset(&sum->tx1, 0, sizeof(sum->tx1));
+	app_hist_init(&sum->lat);
+	sum->accepted = sum->connects = sum->closed = sum->errors = 0;
+	sum->conn_timeouts = sum->resets = 0;
+	sum->zc_starved = sum->zc_cleanups = sum->zc_fillers = 0;
+	sum->vfy_sent = sum->vfy_checked = sum->vfy_errors = 0;
+	sum->last_error = 0;
+	sum->no_cleanup = false;
+	cyc[0] = cyc[1] = cyc[2] = cyc[3] = 0;
+	for (i = 0; i < n; i++) {
+		const struct tcp_perf *t = &ws[i];
+		const struct perf_worker *w = &c->w[i];
+		uint64_t *a = (uint64_t *)&sum->tx1;
+		const uint64_t *b = (const uint64_t *)&d;
+
+		sum->txns1 += t->txns1 - t->txns0;
+		sum->out1 += t->out1 - t->out0;
+		sum->in1 += t->in1 - t->in0;
+		app_tcp_tx_sub(&d, &t->tx1, &t->tx0);
+		for (k = 0; k < sizeof(d) / sizeof(uint64_t); k++)
+			a[k] += b[k];
+		app_hist_merge(&sum->lat, &t->lat);
+		sum->accepted += t->accepted;
+		sum->connects += t->connects;
+		sum->closed += t->closed;
+		sum->errors += t->errors;
+		sum->conn_timeouts += t->conn_timeouts;
+		sum->resets += t->resets;
+		sum->zc_starved += t->zc_starved;
+		sum->zc_cleanups += t->zc_cleanups;
+		sum->zc_fillers += t->zc_fillers;
+		if (t->vfy_errors != 0 && sum->vfy_errors == 0)
+			sum->vfy_first = t->vfy_first;
+		sum->vfy_sent += t->vfy_sent;
+		sum->vfy_checked += t->vfy_checked;
+		sum->vfy_errors += t->vfy_errors;
+		if (t->last_error != 0)
+			sum->last_error = t->last_error;
+		sum->no_cleanup |= t->no_cleanup;
+		cyc[0] += w->busy_tsc;
+		cyc[1] += w->tsc_end - w->tsc_begin;
+		cyc[2] += w->polls;
+		cyc[3] += w->busy_polls;
+	}
+}
+
+/* worker @w's figures as members of its "stacks" object */
+static void
+tcp_report_stack(struct perf_ctx *c, const struct perf_worker *w,
+		 struct app_json *j)
+{
+	const struct tcp_perf *t = &tcw[w->idx];
+	double secs = perf_secs(w);
+	uint64_t txns = t->txns1 - t->txns0, out = t->out1 - t->out0;
+	uint64_t in = t->in1 - t->in0;
+	double unit = t->rr ? (double)txns :
+		(double)(t->server ? in : out) / 1024;
+
+	RTE_SET_USED(c);
+	if (t->rr) {
+		json_u64(j, "transactions", txns);
+		json_dbl(j, "transactions_per_s", per((double)txns, secs));
+		if (!t->server)
+			json_hist(j, "latency_ns", &t->lat);
+	}
+	json_u64(j, "bytes_sent", out);
+	json_u64(j, "bytes_received", in);
+	json_dbl(j, "gbit_per_s",
+		 per((double)(t->server ? in : out) * 8, secs) / 1e9);
+	json_dbl(j, t->rr ? "cycles_per_txn" : "cycles_per_kib",
+		 per((double)w->busy_tsc, unit));
+	json_dbl(j, t->rr ? "loop_cycles_per_txn" : "loop_cycles_per_kib",
+		 per((double)(w->tsc_end - w->tsc_begin), unit));
+	json_u64(j, "connects", t->server ? t->accepted : t->connects);
+	json_u64(j, "errors", t->errors);
+}
+
 static void
 tcp_report(struct perf_ctx *c, struct app_json *j)
 {
-	struct tcp_perf *t = state(c);
+	static struct tcp_perf sum;
+	struct tcp_perf *t = &sum;
 	const struct ust_stack_conf *sc = ust_stack_conf(c->env.stk);
 	const char *lay = ust_tcp_tx_layout_name(sc->tcp.tx_layout);
 	double secs = (double)(c->t_end - c->t_begin) / 1e9;
-	uint64_t txns = t->txns1 - t->txns0, out = t->out1 - t->out0;
-	uint64_t in = t->in1 - t->in0;
-	uint64_t loop = c->tsc_end - c->tsc_begin;
+	uint64_t txns, out, in, loop, cyc[4];
 	struct ust_tcp_tx_stats d;
 	double unit, kib;
+	unsigned int i;
+
+	tcp_sum(c, tcw, c->nb_workers, &sum, cyc);
+	txns = t->txns1 - t->txns0;
+	out = t->out1 - t->out0;
+	in = t->in1 - t->in0;
+	loop = cyc[1];
+	for (i = 0; c->nb_workers > 1 && i < c->nb_workers; i++) {
+		const struct tcp_perf *x = &tcw[i];
+		const struct perf_worker *w = &c->w[i];
+		uint64_t n = x->txns1 - x->txns0;
+		uint64_t b = x->server ? x->in1 - x->in0 : x->out1 - x->out0;
+		double ws = perf_secs(w);
+
+		printf("%s: stack %u (lcore %u), %.2f s: ", PERF_PROG, i,
+		       w->lcore, ws);
+		if (x->rr)
+			printf("%" PRIu64 " transactions (%.1f/s), cycles/txn "
+			       "%.0f busy %.0f loop", n, per((double)n, ws),
+			       per((double)w->busy_tsc, (double)n),
+			       per((double)(w->tsc_end - w->tsc_begin),
+				   (double)n));
+		else
+			printf("%.3f Gbit/s", per((double)b * 8, ws) / 1e9);
+		printf(", %" PRIu64 " connections, %" PRIu64 " errors\n",
+		       x->server ? x->accepted : x->connects, x->errors);
+	}
 
 	app_tcp_tx_sub(&d, &t->tx1, &t->tx0);
 	/* what cycles and copies are counted per: a transaction, or a KiB
@@ -1200,8 +1420,8 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 	       per((double)d.segs, (double)d.pkts),
 	       per((double)d.pages, (double)d.pkts),
 	       per((double)d.copied_bytes, unit), t->rr ? "txn" : "KiB",
-	       t->rr ? "txn" : "KiB", per((double)c->busy_tsc, unit),
-	       per((double)loop, unit), c->busy_polls, c->polls, d.dma_maps,
+	       t->rr ? "txn" : "KiB", per((double)cyc[0], unit),
+	       per((double)loop, unit), cyc[3], cyc[2], d.dma_maps,
 	       d.dma_unmaps);
 	printf("connections: %" PRIu64 " %s, %" PRIu64 " closed; errors %"
 	       PRIu64 " (reset %" PRIu64 ", timed out %" PRIu64 ")%s%s\n",
@@ -1235,7 +1455,7 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 	if (!t->server)
 		json_str(j, "peer", t->peer_str);
 	json_u64(j, "port", t->port);
-	json_u64(j, "conns", t->server ? t->accepted : t->conns);
+	json_u64(j, "conns", t->server ? t->accepted : state(c)->conns);
 	json_u64(j, "size", t->size);
 	if (t->rr)
 		json_u64(j, "response", t->response);
@@ -1268,18 +1488,18 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 	if (t->rr) {
 		json_dbl(j, "copied_bytes_per_txn",
 			 per((double)d.copied_bytes, unit));
-		json_dbl(j, "cycles_per_txn", per((double)c->busy_tsc, unit));
+		json_dbl(j, "cycles_per_txn", per((double)cyc[0], unit));
 		json_dbl(j, "loop_cycles_per_txn", per((double)loop, unit));
 	} else {
 		json_dbl(j, "copied_bytes_per_kib",
 			 per((double)d.copied_bytes, unit));
-		json_dbl(j, "cycles_per_kib", per((double)c->busy_tsc, unit));
+		json_dbl(j, "cycles_per_kib", per((double)cyc[0], unit));
 		json_dbl(j, "loop_cycles_per_kib", per((double)loop, unit));
 	}
-	json_u64(j, "busy_cycles", c->busy_tsc);
+	json_u64(j, "busy_cycles", cyc[0]);
 	json_u64(j, "loop_cycles", loop);
-	json_u64(j, "polls", c->polls);
-	json_u64(j, "busy_polls", c->busy_polls);
+	json_u64(j, "polls", cyc[2]);
+	json_u64(j, "busy_polls", cyc[3]);
 	json_u64(j, "tsc_hz", c->tsc_hz);
 	json_u64(j, "connects", t->server ? t->accepted : t->connects);
 	json_u64(j, "closed", t->closed);
@@ -1347,6 +1567,7 @@ TCP_USAGE_NOTE,
 	.tick = tcp_tick,
 	.end = tcp_end,
 	.report = tcp_report,
+	.report_stack = tcp_report_stack,
 };
 
 const struct perf_mode perf_tcp_stream = {
@@ -1366,4 +1587,447 @@ TCP_USAGE_NOTE,
 	.tick = tcp_tick,
 	.end = tcp_end,
 	.report = tcp_report,
+	.report_stack = tcp_report_stack,
+};
+
+/*
+ * ---- tcp-rr-loop: a TCP RR pair on each lcore, wired in memory ----
+ *
+ * Each worker lcore runs two stacks of its own, a client and a server,
+ * whose netifs hand frames to each other through two arrays (no port, no
+ * ring between lcores: the NIC is modelled as one that verifies and fills
+ * checksums); the client's --conns connections do request-response with
+ * the server's listener, both polled in the worker's loop. Its mbuf pool is
+ * its own too (made on its lcore's NUMA node). N lcores then share
+ * nothing: the share-nothing check of devtools/bench/scale.sh. A
+ * transaction's cycles are the client's and the server's together.
+ */
+
+#define LOOP_WIRE 4096  /* frames one direction holds */
+
+/* one direction: frames one stack sent that the other has not read */
+struct loop_wire {
+	uint32_t head;
+	uint32_t n;
+	uint64_t full;   /* frames refused: the other stack lags */
+	struct rte_mbuf *m[LOOP_WIRE];
+};
+
+/* one stack's end: it reads rx and sends into tx */
+struct loop_end {
+	struct loop_wire *rx;
+	struct loop_wire *tx;
+};
+
+struct loop_pair {
+	struct loop_wire to_srv;
+	struct loop_wire to_cli;
+	struct loop_end cli_end;
+	struct loop_end srv_end;
+	struct rte_mempool *pool;
+	struct ust_stack *cs;      /* client */
+	struct ust_stack *ss;      /* server */
+	struct ust_stats cst;      /* counters at the end */
+	struct ust_stats sst;
+	unsigned int in_use_end;   /* mbufs in use once both are gone */
+	uint64_t wire_full;
+};
+
+static struct tcp_perf loop_srv[UST_GROUP_MAX];
+static struct loop_pair *loop_w[UST_GROUP_MAX];
+
+static uint16_t
+loop_rx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct loop_wire *r = ((struct loop_end *)ctx)->rx;
+	uint16_t k;
+
+	for (k = 0; k < n && r->n > 0; k++) {
+		pkts[k] = r->m[r->head];
+		r->head = (r->head + 1) & (LOOP_WIRE - 1);
+		r->n--;
+	}
+	return k;
+}
+
+static uint16_t
+loop_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
+{
+	struct loop_wire *t = ((struct loop_end *)ctx)->tx;
+	uint16_t k;
+
+	for (k = 0; k < n && t->n < LOOP_WIRE; k++) {
+		struct rte_mbuf *m = pkts[k];
+
+		/* what a NIC that checked the checksums hands up */
+		m->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD |
+			      RTE_MBUF_F_RX_L4_CKSUM_GOOD;
+		m->packet_type = 0;
+		t->m[(t->head + t->n) & (LOOP_WIRE - 1)] = m;
+		t->n++;
+	}
+	t->full += n - k;
+	return k;
+}
+
+static const struct ust_netif_ops loop_ops = {
+	.rx_burst = loop_rx,
+	.tx_burst = loop_tx,
+};
+
+static struct ust_stack *
+loop_stack(struct perf_ctx *c, struct loop_pair *p, struct loop_end *e,
+	   const char *role, unsigned int idx, rte_be32_t addr,
+	   uint8_t mac_last)
+{
+	struct ust_stack_conf sc = c->env.cfg.stack;
+	struct ust_stack *stk;
+	char name[32];
+
+	snprintf(name, sizeof(name), "loop%u%s", idx, role);
+	sc.name = name;
+	memset(&sc.netif, 0, sizeof(sc.netif));
+	sc.netif.ops = &loop_ops;
+	sc.netif.ctx = e;
+	sc.netif.mac.addr_bytes[0] = 0x02;
+	sc.netif.mac.addr_bytes[4] = (uint8_t)idx;
+	sc.netif.mac.addr_bytes[5] = mac_last;
+	sc.netif.mtu = 1500;
+	sc.netif.flags = UST_NETIF_F_RX_IPV4_CKSUM | UST_NETIF_F_RX_L4_CKSUM |
+		UST_NETIF_F_TX_IPV4_CKSUM | UST_NETIF_F_TX_UDP_CKSUM |
+		UST_NETIF_F_TX_TCP_CKSUM;
+	sc.netif.port_id = UINT16_MAX;
+	sc.pool = p->pool;
+	sc.socket_id = (int)rte_socket_id();
+	sc.lcore = rte_lcore_id();
+	sc.addr = addr;
+	sc.gateway = 0;
+	sc.now_ns = ust_clock_ns();
+	stk = ust_stack_create(&sc);
+	if (stk == NULL)
+		app_usage_error(PERF_PROG, "lcore %u: cannot create the %s "
+				"stack: %s", rte_lcore_id(), role,
+				rte_strerror(rte_errno));
+	return stk;
+}
+
+static void
+loop_check(struct perf_ctx *c)
+{
+	struct tcp_perf *t = state(c);
+
+	t->rr = true;
+	t->server = false;
+	if (t->size == 0)
+		t->size = 64;
+	if (t->response == 0)
+		t->response = t->size;
+	if (t->conns + 16 > c->env.cfg.stack.max_sockets)
+		app_usage_error(PERF_PROG, "--conns %u: more than [stack] "
+				"max_sockets (%u) allows", t->conns,
+				c->env.cfg.stack.max_sockets);
+	c->clock_on_peer = false;
+}
+
+static void
+loop_begin(struct perf_ctx *c, struct perf_worker *w)
+{
+	const struct ust_config *cfg = &c->env.cfg;
+	rte_be32_t saddr = cfg->stack.addr;
+	rte_be32_t caddr = rte_cpu_to_be_32(rte_be_to_cpu_32(saddr) + 1);
+	struct loop_pair *p;
+	struct tcp_perf *cl, *sv;
+	struct rte_ether_addr cmac, smac;
+	char name[RTE_MEMPOOL_NAMESIZE];
+
+	p = rte_zmalloc_socket("ust_loop", sizeof(*p), RTE_CACHE_LINE_SIZE,
+			       (int)rte_socket_id());
+	if (p == NULL)
+		app_usage_error(PERF_PROG, "lcore %u: out of memory",
+				rte_lcore_id());
+	loop_w[w->idx] = p;
+	snprintf(name, sizeof(name), "ust_loop_%u", w->idx);
+	p->pool = rte_pktmbuf_pool_create(name, cfg->pool.mbufs,
+					  cfg->pool.cache, 0,
+					  cfg->pool.data_room,
+					  (int)rte_socket_id());
+	if (p->pool == NULL)
+		app_usage_error(PERF_PROG, "lcore %u: cannot create a pool of "
+				"%u mbufs: %s", rte_lcore_id(), cfg->pool.mbufs,
+				rte_strerror(rte_errno));
+	w->pool = p->pool;
+	p->cli_end.rx = &p->to_cli;
+	p->cli_end.tx = &p->to_srv;
+	p->srv_end.rx = &p->to_srv;
+	p->srv_end.tx = &p->to_cli;
+	p->ss = loop_stack(c, p, &p->srv_end, "s", w->idx, saddr, 1);
+	p->cs = loop_stack(c, p, &p->cli_end, "c", w->idx, caddr, 2);
+	smac = ust_stack_conf(p->ss)->netif.mac;
+	cmac = ust_stack_conf(p->cs)->netif.mac;
+	if (ust_stack_arp_add_static(p->cs, saddr, &smac) != 0 ||
+	    ust_stack_arp_add_static(p->ss, caddr, &cmac) != 0)
+		app_usage_error(PERF_PROG, "static ARP entries refused");
+	w->stk = NULL;
+	sv = tcp_worker(c, w, &loop_srv[w->idx], p->ss);
+	sv->server = true;
+	sv->peer = 0;
+	sv->msg = malloc(RTE_MAX(sv->size, sv->response));
+	cl = tcp_worker(c, w, &tcw[w->idx], p->cs);
+	cl->peer = saddr;
+	cl->peer_str = "the lcore's server stack";
+	cl->msg = malloc(RTE_MAX(cl->size, cl->response));
+	if (sv->msg == NULL || cl->msg == NULL)
+		app_usage_error(PERF_PROG, "out of memory");
+	memset(sv->msg, 0xa5, RTE_MAX(sv->size, sv->response));
+	memset(cl->msg, 0xa5, RTE_MAX(cl->size, cl->response));
+	app_hist_init(&cl->lat);
+	app_hist_init(&sv->lat);
+	sv->ep = app_epoll_create(PERF_PROG, p->ss);
+	cl->ep = app_epoll_create(PERF_PROG, p->cs);
+	server_begin(c, sv);
+	client_begin(c, cl);
+	if (w->idx == 0)
+		printf("%s: tcp-rr-loop on %u lcore%s: on each, a client stack "
+		       "and a server stack wired in memory, %u connection%s, "
+		       "%u-byte requests, %u-byte responses\n", PERF_PROG,
+		       c->nb_workers, c->nb_workers == 1 ? "" : "s",
+		       cl->conns, cl->conns == 1 ? "" : "s", cl->size,
+		       cl->response);
+}
+
+static bool
+loop_poll(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
+{
+	bool busy;
+
+	busy = client_poll(c, &tcw[w->idx], now);
+	busy |= server_poll(c, &loop_srv[w->idx], now);
+	return busy;
+}
+
+static void
+loop_measure(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
+{
+	RTE_SET_USED(c);
+	RTE_SET_USED(now);
+	tcp_measure_one(&tcw[w->idx]);
+	tcp_measure_one(&loop_srv[w->idx]);
+}
+
+static void
+loop_poll_both(struct perf_ctx *c, struct perf_worker *w, uint64_t ns)
+{
+	uint64_t until = ust_clock_ns() + ns;
+
+	while (ust_clock_ns() < until)
+		loop_poll(c, w, ust_clock_ns());
+}
+
+static void
+loop_end(struct perf_ctx *c, struct perf_worker *w)
+{
+	struct tcp_perf *cl = &tcw[w->idx], *sv = &loop_srv[w->idx];
+	struct loop_pair *p = loop_w[w->idx];
+	uint64_t until;
+	uint32_t i, busy;
+
+	cl->txns1 = cl->txns;
+	cl->out1 = cl->bytes_out;
+	cl->in1 = cl->bytes_in;
+	ust_stack_tcp_tx_stats(cl->stk, &cl->tx1);
+	if (!cl->measuring) {
+		cl->txns0 = cl->txns1;
+		cl->out0 = cl->out1;
+		cl->in0 = cl->in1;
+		cl->tx0 = cl->tx1;
+	}
+	cl->measuring = false;
+	cl->stopping = true;
+	/* the responses in flight come in (up to 200 ms) */
+	until = ust_clock_ns() + 200000000ull;
+	do {
+		loop_poll(c, w, ust_clock_ns());
+		for (i = 0, busy = 0; i < cl->nc; i++)
+			if (cl->c[i].st == C_WAIT ||
+			    cl->c[i].st == C_CONNECTING)
+				busy++;
+	} while (busy > 0 && ust_clock_ns() < until);
+	for (i = 0; i < cl->nc; i++)
+		if (cl->c[i].st != C_FREE && cl->c[i].st != C_DEAD) {
+			ust_close(cl->stk, cl->c[i].sd);
+			cl->c[i].st = C_FREE;
+		}
+	/* the FINs cross, the server closes its side */
+	loop_poll_both(c, w, 50000000ull);
+	for (i = 0; i < sv->nc; i++)
+		if (sv->c[i].st == C_SERVE)
+			ust_close(sv->stk, sv->c[i].sd);
+	ust_close(sv->stk, sv->ls);
+	loop_poll_both(c, w, 20000000ull);
+	ust_close(cl->stk, cl->ep);
+	ust_close(sv->stk, sv->ep);
+	ust_stack_stats_get(p->cs, &p->cst);
+	ust_stack_stats_get(p->ss, &p->sst);
+	ust_stack_destroy(p->cs);
+	ust_stack_destroy(p->ss);
+	cl->stk = NULL;
+	sv->stk = NULL;
+	/* what the wires still hold */
+	while (p->to_srv.n > 0 || p->to_cli.n > 0) {
+		struct rte_mbuf *m[32];
+		uint16_t n;
+
+		n = loop_rx(&p->srv_end, m, RTE_DIM(m));
+		n = (uint16_t)(n + loop_rx(&p->cli_end, m + n,
+					   (uint16_t)(RTE_DIM(m) - n)));
+		rte_pktmbuf_free_bulk(m, n);
+	}
+	p->wire_full = p->to_srv.full + p->to_cli.full;
+	p->in_use_end = rte_mempool_in_use_count(p->pool);
+	rte_mempool_free(p->pool);
+	p->pool = NULL;
+	w->pool = NULL;
+}
+
+static void
+loop_tick(struct perf_ctx *c, double dt)
+{
+	uint64_t txns = 0, errors = 0;
+	char pfx[32];
+	unsigned int i;
+
+	for (i = 0; i < c->nb_workers; i++) {
+		struct tcp_perf *t = &tcw[i];
+
+		txns += __atomic_load_n(&t->txns, __ATOMIC_RELAXED) -
+			t->txns_t;
+		errors += t->errors;
+		snprintf(pfx, sizeof(pfx), "  lcore %u: ", c->w[i].lcore);
+		tcp_tick_one(c, t, dt, c->nb_workers > 1 ? pfx : "");
+	}
+	if (c->nb_workers > 1)
+		printf("%s: %10.0f transactions/s | errors %" PRIu64 " | "
+		       "total of %u lcores\n", c->mode->name,
+		       (double)txns / dt, errors, c->nb_workers);
+}
+
+static void
+loop_report_stack(struct perf_ctx *c, const struct perf_worker *w,
+		  struct app_json *j)
+{
+	const struct loop_pair *p = loop_w[w->idx];
+
+	tcp_report_stack(c, w, j);
+	json_u64(j, "client_segs_out", p->cst.mib[UST_MIB_TCP_OUTSEGS]);
+	json_u64(j, "server_segs_out", p->sst.mib[UST_MIB_TCP_OUTSEGS]);
+	json_u64(j, "retrans_segs", p->cst.mib[UST_MIB_TCP_RETRANSSEGS] +
+		 p->sst.mib[UST_MIB_TCP_RETRANSSEGS]);
+	json_u64(j, "wire_full", p->wire_full);
+	json_u64(j, "mbuf_in_use_end", p->in_use_end);
+}
+
+static void
+loop_report(struct perf_ctx *c, struct app_json *j)
+{
+	static struct tcp_perf sum;
+	double secs = (double)(c->t_end - c->t_begin) / 1e9, rate = 0;
+	uint64_t cyc[4], txns, leak = 0, retrans = 0, full = 0;
+	unsigned int i;
+
+	tcp_sum(c, tcw, c->nb_workers, &sum, cyc);
+	txns = sum.txns1;
+	for (i = 0; i < c->nb_workers; i++) {
+		const struct tcp_perf *t = &tcw[i];
+		const struct perf_worker *w = &c->w[i];
+		const struct loop_pair *p = loop_w[i];
+		uint64_t n = t->txns1 - t->txns0;
+		double ws = perf_secs(w);
+		uint64_t rt = p->cst.mib[UST_MIB_TCP_RETRANSSEGS] +
+			p->sst.mib[UST_MIB_TCP_RETRANSSEGS];
+
+		rate += per((double)n, ws);
+		leak += p->in_use_end;
+		retrans += rt;
+		full += p->wire_full;
+		printf("%s: lcore %u, %.2f s: %" PRIu64 " transactions "
+		       "(%.1f/s), cycles/txn %.0f busy %.0f loop, p50 %.1f "
+		       "p99 %.1f us; %" PRIu64 " connections, %" PRIu64
+		       " errors, %" PRIu64 " retransmitted, mbufs left %u\n",
+		       PERF_PROG, w->lcore, ws, n, per((double)n, ws),
+		       per((double)w->busy_tsc, (double)n),
+		       per((double)(w->tsc_end - w->tsc_begin), (double)n),
+		       app_hist_quantile(&t->lat, 0.5) / 1e3,
+		       app_hist_quantile(&t->lat, 0.99) / 1e3, t->connects,
+		       t->errors, rt, p->in_use_end);
+		if (n == 0 || t->errors != 0 || p->in_use_end != 0)
+			c->status = 1;
+	}
+	printf("%s: tcp-rr-loop, %u lcore%s, %.2f s measured: %" PRIu64
+	       " transactions, %.1f transactions/s (sum of the lcores' "
+	       "rates), cycles/txn %.0f busy %.0f loop (client and server "
+	       "together)\n", PERF_PROG, c->nb_workers,
+	       c->nb_workers == 1 ? "" : "s", secs, txns, rate,
+	       per((double)cyc[0], (double)txns),
+	       per((double)cyc[1], (double)txns));
+	printf("latency (us): p50 %.1f  p99 %.1f  p99.9 %.1f\n",
+	       app_hist_quantile(&sum.lat, 0.5) / 1e3,
+	       app_hist_quantile(&sum.lat, 0.99) / 1e3,
+	       app_hist_quantile(&sum.lat, 0.999) / 1e3);
+	if (j == NULL)
+		return;
+	json_obj(j, "options");
+	json_u64(j, "conns_per_lcore", state(c)->conns);
+	json_u64(j, "size", sum.size);
+	json_u64(j, "response", sum.response);
+	json_obj_end(j);
+	json_obj(j, "result");
+	json_u64(j, "transactions", txns);
+	json_dbl(j, "transactions_per_s", rate);
+	json_hist(j, "latency_ns", &sum.lat);
+	json_dbl(j, "cycles_per_txn", per((double)cyc[0], (double)txns));
+	json_dbl(j, "loop_cycles_per_txn", per((double)cyc[1], (double)txns));
+	json_u64(j, "busy_cycles", cyc[0]);
+	json_u64(j, "loop_cycles", cyc[1]);
+	json_u64(j, "tsc_hz", c->tsc_hz);
+	json_u64(j, "connects", sum.connects);
+	json_u64(j, "errors", sum.errors);
+	json_u64(j, "retrans_segs", retrans);
+	json_u64(j, "wire_full", full);
+	json_u64(j, "mbuf_in_use_end", leak);
+	json_obj_end(j);
+}
+
+static const struct option loop_opts[] = {
+	{ "port", required_argument, NULL, T_PORT },
+	{ "conns", required_argument, NULL, T_CONNS },
+	{ "size", required_argument, NULL, T_SIZE },
+	{ "response", required_argument, NULL, T_RESPONSE },
+	{ NULL, 0, NULL, 0 },
+};
+
+const struct perf_mode perf_tcp_rr_loop = {
+	.name = "tcp-rr-loop",
+	.summary = "TCP RR between two stacks on each lcore, in memory (no "
+		   "port)",
+	.usage =
+"  No ethdev port (EAL --no-pci is enough): each of --nb-cores lcores runs\n"
+"  a client stack and a server stack wired in memory; --addr is the\n"
+"  server's (default 198.18.0.1/24), the client has the next address.\n"
+"  --conns N              connections per lcore, 1-16384 (default: 1)\n"
+"  --port N               the server's TCP port (default: 5201)\n"
+"  --size BYTES           request size, 1-65536 (default: 64)\n"
+"  --response BYTES       response size, 1-65536 (default: --size)\n"
+"  Exit status 1 when an lcore completed nothing, lost a connection or\n"
+"  left mbufs in use.\n",
+	.opts = loop_opts,
+	.no_port = true,
+	.parse = tcp_parse,
+	.check = loop_check,
+	.begin = loop_begin,
+	.poll = loop_poll,
+	.measure = loop_measure,
+	.tick = loop_tick,
+	.end = loop_end,
+	.report = loop_report,
+	.report_stack = loop_report_stack,
 };

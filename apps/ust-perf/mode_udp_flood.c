@@ -9,6 +9,9 @@
  * full rate or at --rate datagrams per second (a token bucket on the
  * clock). What the stack does not take (its TX staging full: the NIC is
  * the bottleneck) is counted, not retried.
+ *
+ * With --nb-cores N every stack floods its own --flows flows (their source
+ * ports in its ephemeral slice) at --rate each: N x the datagrams.
  */
 
 #include <errno.h>
@@ -55,11 +58,13 @@ struct flood {
 	/* snapshots */
 	uint64_t sent0, refused0, sent_tick;
 	struct ust_stats st0, st_tick;
-};
+} __rte_cache_aligned;
 
+/* the options (parsed here), copied to each worker's state */
 static struct flood flood_state = {
 	.dport = 9, .size = 64, .flows = 1, .burst = 32,
 };
+static struct flood flood_w[UST_GROUP_MAX];
 
 static void
 flood_parse(struct perf_ctx *c, int id, const char *arg)
@@ -102,13 +107,14 @@ flood_check(struct perf_ctx *c)
 }
 
 static void
-flood_begin(struct perf_ctx *c)
+flood_begin(struct perf_ctx *c, struct perf_worker *w)
 {
-	struct flood *f = &flood_state;
-	struct ust_stack *stk = c->env.stk;
+	struct flood *f = &flood_w[w->idx];
+	struct ust_stack *stk = w->stk;
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	uint32_t i;
 
+	*f = flood_state;
 	f->sds = calloc(f->flows, sizeof(*f->sds));
 	if (f->sds == NULL)
 		app_usage_error(PERF_PROG, "out of memory");
@@ -127,17 +133,22 @@ flood_begin(struct perf_ctx *c)
 			app_usage_error(PERF_PROG, "--peer %s: %s", f->peer_str,
 					strerror(-rc));
 	}
-	printf("%s: udp-flood to %s:%u, %u flow%s, %u-byte datagrams, %s\n",
+	if (w->idx != 0)
+		return;
+	printf("%s: udp-flood to %s:%u, %u flow%s, %u-byte datagrams, %s",
 	       PERF_PROG, f->peer_str, f->dport, f->flows,
 	       f->flows == 1 ? "" : "s", f->size,
 	       f->rate ? "rate-limited" : "full rate");
+	if (c->nb_workers > 1)
+		printf(", on each of %u stacks", c->nb_workers);
+	printf("\n");
 }
 
 static bool
-flood_poll(struct perf_ctx *c, uint64_t now)
+flood_poll(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
 {
-	struct flood *f = &flood_state;
-	struct ust_stack *stk = c->env.stk;
+	struct flood *f = &flood_w[w->idx];
+	struct ust_stack *stk = w->stk;
 	struct rte_mbuf *pk[64];
 	unsigned int n = f->burst, i;
 	int s;
@@ -161,7 +172,8 @@ flood_poll(struct perf_ctx *c, uint64_t now)
 		if (n == 0)
 			return false;
 	}
-	if (rte_pktmbuf_alloc_bulk(c->env.pool, pk, n) != 0) {
+	RTE_SET_USED(c);
+	if (rte_pktmbuf_alloc_bulk(w->pool, pk, n) != 0) {
 		f->nombuf += n;
 		return false;
 	}
@@ -187,49 +199,125 @@ flood_poll(struct perf_ctx *c, uint64_t now)
 }
 
 static void
-flood_measure(struct perf_ctx *c, uint64_t now)
+flood_measure(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
 {
-	struct flood *f = &flood_state;
+	struct flood *f = &flood_w[w->idx];
 
-	(void)now;
+	RTE_SET_USED(c);
+	RTE_SET_USED(now);
 	f->sent0 = f->sent;
 	f->sent_tick = f->sent;
 	f->refused0 = f->refused;
-	ust_stack_stats_get(c->env.stk, &f->st0);
+	ust_stack_stats_get(w->stk, &f->st0);
 	f->st_tick = f->st0;
+}
+
+/* one stats line of worker @i (@prefix before it), over @dt seconds;
+ * adds its figures to @tot */
+static void
+flood_tick_one(struct perf_ctx *c, unsigned int i, double dt,
+	       const char *prefix, double tot[4])
+{
+	struct flood *f = &flood_w[i];
+	struct ust_stats st;
+	uint64_t sent = __atomic_load_n(&f->sent, __ATOMIC_RELAXED);
+	uint64_t refused = __atomic_load_n(&f->refused, __ATOMIC_RELAXED);
+	double pps, gbps, sps;
+
+	ust_stack_stats_get(c->env.stks[i], &st);
+	pps = (double)(st.mib[UST_MIB_ETH_OUTFRAMES] -
+		       f->st_tick.mib[UST_MIB_ETH_OUTFRAMES]) / dt;
+	gbps = (double)(st.mib[UST_MIB_ETH_OUTOCTETS] -
+			f->st_tick.mib[UST_MIB_ETH_OUTOCTETS]) * 8 / dt / 1e9;
+	sps = (double)(sent - f->sent_tick) / dt;
+	if (prefix != NULL)
+		printf("%stx %8.3f Mpps %8.3f Gbit/s | sent %8.3f M/s | "
+		       "refused %" PRIu64 "\n", prefix, pps / 1e6, gbps,
+		       sps / 1e6, refused - f->refused0);
+	tot[0] += pps;
+	tot[1] += gbps;
+	tot[2] += sps;
+	tot[3] += (double)(refused - f->refused0);
+	f->st_tick = st;
+	f->sent_tick = sent;
 }
 
 static void
 flood_tick(struct perf_ctx *c, double dt)
 {
-	struct flood *f = &flood_state;
-	struct ust_stats st;
-	double pps;
+	double tot[4] = { 0, 0, 0, 0 }, one[4];
+	char pfx[32];
+	unsigned int i;
 
-	ust_stack_stats_get(c->env.stk, &st);
-	pps = (double)(st.mib[UST_MIB_ETH_OUTFRAMES] -
-		       f->st_tick.mib[UST_MIB_ETH_OUTFRAMES]) / dt;
-	printf("tx %8.3f Mpps %8.3f Gbit/s | sent %8.3f M/s | refused %"
-	       PRIu64 "\n", pps / 1e6,
-	       (double)(st.mib[UST_MIB_ETH_OUTOCTETS] -
-			f->st_tick.mib[UST_MIB_ETH_OUTOCTETS]) * 8 / dt / 1e9,
-	       (double)(f->sent - f->sent_tick) / dt / 1e6,
-	       f->refused - f->refused0);
-	f->st_tick = st;
-	f->sent_tick = f->sent;
+	if (c->nb_workers == 1) {
+		flood_tick_one(c, 0, dt, "", tot);
+		return;
+	}
+	/* the total first, then each stack, of the same interval */
+	for (i = 0; i < c->nb_workers; i++) {
+		struct flood *f = &flood_w[i];
+		struct ust_stats st;
+
+		ust_stack_stats_get(c->env.stks[i], &st);
+		tot[0] += (double)(st.mib[UST_MIB_ETH_OUTFRAMES] -
+				   f->st_tick.mib[UST_MIB_ETH_OUTFRAMES]) / dt;
+		tot[1] += (double)(st.mib[UST_MIB_ETH_OUTOCTETS] -
+				   f->st_tick.mib[UST_MIB_ETH_OUTOCTETS]) *
+			8 / dt / 1e9;
+		tot[2] += (double)(__atomic_load_n(&f->sent, __ATOMIC_RELAXED) -
+				   f->sent_tick) / dt;
+		tot[3] += (double)(__atomic_load_n(&f->refused,
+						   __ATOMIC_RELAXED) -
+				   f->refused0);
+	}
+	printf("tx %8.3f Mpps %8.3f Gbit/s | sent %8.3f M/s | refused %.0f "
+	       "(%u stacks)\n", tot[0] / 1e6, tot[1], tot[2] / 1e6, tot[3],
+	       c->nb_workers);
+	for (i = 0; i < c->nb_workers; i++) {
+		snprintf(pfx, sizeof(pfx), "  stack %u: ", i);
+		flood_tick_one(c, i, dt, pfx, one);
+	}
 }
 
 static void
-flood_end(struct perf_ctx *c)
+flood_end(struct perf_ctx *c, struct perf_worker *w)
 {
-	struct flood *f = &flood_state;
+	struct flood *f = &flood_w[w->idx];
 	uint32_t i;
 
+	RTE_SET_USED(c);
 	/* what is staged goes out before the sockets close */
-	for (i = 0; i < 1000 && ust_stack_tx_pending(c->env.stk) > 0; i++)
-		ust_stack_flush(c->env.stk);
+	for (i = 0; i < 1000 && ust_stack_tx_pending(w->stk) > 0; i++)
+		ust_stack_flush(w->stk);
 	for (i = 0; i < f->flows; i++)
-		ust_close(c->env.stk, f->sds[i]);
+		ust_close(w->stk, f->sds[i]);
+}
+
+/* worker @i's frames out over its measured interval */
+static uint64_t
+flood_frames(const struct perf_ctx *c, unsigned int i)
+{
+	struct ust_stats st;
+
+	ust_stack_stats_get(c->env.stks[i], &st);
+	return st.mib[UST_MIB_ETH_OUTFRAMES] -
+		flood_w[i].st0.mib[UST_MIB_ETH_OUTFRAMES];
+}
+
+static void
+flood_report_stack(struct perf_ctx *c, const struct perf_worker *w,
+		   struct app_json *j)
+{
+	const struct flood *f = &flood_w[w->idx];
+	double secs = perf_secs(w);
+	uint64_t frames = flood_frames(c, w->idx), sent = f->sent - f->sent0;
+
+	json_u64(j, "sent", sent);
+	json_dbl(j, "sent_per_s", secs > 0 ? (double)sent / secs : 0);
+	json_u64(j, "frames_out", frames);
+	json_dbl(j, "frames_out_per_s", secs > 0 ? (double)frames / secs : 0);
+	json_u64(j, "refused", f->refused - f->refused0);
+	json_u64(j, "nombuf", f->nombuf);
 }
 
 static void
@@ -237,19 +325,33 @@ flood_report(struct perf_ctx *c, struct app_json *j)
 {
 	struct flood *f = &flood_state;
 	double secs = (double)(c->t_end - c->t_begin) / 1e9;
-	struct ust_stats st;
-	uint64_t frames, sent;
+	uint64_t frames = 0, sent = 0, refused = 0, nombuf = 0;
+	unsigned int i;
 
-	ust_stack_stats_get(c->env.stk, &st);
-	frames = st.mib[UST_MIB_ETH_OUTFRAMES] -
-		f->st0.mib[UST_MIB_ETH_OUTFRAMES];
-	sent = f->sent - f->sent0;
+	for (i = 0; i < c->nb_workers; i++) {
+		const struct flood *g = &flood_w[i];
+		double s = perf_secs(&c->w[i]);
+		uint64_t fr = flood_frames(c, i), se = g->sent - g->sent0;
+
+		frames += fr;
+		sent += se;
+		refused += g->refused - g->refused0;
+		nombuf += g->nombuf;
+		if (c->nb_workers > 1)
+			printf("%s: stack %u (lcore %u), %.2f s: %" PRIu64
+			       " datagrams sent (%.3f M/s), %" PRIu64 " frames "
+			       "out (%.3f Mpps), refused %" PRIu64 ", no mbuf %"
+			       PRIu64 "\n", PERF_PROG, i, c->w[i].lcore, s, se,
+			       s > 0 ? (double)se / s / 1e6 : 0, fr,
+			       s > 0 ? (double)fr / s / 1e6 : 0,
+			       g->refused - g->refused0, g->nombuf);
+	}
 	printf("%s: udp-flood, %.2f s measured: %" PRIu64 " datagrams sent "
 	       "(%.3f M/s), %" PRIu64 " frames out (%.3f Mpps), refused %"
-	       PRIu64 ", no mbuf %" PRIu64 "\n", PERF_PROG, secs, sent,
+	       PRIu64 ", no mbuf %" PRIu64 "%s\n", PERF_PROG, secs, sent,
 	       (double)sent / secs / 1e6, frames,
-	       (double)frames / secs / 1e6, f->refused - f->refused0,
-	       f->nombuf);
+	       (double)frames / secs / 1e6, refused, nombuf,
+	       c->nb_workers > 1 ? " (all stacks)" : "");
 	if (j == NULL)
 		return;
 	json_obj(j, "options");
@@ -265,8 +367,8 @@ flood_report(struct perf_ctx *c, struct app_json *j)
 	json_dbl(j, "sent_per_s", (double)sent / secs);
 	json_u64(j, "frames_out", frames);
 	json_dbl(j, "frames_out_per_s", (double)frames / secs);
-	json_u64(j, "refused", f->refused - f->refused0);
-	json_u64(j, "nombuf", f->nombuf);
+	json_u64(j, "refused", refused);
+	json_u64(j, "nombuf", nombuf);
 	json_obj_end(j);
 }
 
@@ -279,7 +381,8 @@ const struct perf_mode perf_udp_flood = {
 "  --size BYTES           datagram payload, 8-1472 (default: 64)\n"
 "  --rate PPS             datagrams per second, e.g. 500k, 2M (default: 0,\n"
 "                         full rate)\n"
-"  --flows N              sockets, one source port each (default: 1)\n"
+"  --flows N              sockets, one source port each (default: 1); with\n"
+"                         --nb-cores N, on each stack\n"
 "  --burst N              datagrams per send call, 1-64 (default: 32)\n",
 	.opts = flood_opts,
 	.parse = flood_parse,
@@ -290,4 +393,5 @@ const struct perf_mode perf_udp_flood = {
 	.tick = flood_tick,
 	.end = flood_end,
 	.report = flood_report,
+	.report_stack = flood_report_stack,
 };

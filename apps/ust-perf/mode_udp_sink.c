@@ -21,9 +21,17 @@
  *
  * The reader's cost is measured as TSC cycles spent in reading calls that
  * returned datagrams (receive + free), per datagram.
+ *
+ * --nb-cores N (run to completion only; --split is one stack and two
+ * lcores): every stack binds --port, a shard of its own. With --source
+ * port each reads what RSS gives its queue; with --source synthetic each
+ * lcore builds its own datagrams into its own stack from its own mbufs:
+ * N share-nothing sinks with no wire between the lcores, the scale-out
+ * check of devtools/bench/scale.sh.
  */
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <rte_cycles.h>
@@ -95,9 +103,14 @@ struct sink {
 	uint64_t delivered0, delivered_tick, busy0, gen0, gen_tick;
 	struct ust_mem_pool_stats ps0;
 	struct ust_sock_meminfo mi0;
-};
+	struct ust_sock_meminfo mi; /* at the end, before the close */
+	struct ust_stack *stk;
+	struct rte_mempool *pool;
+} __rte_cache_aligned;
 
+/* the options (parsed here), copied to each worker's state */
 static struct sink sink_state;
+static struct sink sink_w[UST_GROUP_MAX];
 
 static void
 sink_parse(struct perf_ctx *c, int id, const char *arg)
@@ -164,6 +177,10 @@ static void
 sink_check(struct perf_ctx *c)
 {
 	c->priv = &sink_state;
+	if (sink_state.split && c->env.cfg.port.nb_queues > 1)
+		app_usage_error(PERF_PROG, "--split is one stack and a reader "
+				"lcore: not with --nb-cores %u",
+				c->env.cfg.port.nb_queues);
 }
 
 /* One reading call: up to batch datagrams. Returns how many. */
@@ -224,9 +241,9 @@ sink_reader_main(void *arg)
 
 	__atomic_store_n(&k->rd.running, 1, __ATOMIC_RELEASE);
 	while (!k->rd.stop)
-		sink_read(k, reader_ctx->env.stk, reader_ctx);
+		sink_read(k, k->stk, reader_ctx);
 	/* drain what is left, so that nothing stays queued */
-	while (sink_read(k, reader_ctx->env.stk, reader_ctx) > 0)
+	while (sink_read(k, k->stk, reader_ctx) > 0)
 		;
 	return 0;
 }
@@ -234,7 +251,7 @@ sink_reader_main(void *arg)
 static void
 sink_build_template(struct sink *k, struct perf_ctx *c)
 {
-	const struct ust_netif *nif = &ust_stack_conf(c->env.stk)->netif;
+	const struct ust_netif *nif = &ust_stack_conf(k->stk)->netif;
 	struct ust_eth_repr e;
 	struct ust_ipv4_repr ip;
 	struct ust_udp_repr u;
@@ -273,13 +290,17 @@ sink_build_template(struct sink *k, struct perf_ctx *c)
 }
 
 static void
-sink_begin(struct perf_ctx *c)
+sink_begin(struct perf_ctx *c, struct perf_worker *w)
 {
-	struct sink *k = &sink_state;
-	struct ust_stack *stk = c->env.stk;
+	struct sink *k = &sink_w[w->idx];
+	struct ust_stack *stk = w->stk;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	struct ust_mem_pool *mp = ust_stack_udp_mem(stk);
 	int one = 1, rc;
+
+	*k = sink_state;
+	k->stk = stk;
+	k->pool = w->pool;
 
 	if (k->release >= 0)
 		ust_mem_pool_set_release(mp, (enum ust_mem_release)k->release);
@@ -316,6 +337,11 @@ sink_begin(struct perf_ctx *c)
 		while (!__atomic_load_n(&k->rd.running, __ATOMIC_ACQUIRE))
 			rte_pause();
 	}
+	if (w->idx != 0)
+		return;
+	if (c->nb_workers > 1)
+		printf("%s: %u stacks, each bound to the port (shards)\n",
+		       PERF_PROG, c->nb_workers);
 	printf("%s: udp-sink on port %u: %s deployment%s, source %s, rcvbuf "
 	       "%s, release %s, schedule %s\n", PERF_PROG, k->port,
 	       k->split ? "split" : "run-to-completion",
@@ -351,7 +377,7 @@ sink_generate(struct sink *k, struct perf_ctx *c, uint64_t now)
 		if (n == 0)
 			return 0;
 	}
-	if (rte_pktmbuf_alloc_bulk(c->env.pool, pk, n) != 0) {
+	if (rte_pktmbuf_alloc_bulk(k->pool, pk, n) != 0) {
 		k->gen_nombuf += n;
 		return 0;
 	}
@@ -363,26 +389,27 @@ sink_generate(struct sink *k, struct perf_ctx *c, uint64_t now)
 		pk[i]->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD |
 				  RTE_MBUF_F_RX_L4_CKSUM_GOOD;
 	}
-	ust_stack_input(c->env.stk, pk, (uint16_t)n, now);
+	RTE_SET_USED(c);
+	ust_stack_input(k->stk, pk, (uint16_t)n, now);
 	k->gen_sent += n;
 	return n;
 }
 
 static bool
-sink_poll(struct perf_ctx *c, uint64_t now)
+sink_poll(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
 {
-	struct sink *k = &sink_state;
+	struct sink *k = &sink_w[w->idx];
 	unsigned int work;
 
 	if (k->synthetic) {
 		work = sink_generate(k, c, now);
-		ust_stack_timers(c->env.stk, now);
-		ust_stack_flush(c->env.stk);
+		ust_stack_timers(w->stk, now);
+		ust_stack_flush(w->stk);
 	} else {
-		work = ust_stack_poll(c->env.stk, now);
+		work = ust_stack_poll(w->stk, now);
 	}
 	if (!k->split)
-		work += sink_read(k, c->env.stk, c);
+		work += sink_read(k, w->stk, c);
 	return work > 0;
 }
 
@@ -393,104 +420,231 @@ reader_delivered(const struct sink *k)
 }
 
 static void
-sink_measure(struct perf_ctx *c, uint64_t now)
+sink_measure(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
 {
-	struct sink *k = &sink_state;
+	struct sink *k = &sink_w[w->idx];
 
-	(void)now;
-	ust_stack_stats_get(c->env.stk, &k->st0);
+	RTE_SET_USED(c);
+	RTE_SET_USED(now);
+	ust_stack_stats_get(w->stk, &k->st0);
 	k->st_tick = k->st0;
 	k->delivered0 = reader_delivered(k);
 	k->delivered_tick = k->delivered0;
 	k->busy0 = __atomic_load_n(&k->rd.busy_cycles, __ATOMIC_RELAXED);
 	k->gen0 = k->gen_sent;
 	k->gen_tick = k->gen_sent;
-	ust_mem_pool_stats_get(ust_stack_udp_mem(c->env.stk), &k->ps0);
+	ust_mem_pool_stats_get(ust_stack_udp_mem(w->stk), &k->ps0);
 }
 
+/* worker @i's line over @dt seconds (@prefix before it; NULL: none), its
+ * figures added to @tot (rx, delivered, rcvbuf drops, mem drops: per s) */
 static void
-sink_tick(struct perf_ctx *c, double dt)
+sink_tick_one(struct perf_ctx *c, unsigned int i, double dt,
+	      const char *prefix, double tot[4])
 {
-	struct sink *k = &sink_state;
+	struct sink *k = &sink_w[i];
 	struct ust_stats st;
 	uint64_t d = reader_delivered(k);
 	struct ust_mem_pool_stats ps;
+	double v[4];
 
-	ust_stack_stats_get(c->env.stk, &st);
-	ust_mem_pool_stats_get(ust_stack_udp_mem(c->env.stk), &ps);
-	printf("rx %8.3f Mpps | delivered %8.3f M/s | drops rcvbuf %8.3f "
-	       "mem %6.3f M/s | pool %4" PRId64 " pages\n",
-	       (double)(st.mib[UST_MIB_ETH_INFRAMES] -
-			k->st_tick.mib[UST_MIB_ETH_INFRAMES]) / dt / 1e6,
-	       (double)(d - k->delivered_tick) / dt / 1e6,
-	       (double)(st.drop[UST_DROP_SOCKET_RCVBUFF] -
-			k->st_tick.drop[UST_DROP_SOCKET_RCVBUFF]) / dt / 1e6,
-	       (double)(st.drop[UST_DROP_PROTO_MEM] -
-			k->st_tick.drop[UST_DROP_PROTO_MEM]) / dt / 1e6,
-	       ps.pages);
+	RTE_SET_USED(c);
+	ust_stack_stats_get(k->stk, &st);
+	ust_mem_pool_stats_get(ust_stack_udp_mem(k->stk), &ps);
+	v[0] = (double)(st.mib[UST_MIB_ETH_INFRAMES] -
+			k->st_tick.mib[UST_MIB_ETH_INFRAMES]) / dt;
+	v[1] = (double)(d - k->delivered_tick) / dt;
+	v[2] = (double)(st.drop[UST_DROP_SOCKET_RCVBUFF] -
+			k->st_tick.drop[UST_DROP_SOCKET_RCVBUFF]) / dt;
+	v[3] = (double)(st.drop[UST_DROP_PROTO_MEM] -
+			k->st_tick.drop[UST_DROP_PROTO_MEM]) / dt;
+	if (prefix != NULL)
+		printf("%srx %8.3f Mpps | delivered %8.3f M/s | drops rcvbuf "
+		       "%8.3f mem %6.3f M/s | pool %4" PRId64 " pages\n",
+		       prefix, v[0] / 1e6, v[1] / 1e6, v[2] / 1e6, v[3] / 1e6,
+		       ps.pages);
+	tot[0] += v[0];
+	tot[1] += v[1];
+	tot[2] += v[2];
+	tot[3] += v[3];
 	k->st_tick = st;
 	k->delivered_tick = d;
 }
 
 static void
-sink_end(struct perf_ctx *c)
+sink_tick(struct perf_ctx *c, double dt)
 {
-	struct sink *k = &sink_state;
+	double tot[4] = { 0, 0, 0, 0 };
+	char pfx[32];
+	unsigned int i;
+
+	if (c->nb_workers == 1) {
+		sink_tick_one(c, 0, dt, "", tot);
+		return;
+	}
+	/* each stack's line, then the total of the same interval */
+	for (i = 0; i < c->nb_workers; i++) {
+		snprintf(pfx, sizeof(pfx), "  stack %u: ", i);
+		sink_tick_one(c, i, dt, pfx, tot);
+	}
+	printf("rx %8.3f Mpps | delivered %8.3f M/s | drops rcvbuf %8.3f "
+	       "mem %6.3f M/s | total of %u stacks\n", tot[0] / 1e6,
+	       tot[1] / 1e6, tot[2] / 1e6, tot[3] / 1e6, c->nb_workers);
+}
+
+static void
+sink_end(struct perf_ctx *c, struct perf_worker *w)
+{
+	struct sink *k = &sink_w[w->idx];
+	socklen_t ml = sizeof(k->mi);
 
 	if (k->split) {
 		k->rd.stop = 1;
 		rte_eal_wait_lcore(k->reader_lcore);
 	} else {
-		while (sink_read(k, c->env.stk, c) > 0)
+		while (sink_read(k, w->stk, c) > 0)
 			;
 	}
+	/* the socket's figures, then the close, on the stack's lcore */
+	ust_getsockopt(w->stk, k->sd, UST_SOL_USTACK, UST_SO_MEMINFO, &k->mi,
+		       &ml);
+	ust_close(w->stk, k->sd);
+}
+
+/* a worker's figures over its measured interval */
+struct sink_fig {
+	uint64_t rx, delivered, rcvbuf_drops, mem_drops, charged, busy;
+	uint64_t generated;
+	int64_t high_water;
+};
+
+static void
+sink_fig_get(const struct sink *k, struct sink_fig *f)
+{
+	struct ust_stats st;
+	struct ust_mem_pool_stats ps;
+
+	ust_stack_stats_get(k->stk, &st);
+	ust_mem_pool_stats_get(ust_stack_udp_mem(k->stk), &ps);
+	f->rx = st.mib[UST_MIB_ETH_INFRAMES] -
+		k->st0.mib[UST_MIB_ETH_INFRAMES];
+	f->delivered = reader_delivered(k) - k->delivered0;
+	f->rcvbuf_drops = st.drop[UST_DROP_SOCKET_RCVBUFF] -
+		k->st0.drop[UST_DROP_SOCKET_RCVBUFF];
+	f->mem_drops = st.drop[UST_DROP_PROTO_MEM] -
+		k->st0.drop[UST_DROP_PROTO_MEM];
+	f->charged = ps.pages_charged - k->ps0.pages_charged;
+	f->busy = k->rd.busy_cycles - k->busy0;
+	f->generated = k->gen_sent - k->gen0;
+	f->high_water = ps.high_water;
+}
+
+static void
+sink_report_stack(struct perf_ctx *c, const struct perf_worker *w,
+		  struct app_json *j)
+{
+	const struct sink *k = &sink_w[w->idx];
+	double secs = perf_secs(w);
+	struct sink_fig f;
+
+	RTE_SET_USED(c);
+	sink_fig_get(k, &f);
+	json_u64(j, "frames_in", f.rx);
+	json_dbl(j, "frames_in_per_s", secs > 0 ? (double)f.rx / secs : 0);
+	json_u64(j, "delivered", f.delivered);
+	json_dbl(j, "delivered_per_s",
+		 secs > 0 ? (double)f.delivered / secs : 0);
+	json_u64(j, "rcvbuf_drops", f.rcvbuf_drops);
+	json_u64(j, "mem_drops", f.mem_drops);
+	json_u64(j, "deficit_drops", k->mi.deficit_drops);
+	json_dbl(j, "reader_cycles_per_datagram",
+		 app_ratio(f.busy, f.delivered));
+	json_u64(j, "generated", f.generated);
+	json_u64(j, "generator_nombuf", k->gen_nombuf);
 }
 
 static void
 sink_report(struct perf_ctx *c, struct app_json *j)
 {
-	struct sink *k = &sink_state;
-	struct ust_stack *stk = c->env.stk;
+	struct sink *k = &sink_w[0];
 	double secs = (double)(c->t_end - c->t_begin) / 1e9;
-	struct ust_stats st;
-	struct ust_mem_pool_stats ps;
-	struct ust_sock_meminfo mi;
-	socklen_t ml = sizeof(mi);
-	uint64_t rx, delivered, rcvbuf_drops, mem_drops, charged;
-	double cyc;
+	struct ust_sock_meminfo mi = k->mi;
+	struct sink_fig t, f;
+	uint64_t gen = 0, nombuf = 0;
+	double cyc, rate = 0, drate = 0;
+	unsigned int i;
 
-	ust_stack_stats_get(stk, &st);
-	ust_mem_pool_stats_get(ust_stack_udp_mem(stk), &ps);
-	ust_getsockopt(stk, k->sd, UST_SOL_USTACK, UST_SO_MEMINFO, &mi, &ml);
-	rx = st.mib[UST_MIB_ETH_INFRAMES] - k->st0.mib[UST_MIB_ETH_INFRAMES];
-	delivered = reader_delivered(k) - k->delivered0;
-	rcvbuf_drops = st.drop[UST_DROP_SOCKET_RCVBUFF] -
-		k->st0.drop[UST_DROP_SOCKET_RCVBUFF];
-	mem_drops = st.drop[UST_DROP_PROTO_MEM] -
-		k->st0.drop[UST_DROP_PROTO_MEM];
-	charged = ps.pages_charged - k->ps0.pages_charged;
-	cyc = delivered ? (double)(k->rd.busy_cycles - k->busy0) /
-		(double)delivered : 0;
-	printf("%s: udp-sink, %.2f s measured\n", PERF_PROG, secs);
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < c->nb_workers; i++) {
+		const struct sink *s = &sink_w[i];
+		double ws = perf_secs(&c->w[i]);
+
+		sink_fig_get(s, &f);
+		t.rx += f.rx;
+		t.delivered += f.delivered;
+		t.rcvbuf_drops += f.rcvbuf_drops;
+		t.mem_drops += f.mem_drops;
+		t.charged += f.charged;
+		t.busy += f.busy;
+		t.high_water = RTE_MAX(t.high_water, f.high_water);
+		gen += f.generated;
+		nombuf += s->gen_nombuf;
+		rate += ws > 0 ? (double)f.rx / ws : 0;
+		drate += ws > 0 ? (double)f.delivered / ws : 0;
+		if (i > 0) {
+			mi.deficit_drops += s->mi.deficit_drops;
+			mi.releases += s->mi.releases;
+			mi.splices += s->mi.splices;
+			mi.rcvbuf_drops += s->mi.rcvbuf_drops;
+			mi.mem_drops += s->mi.mem_drops;
+			mi.queued += s->mi.queued;
+			mi.enqueued += s->mi.enqueued;
+			mi.delivered += s->mi.delivered;
+			mi.rmem_alloc += s->mi.rmem_alloc;
+			mi.rmem_alloc_hw = RTE_MAX(mi.rmem_alloc_hw,
+						   s->mi.rmem_alloc_hw);
+			mi.forward_alloc_hw = RTE_MAX(mi.forward_alloc_hw,
+						      s->mi.forward_alloc_hw);
+		}
+		if (c->nb_workers > 1)
+			printf("%s: stack %u (lcore %u), %.2f s: frames in %"
+			       PRIu64 " (%.3f Mpps), delivered %" PRIu64
+			       " (%.3f M/s), drops: rcvbuf %" PRIu64 " mem %"
+			       PRIu64 "; reader %.1f cycles/datagram%s\n",
+			       PERF_PROG, i, c->w[i].lcore, ws, f.rx,
+			       ws > 0 ? (double)f.rx / ws / 1e6 : 0,
+			       f.delivered,
+			       ws > 0 ? (double)f.delivered / ws / 1e6 : 0,
+			       f.rcvbuf_drops, f.mem_drops,
+			       app_ratio(f.busy, f.delivered),
+			       s->gen_nombuf ? "; generator short of mbufs" :
+			       "");
+	}
+	cyc = t.delivered ? (double)t.busy / (double)t.delivered : 0;
+	printf("%s: udp-sink, %.2f s measured%s\n", PERF_PROG, secs,
+	       c->nb_workers > 1 ? ", all stacks" : "");
 	printf("frames in %" PRIu64 " (%.3f Mpps), delivered %" PRIu64
 	       " (%.3f M/s), drops: rcvbuf %" PRIu64 " mem %" PRIu64
-	       " (lost to release batching: %" PRIu64 ")\n", rx,
-	       (double)rx / secs / 1e6, delivered,
-	       (double)delivered / secs / 1e6, rcvbuf_drops, mem_drops,
+	       " (lost to release batching: %" PRIu64 ")\n", t.rx,
+	       (double)t.rx / secs / 1e6, t.delivered,
+	       (double)t.delivered / secs / 1e6, t.rcvbuf_drops, t.mem_drops,
 	       mi.deficit_drops);
+	if (c->nb_workers > 1)
+		printf("sum of the stacks' rates: %.3f Mpps in, %.3f M/s "
+		       "delivered\n", rate / 1e6, drate / 1e6);
 	printf("socket: rcvbuf %u, rmem_alloc high water %u\n", mi.rcvbuf,
 	       mi.rmem_alloc_hw);
 	printf("reader: %.1f cycles/datagram; pool: %.4f pages charged per "
 	       "datagram, high water %" PRId64 " pages; forward_alloc high "
 	       "water %d; batched releases %" PRIu64 ", splices %" PRIu64
-	       "\n", cyc, delivered ? (double)charged / (double)delivered : 0,
-	       ps.high_water, mi.forward_alloc_hw, mi.releases, mi.splices);
+	       "\n", cyc, t.delivered ? (double)t.charged /
+	       (double)t.delivered : 0,
+	       t.high_water, mi.forward_alloc_hw, mi.releases, mi.splices);
 	if (k->synthetic)
 		printf("synthetic source: %" PRIu64 " generated, %" PRIu64
-		       " not generated for want of mbufs\n",
-		       k->gen_sent - k->gen0, k->gen_nombuf);
+		       " not generated for want of mbufs\n", gen, nombuf);
 	if (j == NULL)
-		goto close;
+		return;
 	json_obj(j, "options");
 	json_u64(j, "port", k->port);
 	json_bool(j, "split", k->split);
@@ -503,18 +657,22 @@ sink_report(struct perf_ctx *c, struct app_json *j)
 	json_bool(j, "copy", k->copy);
 	json_obj_end(j);
 	json_obj(j, "result");
-	json_u64(j, "frames_in", rx);
-	json_dbl(j, "frames_in_per_s", (double)rx / secs);
-	json_u64(j, "delivered", delivered);
-	json_dbl(j, "delivered_per_s", (double)delivered / secs);
-	json_u64(j, "rcvbuf_drops", rcvbuf_drops);
-	json_u64(j, "mem_drops", mem_drops);
+	json_u64(j, "frames_in", t.rx);
+	json_dbl(j, "frames_in_per_s", (double)t.rx / secs);
+	json_u64(j, "delivered", t.delivered);
+	json_dbl(j, "delivered_per_s", (double)t.delivered / secs);
+	json_u64(j, "rcvbuf_drops", t.rcvbuf_drops);
+	json_u64(j, "mem_drops", t.mem_drops);
 	json_u64(j, "deficit_drops", mi.deficit_drops);
 	json_dbl(j, "reader_cycles_per_datagram", cyc);
 	json_dbl(j, "pages_charged_per_datagram",
-		 delivered ? (double)charged / (double)delivered : 0);
-	json_u64(j, "generated", k->gen_sent - k->gen0);
-	json_u64(j, "generator_nombuf", k->gen_nombuf);
+		 t.delivered ? (double)t.charged / (double)t.delivered : 0);
+	json_u64(j, "generated", gen);
+	json_u64(j, "generator_nombuf", nombuf);
+	if (c->nb_workers > 1) {
+		json_dbl(j, "frames_in_per_s_sum", rate);
+		json_dbl(j, "delivered_per_s_sum", drate);
+	}
 	json_obj_end(j);
 	json_obj(j, "socket");
 	json_u64(j, "rcvbuf", mi.rcvbuf);
@@ -533,8 +691,6 @@ sink_report(struct perf_ctx *c, struct app_json *j)
 	json_u64(j, "releases", mi.releases);
 	json_u64(j, "splices", mi.splices);
 	json_obj_end(j);
-close:
-	ust_close(stk, k->sd);
 }
 
 const struct perf_mode perf_udp_sink = {
@@ -547,13 +703,15 @@ const struct perf_mode perf_udp_sink = {
 "  --release batched|unbatched  receive memory release (default: config)\n"
 "  --schedule delta|legacy      forward memory scheduling (default: config)\n"
 "  --split                read the socket on a second lcore (the split\n"
-"                         deployment); default: run to completion\n"
+"                         deployment; one stack: not with --nb-cores > 1);\n"
+"                         default: run to completion\n"
 "  --read-delay NS        a slow reader: spin this long per datagram\n"
 "  --read-batch N         datagrams per reading call (default: 32)\n"
 "  --copy                 read with ust_recv() (a copy) instead of\n"
 "                         ust_recv_burst() (zero copy)\n"
 "  --source port|synthetic  frames from the port (default), or built on\n"
-"                         the producer lcore from a template\n"
+"                         the producer lcore from a template (with\n"
+"                         --nb-cores N: on each lcore, into its own stack)\n"
 "  --size BYTES           synthetic: datagram payload (default: 64)\n"
 "  --rate PPS             synthetic: datagrams per second (0: full rate)\n",
 	.opts = sink_opts,
@@ -565,6 +723,7 @@ const struct perf_mode perf_udp_sink = {
 	.tick = sink_tick,
 	.end = sink_end,
 	.report = sink_report,
+	.report_stack = sink_report_stack,
 };
 
 RTE_INIT(sink_defaults)
