@@ -107,6 +107,22 @@ expect "--bulk: not an option of mode tcp-server" "$echo_bin" $A --proto tcp --b
 expect "--stream and --bulk exclude each other" "$echo_bin" $A $cli --proto tcp --bulk 5 --stream "$work/dup.ini"
 expect "--discard and --response exclude each other" "$echo_bin" $A --proto tcp --discard --response 5
 expect "--size 2000: UDP requests are 1-1472 bytes" "$echo_bin" $A $cli --size 2000
+# --nb-cores (issue 11): the value, then what the EAL lcores and the port
+# can serve (these two need the EAL: no hugepages, a software port)
+expect "--nb-cores 0: a number of stacks from 1 to 64" "$echo_bin" $A --nb-cores 0
+expect "--nb-cores 65: a number of stacks from 1 to 64" "$echo_bin" $A --nb-cores 65
+expect "--nb-cores x: a number of stacks from 1 to 64" "$echo_bin" $A --nb-cores x
+if [ "$(id -u)" = 0 ]; then
+	eal="--no-pci --no-huge -m 256 --log-level=1 --file-prefix ust-cli-$$"
+	expect "2 stacks (--nb-cores or [port] queues) need 2 lcores: the EAL lcore list (-l) has 1" \
+		"$echo_bin" -l 0 --vdev net_null0 $eal -- $A --nb-cores 2
+	printf '[port]\nqueues = 2\n' >"$work/q2.ini"
+	expect "2 stacks (--nb-cores or [port] queues) need 2 lcores" \
+		"$echo_bin" -l 0 --vdev net_null0 $eal -- $A --config "$work/q2.ini"
+	# net_ring has 16 queue pairs at most; 17 lcores on one CPU
+	expect "port 0: setup of 17 queue pairs failed" \
+		"$echo_bin" --lcores "(0-16)@0" --vdev net_ring0 $eal -- $A --nb-cores 17
+fi
 expect "--size  64" "$perf_bin" --mode udp-flood $A --size " 64"
 expect "--rate nan" "$perf_bin" --mode udp-flood $A --rate nan
 expect "--rate infk" "$perf_bin" --mode udp-flood $A --rate infk

@@ -184,7 +184,20 @@ void app_print_port(FILE *f, const struct app_env *env);
  * drop reasons. */
 void app_print_stats(FILE *f, struct ust_stack *stk);
 
-/* One line of what the fault stage did (nothing without one). */
+/* app_print_stats() of the environment: with one stack, that stack's; with
+ * several, the group's total counters, each stack's UDP pool, the summed
+ * TCP TX layout counters and drop reasons, then one line a stack
+ * ("stack i (lcore L): ...") with the counters that show how the flows
+ * were spread: frames in and out, opens, datagrams, handoffs, drops. */
+void app_print_group_stats(FILE *f, const struct app_env *env);
+
+/* @a + @b into @d, counter by counter (histograms included). */
+void app_tcp_tx_add(struct ust_tcp_tx_stats *d,
+		    const struct ust_tcp_tx_stats *a,
+		    const struct ust_tcp_tx_stats *b);
+
+/* One line of what the fault stage did (nothing without one); one a stack
+ * with several. */
 void app_print_fault(FILE *f, const struct app_env *env);
 
 /* ---- latency histogram (log-linear, ~3% resolution, ns; app_hist.c) ---- */
@@ -218,6 +231,9 @@ void json_begin(struct app_json *j, FILE *f);
 void json_end(struct app_json *j);
 void json_obj(struct app_json *j, const char *key);
 void json_obj_end(struct app_json *j);
+/* an array @key; its elements are json_obj(j, NULL) ... json_obj_end() */
+void json_arr(struct app_json *j, const char *key);
+void json_arr_end(struct app_json *j);
 void json_u64(struct app_json *j, const char *key, uint64_t v);
 void json_i64(struct app_json *j, const char *key, int64_t v);
 void json_dbl(struct app_json *j, const char *key, double v);
@@ -236,6 +252,10 @@ void json_tcp_tx(struct app_json *j, const char *key,
  * members of the current object. */
 void json_env(struct app_json *j, const struct app_env *env);
 void json_stack(struct app_json *j, struct ust_stack *stk);
+/* json_stack() of the environment: with one stack, that stack's; with
+ * several, the same members with the group's totals (counters summed by
+ * ust_group_stats_get(), the pools' and TX layout counters added up) */
+void json_group(struct app_json *j, const struct app_env *env);
 void json_hist(struct app_json *j, const char *key, const struct app_hist *h);
 
 /* ---- socket helpers (app_sock.c) ---- */
@@ -267,5 +287,9 @@ struct app_listen_watch {
 
 void app_listen_watch(struct app_listen_watch *w, const struct app_env *env,
 		      uint64_t now_ns, unsigned int backlog);
+/* the same for stack @stk of the environment (on its lcore) */
+void app_listen_watch_stack(struct app_listen_watch *w,
+			    const struct app_env *env, struct ust_stack *stk,
+			    uint64_t now_ns, unsigned int backlog);
 
 #endif /* UST_APP_COMMON_H */

@@ -59,6 +59,23 @@ json_obj_end(struct app_json *j)
 }
 
 void
+json_arr(struct app_json *j, const char *key)
+{
+	json_key(j, key);
+	fputc('[', j->f);
+	j->depth++;
+	j->first[j->depth] = true;
+}
+
+void
+json_arr_end(struct app_json *j)
+{
+	j->depth--;
+	fputc('\n', j->f);
+	fprintf(j->f, "%*s]", 2 * j->depth, "");
+}
+
+void
 json_u64(struct app_json *j, const char *key, uint64_t v)
 {
 	json_key(j, key);
@@ -146,16 +163,13 @@ json_tcp_tx(struct app_json *j, const char *key,
 	json_obj_end(j);
 }
 
-void
-json_stack(struct app_json *j, struct ust_stack *stk)
+/* counters, drops, rx_consumed, rx_drops */
+static void
+json_stats(struct app_json *j, const struct ust_stats *st)
 {
-	struct ust_tcp_tx_stats tx;
-	struct ust_stats st;
-	struct ust_mem_pool_stats ps;
 	const char *group = NULL;
 	unsigned int i;
 
-	ust_stack_stats_get(stk, &st);
 	json_obj(j, "counters");
 	for (i = 0; i < UST_MIB_MAX; i++) {
 		if (group == NULL || strcmp(group, ust_mib_group(i)) != 0) {
@@ -164,43 +178,119 @@ json_stack(struct app_json *j, struct ust_stack *stk)
 			group = ust_mib_group(i);
 			json_obj(j, group);
 		}
-		json_u64(j, ust_mib_name(i), st.mib[i]);
+		json_u64(j, ust_mib_name(i), st->mib[i]);
 	}
 	json_obj_end(j);
 	json_obj_end(j);
 	json_obj(j, "drops");
 	for (i = 0; i < UST_DROP_MAX; i++)
-		json_u64(j, ust_drop_name(i), st.drop[i]);
+		json_u64(j, ust_drop_name(i), st->drop[i]);
 	json_obj_end(j);
-	json_u64(j, "rx_consumed", st.rx_consumed);
-	json_u64(j, "rx_drops", ust_stats_drops(&st, UST_DROP_PATH_RX));
+	json_u64(j, "rx_consumed", st->rx_consumed);
+	json_u64(j, "rx_drops", ust_stats_drops(st, UST_DROP_PATH_RX));
+}
+
+static void
+json_tcp_mem(struct app_json *j, const struct ust_mem_pool_stats *ps)
+{
+	json_obj(j, "tcp_mem");
+	json_i64(j, "pages", ps->pages);
+	json_i64(j, "high_water", ps->high_water);
+	json_u64(j, "charge_failures", ps->charge_failures);
+	json_obj_end(j);
+}
+
+static void
+json_udp_mem(struct app_json *j, const struct ust_mem_pool_stats *ps)
+{
+	json_obj(j, "udp_mem");
+	json_u64(j, "limit_min", ps->limit[0]);
+	json_u64(j, "limit_pressure", ps->limit[1]);
+	json_u64(j, "limit_max", ps->limit[2]);
+	json_i64(j, "pages", ps->pages);
+	json_i64(j, "high_water", ps->high_water);
+	json_u64(j, "charge_calls", ps->charge_calls);
+	json_u64(j, "pages_charged", ps->pages_charged);
+	json_u64(j, "uncharge_calls", ps->uncharge_calls);
+	json_u64(j, "pages_uncharged", ps->pages_uncharged);
+	json_u64(j, "charge_failures", ps->charge_failures);
+	json_u64(j, "min_grants", ps->min_grants);
+	json_u64(j, "pressure_events", ps->pressure_events);
+	json_str(j, "schedule", ps->schedule == UST_MEM_SCHEDULE_DELTA ?
+		 "delta" : "legacy");
+	json_str(j, "release", ps->release == UST_MEM_RELEASE_BATCHED ?
+		 "batched" : "unbatched");
+	json_obj_end(j);
+}
+
+void
+json_stack(struct app_json *j, struct ust_stack *stk)
+{
+	struct ust_tcp_tx_stats tx;
+	struct ust_stats st;
+	struct ust_mem_pool_stats ps;
+
+	ust_stack_stats_get(stk, &st);
+	json_stats(j, &st);
 	ust_mem_pool_stats_get(ust_stack_tcp_mem(stk), &ps);
 	ust_stack_tcp_tx_stats(stk, &tx);
 	json_tcp_tx(j, "tcp_tx", &tx);
-	json_obj(j, "tcp_mem");
-	json_i64(j, "pages", ps.pages);
-	json_i64(j, "high_water", ps.high_water);
-	json_u64(j, "charge_failures", ps.charge_failures);
-	json_obj_end(j);
+	json_tcp_mem(j, &ps);
 	ust_mem_pool_stats_get(ust_stack_udp_mem(stk), &ps);
-	json_obj(j, "udp_mem");
-	json_u64(j, "limit_min", ps.limit[0]);
-	json_u64(j, "limit_pressure", ps.limit[1]);
-	json_u64(j, "limit_max", ps.limit[2]);
-	json_i64(j, "pages", ps.pages);
-	json_i64(j, "high_water", ps.high_water);
-	json_u64(j, "charge_calls", ps.charge_calls);
-	json_u64(j, "pages_charged", ps.pages_charged);
-	json_u64(j, "uncharge_calls", ps.uncharge_calls);
-	json_u64(j, "pages_uncharged", ps.pages_uncharged);
-	json_u64(j, "charge_failures", ps.charge_failures);
-	json_u64(j, "min_grants", ps.min_grants);
-	json_u64(j, "pressure_events", ps.pressure_events);
-	json_str(j, "schedule", ps.schedule == UST_MEM_SCHEDULE_DELTA ?
-		 "delta" : "legacy");
-	json_str(j, "release", ps.release == UST_MEM_RELEASE_BATCHED ?
-		 "batched" : "unbatched");
-	json_obj_end(j);
+	json_udp_mem(j, &ps);
+}
+
+/* @b added into @a (limits, modes: @a's; the high water marks: the
+ * highest) */
+static void
+mem_add(struct ust_mem_pool_stats *a, const struct ust_mem_pool_stats *b)
+{
+	a->pages += b->pages;
+	if (b->high_water > a->high_water)
+		a->high_water = b->high_water;
+	a->charge_calls += b->charge_calls;
+	a->pages_charged += b->pages_charged;
+	a->uncharge_calls += b->uncharge_calls;
+	a->pages_uncharged += b->pages_uncharged;
+	a->charge_failures += b->charge_failures;
+	a->min_grants += b->min_grants;
+	a->pressure_events += b->pressure_events;
+}
+
+void
+json_group(struct app_json *j, const struct app_env *env)
+{
+	struct ust_tcp_tx_stats tx, one;
+	struct ust_mem_pool_stats tm, um, ps;
+	struct ust_stats st;
+	uint16_t i;
+
+	if (env->nb_stacks <= 1) {
+		json_stack(j, env->stk);
+		return;
+	}
+	ust_group_stats_get(env->grp, &st);
+	json_stats(j, &st);
+	memset(&tx, 0, sizeof(tx));
+	memset(&tm, 0, sizeof(tm));
+	memset(&um, 0, sizeof(um));
+	for (i = 0; i < env->nb_stacks; i++) {
+		ust_stack_tcp_tx_stats(env->stks[i], &one);
+		app_tcp_tx_add(&tx, &tx, &one);
+		ust_mem_pool_stats_get(ust_stack_tcp_mem(env->stks[i]), &ps);
+		if (i == 0)
+			tm = ps;
+		else
+			mem_add(&tm, &ps);
+		ust_mem_pool_stats_get(ust_stack_udp_mem(env->stks[i]), &ps);
+		if (i == 0)
+			um = ps;
+		else
+			mem_add(&um, &ps);
+	}
+	json_tcp_tx(j, "tcp_tx", &tx);
+	json_tcp_mem(j, &tm);
+	json_udp_mem(j, &um);
 }
 
 void

@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_common.h>
+
 #include "app_common.h"
 
 #define PROG "ust-echo"
@@ -37,6 +39,7 @@ struct opts {
 	const char *stream;      /* client: file to send (TCP) */
 	const char *stream_out;  /* client: where the echo goes */
 	const char *fault;       /* fault stage spec (ust_fault_parse()) */
+	const char *nb_cores;    /* --nb-cores: stacks, one per lcore */
 	uint64_t bulk;           /* client: bytes of a pattern to send */
 	uint32_t port;
 	uint32_t size;
@@ -99,9 +102,59 @@ struct echo_result {
 	struct client_result cli;
 };
 
-/* a mode: run it once the stack is up (@peer: a client's server) */
-typedef int (*echo_run_t)(const struct opts *o, struct app_env *env,
-			  rte_be32_t peer, struct echo_result *r);
+struct echo_ctx;
+
+/*
+ * One stack's worker, on its lcore: everything it writes while it runs
+ * (results, histograms, buffers) is here, one cache-line aligned struct a
+ * stack, so that no two lcores write a line in common. The periodic stats
+ * line reads the other workers' results (never writes them).
+ */
+struct echo_worker {
+	const struct opts *o;
+	struct app_env *env;
+	struct echo_ctx *ctx;
+	struct ust_stack *stk;
+	uint16_t idx;            /* stack index */
+	uint16_t nb;             /* stacks */
+	unsigned int lcore;
+	rte_be32_t peer;         /* a client's server */
+	uint32_t nflows;         /* clients: flows k with k % nb == idx */
+	uint64_t count;          /* tcp-client: this stack's share of --count */
+	struct echo_result res;
+	uint8_t buf[MAX_TCP_SIZE];  /* requests, stream data out */
+	uint8_t in[MAX_TCP_SIZE];   /* responses, stream data in */
+} __rte_cache_aligned;
+
+/* a mode: run on every stack's lcore once the stacks are up; creates its
+ * sockets, then calls echo_ready(), runs, closes, then echo_finish() */
+typedef int (*echo_run_t)(struct echo_worker *w);
+
+/* The start barrier: call once this stack's sockets (listener, bound UDP
+ * socket) exist and before its first poll; returns when every stack's
+ * worker has called it, so that no frame reaches a stack before its
+ * sockets are there. */
+void echo_ready(struct echo_worker *w);
+
+/* After closing: poll this stack until every worker is done (a sibling's
+ * frames may still come in on our queue and be handed over), then for
+ * @ns more (TCP: the FINs and RSTs close() queued leave and the last ACKs
+ * come in), and flush what is staged. */
+void echo_finish(struct echo_worker *w, uint64_t ns);
+
+/* a --stats-period line of @r: @stk's, or the total when @stk is NULL;
+ * @prefix starts it */
+typedef void (*echo_line_t)(const char *prefix, const struct app_env *env,
+			    struct ust_stack *stk,
+			    const struct echo_result *r);
+
+/* Stack 0's worker, when the --stats-period lines are due: one line, or
+ * with several stacks one a stack ("stack i (lcore L): ") and the total
+ * (the one-stack line). */
+void echo_stats_lines(struct echo_worker *w, echo_line_t line);
+
+/* @w's results added into @sum (the histogram merged) */
+void echo_result_add(struct echo_result *sum, const struct echo_result *r);
 
 struct echo_mode {
 	const char *name;
@@ -113,11 +166,8 @@ struct echo_mode {
 	echo_run_t run;
 };
 
-int run_tcp_server(const struct opts *o, struct app_env *env,
-		   rte_be32_t peer, struct echo_result *r);
-int run_tcp_client(const struct opts *o, struct app_env *env,
-		   rte_be32_t peer, struct echo_result *r);
-int run_tcp_stream(const struct opts *o, struct app_env *env,
-		   rte_be32_t peer, struct echo_result *r);
+int run_tcp_server(struct echo_worker *w);
+int run_tcp_client(struct echo_worker *w);
+int run_tcp_stream(struct echo_worker *w);
 
 #endif /* UST_ECHO_H */

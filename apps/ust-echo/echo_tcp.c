@@ -192,12 +192,32 @@ sconn_serve(const struct opts *o, struct ust_stack *stk, int ep,
 	return true;
 }
 
-int
-run_tcp_server(const struct opts *o, struct app_env *env,
-	       rte_be32_t peer __rte_unused, struct echo_result *r)
+/* the --stats-period line */
+static void
+tcp_server_line(const char *prefix, const struct app_env *env,
+		struct ust_stack *stk, const struct echo_result *r)
 {
-	struct server_result *res = &r->srv;
-	struct ust_stack *stk = env->stk;
+	const struct server_result *res = &r->srv;
+	struct ust_stats st;
+
+	if (stk != NULL)
+		ust_stack_stats_get(stk, &st);
+	else
+		ust_group_stats_get(env->grp, &st);
+	printf("%saccepted %" PRIu64 " closed %" PRIu64 " resets %" PRIu64
+	       " bytes in %" PRIu64 " out %" PRIu64 " established %" PRIu64
+	       " heap %" PRIu64 "\n", prefix, res->accepted, res->closed,
+	       res->resets, res->received, res->echoed,
+	       st.mib[UST_MIB_TCP_CURRESTAB], heap_used());
+}
+
+int
+run_tcp_server(struct echo_worker *w)
+{
+	const struct opts *o = w->o;
+	struct app_env *env = w->env;
+	struct server_result *res = &w->res.srv;
+	struct ust_stack *stk = w->stk;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	uint64_t next_stats, period = (uint64_t)o->stats_period * 1000000000u;
 	uint32_t nconn = env->cfg.stack.max_sockets;
@@ -236,11 +256,18 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 				o->port, strerror(-rc));
 	ep = app_epoll_create(PROG, stk);
 	app_watch(stk, ep, UST_EPOLL_CTL_ADD, ls, UST_EPOLLIN, LISTENER);
-	printf("%s: serving TCP %s on port %u (heap %" PRIu64 " bytes)\n",
-	       PROG, o->hold ? "without accepting" : o->discard ? "discard" :
-	       o->response != 0 ? "request-response" : "echo", o->port,
-	       heap_used());
-	fflush(stdout);
+	/* every stack listens before any polls */
+	echo_ready(w);
+	if (w->idx == 0) {
+		printf("%s: serving TCP %s on port %u", PROG,
+		       o->hold ? "without accepting" : o->discard ? "discard" :
+		       o->response != 0 ? "request-response" : "echo",
+		       o->port);
+		if (w->nb > 1)
+			printf(" on %u stacks", w->nb);
+		printf(" (heap %" PRIu64 " bytes)\n", heap_used());
+		fflush(stdout);
+	}
 	next_stats = ust_clock_ns() + period;
 	while (!quit) {
 		struct ust_epoll_event evs[64];
@@ -271,19 +298,9 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 		}
 		if (n > 0)
 			ust_stack_flush(stk);
-		app_listen_watch(&lw, env, now, o->backlog);
-		if (period != 0 && now >= next_stats) {
-			struct ust_stats st;
-
-			ust_stack_stats_get(stk, &st);
-			printf("%s: accepted %" PRIu64 " closed %" PRIu64
-			       " resets %" PRIu64 " bytes in %" PRIu64
-			       " out %" PRIu64 " established %" PRIu64
-			       " heap %" PRIu64 "\n", PROG, res->accepted,
-			       res->closed, res->resets, res->received,
-			       res->echoed, st.mib[UST_MIB_TCP_CURRESTAB],
-			       heap_used());
-			fflush(stdout);
+		app_listen_watch_stack(&lw, env, stk, now, o->backlog);
+		if (period != 0 && now >= next_stats && w->idx == 0) {
+			echo_stats_lines(w, tcp_server_line);
 			next_stats = now + period;
 		}
 		echo_idle(o, rx > 0 || n > 0);
@@ -294,7 +311,7 @@ run_tcp_server(const struct opts *o, struct app_env *env,
 	ust_close(stk, ls);
 	ust_close(stk, ep);
 	/* what close() queued (FINs, RSTs) leaves before the stack goes */
-	app_poll_for(stk, 20000000);
+	echo_finish(w, 20000000);
 	free(conns);
 	return 0;
 }
@@ -384,11 +401,13 @@ cflow_close(const struct opts *o, struct ust_stack *stk, struct cflow *x,
 
 /* Handle readiness of one flow. */
 static void
-cflow_event(const struct opts *o, struct ust_stack *stk, int ep,
-	    struct cflow *x, uint32_t f, uint32_t events,
-	    uint64_t measure_from, struct client_result *res)
+cflow_event(struct echo_worker *w, int ep, struct cflow *x, uint32_t f,
+	    uint32_t events, uint64_t measure_from)
 {
-	static uint8_t rsp[65536];
+	const struct opts *o = w->o;
+	struct ust_stack *stk = w->stk;
+	struct client_result *res = &w->res.cli;
+	uint8_t *rsp = w->in;
 	uint32_t want = o->response != 0 ? o->response : o->size;
 
 	if (x->st == C_CONNECTING) {
@@ -412,7 +431,7 @@ cflow_event(const struct opts *o, struct ust_stack *stk, int ep,
 	if (x->st != C_WAIT && x->st != C_SEND)
 		return;
 	for (;;) {
-		ssize_t r = ust_recv(stk, x->sd, rsp, sizeof(rsp), 0);
+		ssize_t r = ust_recv(stk, x->sd, rsp, MAX_TCP_SIZE, 0);
 		uint64_t now;
 
 		if (r == -EAGAIN)
@@ -448,13 +467,23 @@ cflow_event(const struct opts *o, struct ust_stack *stk, int ep,
 	}
 }
 
-int
-run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
-	       struct echo_result *r)
+/* the --stats-period line */
+static void
+tcp_client_line(const char *prefix, const struct app_env *env __rte_unused,
+		struct ust_stack *stk __rte_unused, const struct echo_result *r)
 {
-	struct client_result *res = &r->cli;
-	static uint8_t req[MAX_TCP_SIZE];
-	struct ust_stack *stk = env->stk;
+	printf("%s%" PRIu64 " transactions, %" PRIu64 " connections\n",
+	       prefix, r->cli.all, r->cli.connects);
+}
+
+int
+run_tcp_client(struct echo_worker *w)
+{
+	const struct opts *o = w->o;
+	struct client_result *res = &w->res.cli;
+	uint8_t *req = w->buf;
+	struct ust_stack *stk = w->stk;
+	rte_be32_t peer = w->peer;
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	uint64_t start, measure_from, end;
 	uint64_t period = (uint64_t)o->stats_period * 1000000000u, next_stats;
@@ -463,19 +492,21 @@ run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 	uint32_t f;
 	int ep;
 
-	fl = calloc(o->flows, sizeof(*fl));
+	/* this stack's flows: k with k % nb == idx, numbered 0.. here */
+	fl = calloc(w->nflows, sizeof(*fl));
 	if (fl == NULL)
-		app_usage_error(PROG, "out of memory for %u flows", o->flows);
+		app_usage_error(PROG, "out of memory for %u flows", w->nflows);
 	to.sin_addr.s_addr = peer;
 	to.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
 	ep = app_epoll_create(PROG, stk);
-	memset(req, 0xa5, sizeof(req));
+	memset(req, 0xa5, MAX_TCP_SIZE);
 	app_hist_init(&res->lat);
+	echo_ready(w);
 	start = ust_clock_ns();
 	measure_from = start + (uint64_t)(o->warmup * 1e9);
 	end = measure_from + (uint64_t)(o->duration * 1e9);
 	next_stats = start + period;
-	for (f = 0; f < o->flows; f++) {
+	for (f = 0; f < w->nflows; f++) {
 		fl[f].sd = -1;
 		cflow_open(o, stk, ep, &fl[f], f, &to, res);
 	}
@@ -484,24 +515,24 @@ run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 		uint64_t now = ust_clock_ns();
 		int n, i;
 
-		if (now >= end || (o->count != 0 && res->all >= o->count))
+		if (now >= end || (w->count != 0 && res->all >= w->count))
 			break;
 		ust_stack_poll(stk, now);
 		n = ust_epoll_wait(stk, ep, evs, 64);
 		for (i = 0; i < n; i++)
-			cflow_event(o, stk, ep, &fl[evs[i].data],
+			cflow_event(w, ep, &fl[evs[i].data],
 				    (uint32_t)evs[i].data, evs[i].events,
-				    measure_from, res);
+				    measure_from);
 		now = ust_clock_ns();
 		/* --count: transactions started and not completed count
 		 * too, so that no flow starts one more than asked */
 		inflight = 0;
-		if (o->count != 0)
-			for (f = 0; f < o->flows; f++)
+		if (w->count != 0)
+			for (f = 0; f < w->nflows; f++)
 				if (fl[f].st == C_WAIT ||
 				    (fl[f].st == C_SEND && fl[f].req_off > 0))
 					inflight++;
-		for (f = 0; f < o->flows; f++) {
+		for (f = 0; f < w->nflows; f++) {
 			struct cflow *x = &fl[f];
 			ssize_t r;
 
@@ -513,8 +544,8 @@ run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 			if (x->st != C_SEND)
 				continue;
 			if (x->req_off == 0) {
-				if (o->count != 0 &&
-				    res->all + inflight + 1 > o->count)
+				if (w->count != 0 &&
+				    res->all + inflight + 1 > w->count)
 					continue;
 				inflight++;
 				x->sent_ns = now;
@@ -533,23 +564,20 @@ run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 			if (x->req_off == o->size)
 				x->st = C_WAIT;
 		}
-		if (period != 0 && now >= next_stats) {
-			printf("%s: %" PRIu64 " transactions, %" PRIu64
-			       " connections\n", PROG, res->all,
-			       res->connects);
-			fflush(stdout);
+		if (period != 0 && now >= next_stats && w->idx == 0) {
+			echo_stats_lines(w, tcp_client_line);
 			next_stats = now + period;
 		}
 	}
 	res->seconds = (double)(ust_clock_ns() < end ? ust_clock_ns() : end);
 	res->seconds = res->seconds > (double)measure_from ?
 		(res->seconds - (double)measure_from) / 1e9 : 0;
-	for (f = 0; f < o->flows; f++)
+	for (f = 0; f < w->nflows; f++)
 		if (fl[f].sd >= 0)
 			ust_close(stk, fl[f].sd);
 	ust_close(stk, ep);
 	/* the FINs go, and the last ACKs come in */
-	app_poll_for(stk, 20000000);
+	echo_finish(w, 20000000);
 	free(fl);
 	return 0;
 }
@@ -557,12 +585,13 @@ run_tcp_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 /* ---- stream ---- */
 
 int
-run_tcp_stream(const struct opts *o, struct app_env *env, rte_be32_t peer,
-	       struct echo_result *r)
+run_tcp_stream(struct echo_worker *w)
 {
-	struct client_result *res = &r->cli;
-	static uint8_t buf[65536], in[65536];
-	struct ust_stack *stk = env->stk;
+	const struct opts *o = w->o;
+	struct client_result *res = &w->res.cli;
+	uint8_t *buf = w->buf, *in = w->in;
+	struct ust_stack *stk = w->stk;
+	rte_be32_t peer = w->peer;
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	FILE *src = NULL, *out = NULL;
 	uint64_t total = o->bulk, start = 0, t_end;
@@ -586,6 +615,7 @@ run_tcp_stream(const struct opts *o, struct app_env *env, rte_be32_t peer,
 	to.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
 	sd = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
 	set_bufs(o, stk, sd);
+	echo_ready(w);
 	rc = ust_connect(stk, sd, (struct sockaddr *)&to, sizeof(to));
 	if (rc != -EINPROGRESS)
 		app_usage_error(PROG, "--peer %s: %s", o->peer, strerror(-rc));
@@ -615,13 +645,14 @@ run_tcp_stream(const struct opts *o, struct app_env *env, rte_be32_t peer,
 		while (!shut) {
 			if (off == have && !src_done) {
 				if (src != NULL) {
-					have = fread(buf, 1, sizeof(buf), src);
+					have = fread(buf, 1, MAX_TCP_SIZE,
+						     src);
 				} else {
 					uint64_t left = total - res->bytes_sent;
 					size_t i;
 
-					have = left < sizeof(buf) ?
-						(size_t)left : sizeof(buf);
+					have = left < MAX_TCP_SIZE ?
+						(size_t)left : MAX_TCP_SIZE;
 					for (i = 0; i < have; i++)
 						buf[i] = (uint8_t)((res->bytes_sent
 							+ i) * 131 >> 3);
@@ -648,7 +679,7 @@ run_tcp_stream(const struct opts *o, struct app_env *env, rte_be32_t peer,
 		}
 		/* read what came back */
 		for (;;) {
-			k = ust_recv(stk, sd, in, sizeof(in), 0);
+			k = ust_recv(stk, sd, in, MAX_TCP_SIZE, 0);
 			if (k == -EAGAIN)
 				break;
 			if (k <= 0) {
@@ -668,7 +699,7 @@ run_tcp_stream(const struct opts *o, struct app_env *env, rte_be32_t peer,
 	if (eof && res->last_error == 0)
 		res->all = 1;
 	ust_close(stk, sd);
-	app_poll_for(stk, 20000000);
+	echo_finish(w, 20000000);
 	if (src != NULL)
 		fclose(src);
 	if (out != NULL && fclose(out) != 0)

@@ -13,11 +13,20 @@
  * or SIGTERM, then prints its counters and exits 0; the client runs
  * request-response over --flows sockets, one request outstanding per flow,
  * and prints transactions/s and latency percentiles. With --proto tcp the
- * same over TCP connections, plus a stream mode (echo_tcp.c). Both run the
- * stack on the main lcore. This file: the mode table (what --mode, --proto
- * and --stream/--bulk choose, and the run function of each), the option
- * table (which modes take each option; another mode's option is refused),
- * the UDP modes and main().
+ * same over TCP connections, plus a stream mode (echo_tcp.c).
+ *
+ * With --nb-cores N (default 1) there are N share-nothing stacks on the N
+ * queue pairs of the port, stack i polled on the i-th lcore of the EAL
+ * list (the main lcore first; lib/group). Every mode runs one worker a
+ * stack: a server listens (or binds its UDP port) on every stack and
+ * serves what its stack receives; a client puts flow k on stack k % N.
+ * Each worker keeps its results in its own struct echo_worker; the summary
+ * adds them up and prints them per stack too.
+ *
+ * This file: the mode table (what --mode, --proto and --stream/--bulk
+ * choose, and the run function of each), the option table (which modes
+ * take each option; another mode's option is refused), the workers'
+ * start barrier and end, the UDP modes and main().
  */
 
 #include <ctype.h>
@@ -34,6 +43,7 @@
 #include <rte_ethdev.h>
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
+#include <rte_pause.h>
 
 #include "echo.h"
 #include "ust_config.h"
@@ -60,10 +70,21 @@ enum {
 	M_ALL = M_SERVERS | M_CLIENTS,
 };
 
-static int run_server(const struct opts *o, struct app_env *env,
-		      rte_be32_t peer, struct echo_result *r);
-static int run_client(const struct opts *o, struct app_env *env,
-		      rte_be32_t peer, struct echo_result *r);
+static int run_server(struct echo_worker *w);
+static int run_client(struct echo_worker *w);
+
+/* what the workers share: set up before the launch, then only the two
+ * barrier counters are written (once a worker) */
+struct echo_ctx {
+	const struct opts *o;
+	struct app_env *env;
+	rte_be32_t peer;
+	uint16_t nb;
+	uint16_t active;           /* workers with something to do */
+	struct echo_worker *w;     /* nb of them */
+	uint32_t ready __rte_cache_aligned; /* workers set up */
+	uint32_t done;             /* workers finished */
+};
 
 static const struct echo_mode modes[] = {
 	{ "udp-server", M_UDP_SERVER, true, false, false,
@@ -115,6 +136,13 @@ usage(void)
 "  --gateway A.B.C.D      default gateway ([ip] gateway)\n"
 "  --port N               port served, or the server's (default: 7)\n"
 "  --port-id N            ethdev port ([port] id, default: 0)\n"
+"  --nb-cores N           stacks, 1-64, one a lcore ([port] queues;\n"
+"                         default: 1): stack i polls queue pair i of the\n"
+"                         port on the i-th lcore of the EAL list (-l), the\n"
+"                         main lcore first. Servers listen on every stack;\n"
+"                         clients put flow k on stack k %% N. The EAL list\n"
+"                         needs N lcores and the port N queue pairs, else\n"
+"                         exit status 2 (see \"Several lcores\" below)\n"
 "  --peer A.B.C.D         clients: the server's address (required)\n"
 "  --size BYTES           udp-client, tcp-client: request size, 1-1472\n"
 "                         for UDP, 1-65536 for TCP (default: 64);\n"
@@ -174,6 +202,15 @@ APP_TX_USAGE
 "                         memif unmaps its rings under a polling peer)\n"
 "  --help                 print this text\n"
 "\n"
+"Several lcores: e.g. " PROG " -l 0-1 --vdev=net_tap0 -- --nb-cores 2\n"
+"--proto tcp --addr 198.18.0.2/24. The port spreads flows over its queues\n"
+"(RSS on a NIC; net_tap: the kernel's own hash; net_memif: queue i of\n"
+"one side is queue i of the other); a segment that lands on a stack that\n"
+"does not own its flow (a client's replies, say) is handed to the owner\n"
+"(counters HandoffOut/HandoffIn). The stats lines and the summary show\n"
+"each stack (\"stack i (lcore L):\") and the total; --json has the totals\n"
+"at the top level and each stack under \"stacks\".\n"
+"\n"
 "Exit status: 0 on success; 1 when a client completed no transaction (or\n"
 "a stream did not end in order);\n"
 "2 on a bad flag, an option of another mode, configuration or device.\n");
@@ -201,7 +238,7 @@ enum { O_MODE = 256, O_PROTO, O_CONFIG, O_ADDR, O_GW, O_PORT,
        O_TIMEOUT, O_JSON, O_IDLE, O_STATS, O_LINGER, O_HELP,
        O_RESPONSE, O_RECONNECT, O_COUNT, O_STREAM, O_BULK,
        O_STREAM_OUT, O_DISCARD, O_CLOSE_RST, O_SNDBUF, O_RCVBUF,
-       O_FAULT, O_BACKLOG, O_HOLD, O_KEEPALIVE, O_END };
+       O_FAULT, O_BACKLOG, O_HOLD, O_KEEPALIVE, O_NB_CORES, O_END };
 
 /* every option and the modes that take it (the TX layout flags, from
  * app_common.h, are taken by all) */
@@ -216,6 +253,7 @@ static const struct {
 	{ { "gateway", required_argument, NULL, O_GW }, M_ALL },
 	{ { "port", required_argument, NULL, O_PORT }, M_ALL },
 	{ { "port-id", required_argument, NULL, O_PORTID }, M_ALL },
+	{ { "nb-cores", required_argument, NULL, O_NB_CORES }, M_ALL },
 	{ { "peer", required_argument, NULL, O_PEER }, M_CLIENTS },
 	{ { "size", required_argument, NULL, O_SIZE },
 	  M_RR_CLIENTS | M_TCP_SERVER },
@@ -439,6 +477,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case O_PORTID:
 			o->port_id = optarg;
 			break;
+		case O_NB_CORES:
+			o->nb_cores = optarg;
+			break;
 		case O_PEER:
 			o->peer = optarg;
 			break;
@@ -553,12 +594,21 @@ echo_idle(const struct opts *o, bool busy)
 
 /* ---- UDP server ---- */
 
-static int
-run_server(const struct opts *o, struct app_env *env,
-	   rte_be32_t peer __rte_unused, struct echo_result *r)
+/* the --stats-period line */
+static void
+udp_server_line(const char *prefix, const struct app_env *env __rte_unused,
+		struct ust_stack *stk __rte_unused, const struct echo_result *r)
 {
-	struct server_result *res = &r->srv;
-	struct ust_stack *stk = env->stk;
+	printf("%sechoed %" PRIu64 " refused %" PRIu64 "\n", prefix,
+	       r->srv.echoed, r->srv.refused);
+}
+
+static int
+run_server(struct echo_worker *w)
+{
+	const struct opts *o = w->o;
+	struct server_result *res = &w->res.srv;
+	struct ust_stack *stk = w->stk;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	uint64_t next_stats, period = (uint64_t)o->stats_period * 1000000000u;
 	int sd;
@@ -568,8 +618,15 @@ run_server(const struct opts *o, struct app_env *env,
 	if (sd < 0 || ust_bind(stk, sd, (struct sockaddr *)&sin,
 			       sizeof(sin)) != 0)
 		app_usage_error(PROG, "cannot bind UDP port %u", o->port);
-	printf("%s: serving UDP echo on port %u\n", PROG, o->port);
-	fflush(stdout);
+	/* every stack has its socket before any polls */
+	echo_ready(w);
+	if (w->idx == 0) {
+		printf("%s: serving UDP echo on port %u", PROG, o->port);
+		if (w->nb > 1)
+			printf(" on %u stacks", w->nb);
+		printf("\n");
+		fflush(stdout);
+	}
 	next_stats = ust_clock_ns() + period;
 	while (!quit) {
 		struct rte_mbuf *pk[32];
@@ -589,15 +646,14 @@ run_server(const struct opts *o, struct app_env *env,
 			res->refused += (uint64_t)(n - s);
 			ust_stack_flush(stk);
 		}
-		if (period != 0 && now >= next_stats) {
-			printf("%s: echoed %" PRIu64 " refused %" PRIu64 "\n",
-			       PROG, res->echoed, res->refused);
-			fflush(stdout);
+		if (period != 0 && now >= next_stats && w->idx == 0) {
+			echo_stats_lines(w, udp_server_line);
 			next_stats = now + period;
 		}
 		echo_idle(o, rx > 0 || n > 0);
 	}
 	ust_close(stk, sd);
+	echo_finish(w, 0);
 	return 0;
 }
 
@@ -610,12 +666,22 @@ struct flow {
 	uint64_t sent_ns;
 };
 
-static int
-run_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
-	   struct echo_result *r)
+/* the --stats-period line */
+static void
+udp_client_line(const char *prefix, const struct app_env *env __rte_unused,
+		struct ust_stack *stk __rte_unused, const struct echo_result *r)
 {
-	struct client_result *res = &r->cli;
-	struct ust_stack *stk = env->stk;
+	printf("%s%" PRIu64 " transactions, %" PRIu64 " timeouts\n", prefix,
+	       r->cli.all, r->cli.timeouts);
+}
+
+static int
+run_client(struct echo_worker *w)
+{
+	const struct opts *o = w->o;
+	struct client_result *res = &w->res.cli;
+	struct ust_stack *stk = w->stk;
+	rte_be32_t peer = w->peer;
 	struct sockaddr_in to = { .sin_family = AF_INET };
 	struct flow *fl;
 	uint8_t req[MAX_UDP_SIZE], rsp[MAX_UDP_SIZE + 1];
@@ -624,13 +690,14 @@ run_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 	uint32_t f;
 	int ep;
 
-	fl = calloc(o->flows, sizeof(*fl));
+	/* this stack's flows: k with k % nb == idx, numbered 0.. here */
+	fl = calloc(w->nflows, sizeof(*fl));
 	if (fl == NULL)
-		app_usage_error(PROG, "out of memory for %u flows", o->flows);
+		app_usage_error(PROG, "out of memory for %u flows", w->nflows);
 	to.sin_addr.s_addr = peer;
 	to.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
 	ep = app_epoll_create(PROG, stk);
-	for (f = 0; f < o->flows; f++) {
+	for (f = 0; f < w->nflows; f++) {
 		struct ust_epoll_event ev = { .events = UST_EPOLLIN,
 					      .data = f };
 		int rc;
@@ -649,6 +716,7 @@ run_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 	}
 	memset(req, 0xa5, sizeof(req));
 	app_hist_init(&res->lat);
+	echo_ready(w);
 	start = ust_clock_ns();
 	measure_from = start + (uint64_t)(o->warmup * 1e9);
 	end = measure_from + (uint64_t)(o->duration * 1e9);
@@ -695,7 +763,7 @@ run_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 				}
 			}
 		}
-		for (f = 0; f < o->flows; f++) {
+		for (f = 0; f < w->nflows; f++) {
 			struct flow *x = &fl[f];
 			ssize_t r;
 
@@ -719,21 +787,171 @@ run_client(const struct opts *o, struct app_env *env, rte_be32_t peer,
 			x->outstanding = true;
 			x->sent_ns = now;
 		}
-		if (period != 0 && now >= next_stats) {
-			printf("%s: %" PRIu64 " transactions, %" PRIu64
-			       " timeouts\n", PROG, res->all, res->timeouts);
-			fflush(stdout);
+		if (period != 0 && now >= next_stats && w->idx == 0) {
+			echo_stats_lines(w, udp_client_line);
 			next_stats = now + period;
 		}
 	}
 	res->seconds = (double)(ust_clock_ns() < end ? ust_clock_ns() : end);
 	res->seconds = res->seconds > (double)measure_from ?
 		(res->seconds - (double)measure_from) / 1e9 : 0;
-	for (f = 0; f < o->flows; f++)
+	for (f = 0; f < w->nflows; f++)
 		ust_close(stk, fl[f].sd);
 	ust_close(stk, ep);
+	echo_finish(w, 0);
 	free(fl);
 	return 0;
+}
+
+
+/* ---- the workers ---- */
+
+void
+echo_ready(struct echo_worker *w)
+{
+	struct echo_ctx *c = w->ctx;
+
+	__atomic_fetch_add(&c->ready, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE) < c->nb && !quit)
+		rte_pause();
+}
+
+void
+echo_finish(struct echo_worker *w, uint64_t ns)
+{
+	struct echo_ctx *c = w->ctx;
+
+	__atomic_fetch_add(&c->done, 1, __ATOMIC_RELEASE);
+	while (__atomic_load_n(&c->done, __ATOMIC_ACQUIRE) < c->nb)
+		ust_stack_poll(w->stk, ust_clock_ns());
+	if (ns != 0)
+		app_poll_for(w->stk, ns);
+	/* a last poll sends what is staged (e.g. final echoes) */
+	ust_stack_flush(w->stk);
+}
+
+void
+echo_result_add(struct echo_result *sum, const struct echo_result *r)
+{
+	struct server_result *s = &sum->srv;
+	struct client_result *c = &sum->cli;
+
+	s->echoed += r->srv.echoed;
+	s->refused += r->srv.refused;
+	s->received += r->srv.received;
+	s->accepted += r->srv.accepted;
+	s->closed += r->srv.closed;
+	s->resets += r->srv.resets;
+	s->transactions += r->srv.transactions;
+	c->transactions += r->cli.transactions;
+	c->all += r->cli.all;
+	c->timeouts += r->cli.timeouts;
+	c->late += r->cli.late;
+	c->send_errors += r->cli.send_errors;
+	c->refused += r->cli.refused;
+	c->connects += r->cli.connects;
+	c->resets += r->cli.resets;
+	c->conn_timeouts += r->cli.conn_timeouts;
+	c->other_errors += r->cli.other_errors;
+	if (c->last_error == 0)
+		c->last_error = r->cli.last_error;
+	c->bytes_sent += r->cli.bytes_sent;
+	c->bytes_received += r->cli.bytes_received;
+	if (r->cli.seconds > c->seconds)
+		c->seconds = r->cli.seconds;
+	app_hist_merge(&c->lat, &r->cli.lat);
+}
+
+/* the sum of every worker's results */
+static void
+echo_total(const struct echo_ctx *c, struct echo_result *t)
+{
+	uint16_t i;
+
+	memset(t, 0, sizeof(*t));
+	app_hist_init(&t->cli.lat);
+	for (i = 0; i < c->nb; i++)
+		echo_result_add(t, &c->w[i].res);
+}
+
+void
+echo_stats_lines(struct echo_worker *w, echo_line_t line)
+{
+	struct echo_ctx *c = w->ctx;
+	static struct echo_result t; /* stack 0's worker only */
+	char prefix[64];
+	uint16_t i;
+
+	if (c->nb == 1) {
+		line(PROG ": ", c->env, w->stk, &w->res);
+		fflush(stdout);
+		return;
+	}
+	/* the other workers' results are read, never written, here */
+	for (i = 0; i < c->nb; i++) {
+		snprintf(prefix, sizeof(prefix), "stack %u (lcore %u): ", i,
+			 c->w[i].lcore);
+		line(prefix, c->env, c->w[i].stk, &c->w[i].res);
+	}
+	echo_total(c, &t);
+	line(PROG ": ", c->env, NULL, &t);
+	fflush(stdout);
+}
+
+/* ust_group_launch()'s worker: stack @idx's share of the mode */
+static int
+echo_worker_main(struct ust_stack *stk, uint16_t idx, void *arg)
+{
+	struct echo_ctx *c = arg;
+	struct echo_worker *w = &c->w[idx];
+
+	w->stk = stk;
+	if (!c->o->server && w->nflows == 0) {
+		/* no flow here: poll, so that what lands on our queue for a
+		 * sibling's flows is handed over, until they are all done */
+		echo_ready(w);
+		while (__atomic_load_n(&c->done, __ATOMIC_ACQUIRE) <
+		       c->active)
+			ust_stack_poll(stk, ust_clock_ns());
+		echo_finish(w, c->o->tcp ? 20000000 : 0);
+		return 0;
+	}
+	return c->o->mode->run(w);
+}
+
+/* The workers, one a stack, with the clients' flows dealt (flow k on
+ * stack k % N) and --count shared out likewise. */
+static struct echo_worker *
+echo_workers(struct echo_ctx *c)
+{
+	const struct opts *o = c->o;
+	struct echo_worker *w;
+	uint32_t flows = o->mode->stream ? 1 : o->flows;
+	uint16_t i;
+
+	w = aligned_alloc(RTE_CACHE_LINE_SIZE, sizeof(*w) * c->nb);
+	if (w == NULL)
+		app_usage_error(PROG, "out of memory for %u workers", c->nb);
+	memset(w, 0, sizeof(*w) * c->nb);
+	for (i = 0; i < c->nb; i++) {
+		w[i].o = o;
+		w[i].env = c->env;
+		w[i].ctx = c;
+		w[i].idx = i;
+		w[i].nb = c->nb;
+		w[i].lcore = c->env->lcores[i];
+		w[i].peer = c->peer;
+		w[i].nflows = flows / c->nb + (i < flows % c->nb ? 1 : 0);
+		w[i].count = o->count / c->nb +
+			(i < o->count % c->nb ? 1 : 0);
+		/* --count N: a stack whose share is 0 has nothing to do */
+		if (o->count != 0 && w[i].count == 0)
+			w[i].nflows = 0;
+		if (o->server || w[i].nflows > 0)
+			c->active++;
+		app_hist_init(&w[i].res.cli.lat);
+	}
+	return w;
 }
 
 static void
@@ -784,6 +1002,78 @@ print_client(const struct opts *o, const struct client_result *r)
 	       r->timeouts, r->late, r->refused, r->send_errors);
 }
 
+/* one line of a stack's results in the summary (several stacks) */
+static void
+print_worker(const struct opts *o, const struct echo_worker *w)
+{
+	const struct server_result *s = &w->res.srv;
+	const struct client_result *c = &w->res.cli;
+
+	printf("stack %u (lcore %u): ", w->idx, w->lcore);
+	if (o->server && o->tcp)
+		printf("accepted %" PRIu64 " closed %" PRIu64 " resets %"
+		       PRIu64 " bytes in %" PRIu64 " out %" PRIu64 "\n",
+		       s->accepted, s->closed, s->resets, s->received,
+		       s->echoed);
+	else if (o->server)
+		printf("echoed %" PRIu64 " refused %" PRIu64 "\n", s->echoed,
+		       s->refused);
+	else
+		printf("%u flow%s, transactions %" PRIu64 " (all %" PRIu64
+		       "), connections %" PRIu64 ", bytes out %" PRIu64
+		       " in %" PRIu64 ", errors %" PRIu64 ", p50 %.1f us\n",
+		       w->nflows, w->nflows == 1 ? "" : "s", c->transactions,
+		       c->all, c->connects, c->bytes_sent, c->bytes_received,
+		       c->refused + c->resets + c->conn_timeouts +
+		       c->other_errors + c->send_errors,
+		       app_hist_quantile(&c->lat, 0.5) / 1e3);
+}
+
+/* the "result" object's members: the totals, or one stack's */
+static void
+json_result(struct app_json *j, const struct opts *o,
+	    const struct echo_result *r, uint32_t flows)
+{
+	const struct server_result *sres = &r->srv;
+	const struct client_result *cres = &r->cli;
+
+	if (o->server) {
+		json_u64(j, "echoed", sres->echoed);
+		json_u64(j, "refused", sres->refused);
+		if (o->tcp) {
+			json_u64(j, "received", sres->received);
+			json_u64(j, "accepted", sres->accepted);
+			json_u64(j, "closed", sres->closed);
+			json_u64(j, "resets", sres->resets);
+			json_u64(j, "transactions", sres->transactions);
+		}
+		return;
+	}
+	if (o->tcp) {
+		json_u64(j, "response", o->response != 0 ? o->response :
+			 o->size);
+		json_u64(j, "connects", cres->connects);
+		json_u64(j, "refused", cres->refused);
+		json_u64(j, "resets", cres->resets);
+		json_u64(j, "conn_timeouts", cres->conn_timeouts);
+		json_u64(j, "other_errors", cres->other_errors);
+		json_u64(j, "bytes_sent", cres->bytes_sent);
+		json_u64(j, "bytes_received", cres->bytes_received);
+		json_u64(j, "all", cres->all);
+	}
+	json_u64(j, "flows", flows);
+	json_u64(j, "size", o->size);
+	json_dbl(j, "seconds", cres->seconds);
+	json_u64(j, "transactions", cres->transactions);
+	json_dbl(j, "transactions_per_s", cres->seconds > 0 ?
+		 (double)cres->transactions / cres->seconds : 0);
+	json_u64(j, "timeouts", cres->timeouts);
+	json_u64(j, "late", cres->late);
+	json_u64(j, "port_unreachable", cres->refused);
+	json_u64(j, "send_errors", cres->send_errors);
+	json_hist(j, "latency_ns", &cres->lat);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -791,12 +1081,13 @@ main(int argc, char **argv)
 	char **eal_argv, **app_argv;
 	struct opts o;
 	struct app_env env;
+	struct echo_ctx ctx;
 	struct echo_result res;
-	struct server_result *sres = &res.srv;
 	struct client_result *cres = &res.cli;
 	FILE *json = NULL;
 	struct app_json j;
 	rte_be32_t peer;
+	uint16_t i;
 	int rc = 0;
 
 	app_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
@@ -805,6 +1096,9 @@ main(int argc, char **argv)
 	env.prog = PROG;
 	env.fault_spec = o.fault;
 	build_config(&o, &env.cfg, &peer);
+	/* the flag wins over [port] queues */
+	if (o.nb_cores != NULL)
+		app_env_nb_cores(&env, o.nb_cores);
 	if (o.json != NULL) {
 		json = fopen(o.json, "w");
 		if (json == NULL)
@@ -817,61 +1111,44 @@ main(int argc, char **argv)
 	app_env_up(&env);
 	app_print_port(stdout, &env);
 	app_catch_signals(&quit);
-	memset(&res, 0, sizeof(res));
-	o.mode->run(&o, &env, peer, &res);
-	/* a last poll sends what is staged (e.g. final echoes) */
-	ust_stack_flush(env.stk);
-	app_print_stats(stdout, env.stk);
+	memset(&ctx, 0, sizeof(ctx));
+	ctx.o = &o;
+	ctx.env = &env;
+	ctx.peer = peer;
+	ctx.nb = env.nb_stacks;
+	ctx.w = echo_workers(&ctx);
+	rc = ust_group_launch(env.grp, echo_worker_main, &ctx);
+	if (rc == -EBUSY)
+		app_usage_error(PROG, "an lcore of the EAL list is busy");
+	rc = 0;
+	echo_total(&ctx, &res);
+	app_print_group_stats(stdout, &env);
 	app_print_fault(stdout, &env);
+	if (ctx.nb > 1)
+		for (i = 0; i < ctx.nb; i++)
+			print_worker(&o, &ctx.w[i]);
 	if (json != NULL) {
 		json_begin(&j, json);
 		json_str(&j, "app", PROG);
 		json_str(&j, "mode", o.server ? "server" : "client");
 		json_str(&j, "proto", o.tcp ? "tcp" : "udp");
-		json_stack(&j, env.stk);
+		json_group(&j, &env);
 		json_obj(&j, "result");
-		if (o.server) {
-			json_u64(&j, "echoed", sres->echoed);
-			json_u64(&j, "refused", sres->refused);
-			if (o.tcp) {
-				json_u64(&j, "received", sres->received);
-				json_u64(&j, "accepted", sres->accepted);
-				json_u64(&j, "closed", sres->closed);
-				json_u64(&j, "resets", sres->resets);
-				json_u64(&j, "transactions",
-					 sres->transactions);
-			}
-		} else {
-			if (o.tcp) {
-				json_u64(&j, "response", o.response != 0 ?
-					 o.response : o.size);
-				json_u64(&j, "connects", cres->connects);
-				json_u64(&j, "refused", cres->refused);
-				json_u64(&j, "resets", cres->resets);
-				json_u64(&j, "conn_timeouts",
-					 cres->conn_timeouts);
-				json_u64(&j, "other_errors",
-					 cres->other_errors);
-				json_u64(&j, "bytes_sent", cres->bytes_sent);
-				json_u64(&j, "bytes_received",
-					 cres->bytes_received);
-				json_u64(&j, "all", cres->all);
-			}
-			json_u64(&j, "flows", o.flows);
-			json_u64(&j, "size", o.size);
-			json_dbl(&j, "seconds", cres->seconds);
-			json_u64(&j, "transactions", cres->transactions);
-			json_dbl(&j, "transactions_per_s",
-				 cres->seconds > 0 ?
-				 (double)cres->transactions / cres->seconds :
-				 0);
-			json_u64(&j, "timeouts", cres->timeouts);
-			json_u64(&j, "late", cres->late);
-			json_u64(&j, "port_unreachable", cres->refused);
-			json_u64(&j, "send_errors", cres->send_errors);
-			json_hist(&j, "latency_ns", &cres->lat);
-		}
+		json_result(&j, &o, &res, o.flows);
 		json_obj_end(&j);
+		json_u64(&j, "nb_stacks", ctx.nb);
+		json_arr(&j, "stacks");
+		for (i = 0; i < ctx.nb; i++) {
+			json_obj(&j, NULL);
+			json_u64(&j, "index", i);
+			json_u64(&j, "lcore", ctx.w[i].lcore);
+			json_stack(&j, env.stks[i]);
+			json_obj(&j, "result");
+			json_result(&j, &o, &ctx.w[i].res, ctx.w[i].nflows);
+			json_obj_end(&j);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
 	}
 	app_env_down(&env);
 	printf("mbufs in use: %u at start, %u at end\n",
@@ -888,6 +1165,7 @@ main(int argc, char **argv)
 		else if (cres->transactions == 0)
 			rc = 1;
 	}
+	free(ctx.w);
 	fflush(stdout);
 	app_sleep(o.linger);
 	ust_port_close(env.cfg.port.port_id);
