@@ -66,6 +66,7 @@ struct app_env {
 	struct rte_mempool *pool;  /* the main lcore's NUMA node's pool */
 	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
 	struct ust_port_info port;
+	struct ust_rss rss;        /* the port's hash, read back */
 	uint16_t nb_stacks;
 	unsigned int lcores[UST_GROUP_MAX]; /* stack i's lcore: the main
 					    * lcore, then the workers of -l */

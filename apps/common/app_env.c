@@ -124,6 +124,7 @@ app_env_up(struct app_env *env)
 			env->port.nb_queues + gc.stack.rx_burst;
 	if (ust_port_rss(c->port.port_id, &gc.rss) != 0)
 		gc.rss.kind = UST_RSS_NONE;
+	env->rss = gc.rss;
 	for (i = 0; i < env->nb_stacks; i++) {
 		gc.lcores[i] = env->lcores[i];
 		gc.pools[i] = c->port.rx_pools[i];

@@ -303,6 +303,18 @@ json_env(struct app_json *j, const struct app_env *env)
 	json_str(j, "driver", env->port.driver);
 	json_str(j, "profile", env->port.profile);
 	json_u64(j, "mtu", env->port.mtu);
+	json_u64(j, "nb_queues", env->port.nb_queues);
+	/* the hash the stacks steer by, as the device reported it */
+	json_obj(j, "rss");
+	json_str(j, "kind", env->rss.kind == UST_RSS_TOEPLITZ ? "toeplitz" :
+		 "none");
+	json_str(j, "mode", env->port.rss_mode != NULL ? env->port.rss_mode :
+		 "none");
+	json_bool(j, "configured", env->port.rss_on);
+	json_u64(j, "key_len", env->rss.key_len);
+	json_u64(j, "reta_size", env->rss.reta_size);
+	json_u64(j, "hf", env->rss.hf);
+	json_obj_end(j);
 	json_bool(j, "rx_csum_offload",
 		  (env->port.netif_flags & UST_NETIF_F_RX_L4_CKSUM) != 0);
 	json_bool(j, "tx_csum_offload",

@@ -28,6 +28,18 @@ app_print_port(FILE *f, const struct app_env *env)
 		(p->netif_flags & UST_NETIF_F_RX_L4_CKSUM) ? "on" : "off",
 		(p->netif_flags & UST_NETIF_F_TX_UDP_CKSUM) ? "on" : "off",
 		(p->netif_flags & UST_NETIF_F_TX_MULTI_SEGS) ? "on" : "off");
+	if (p->nb_queues > 1)
+		fprintf(f, "port %u: %u queue pairs, RSS %s%s\n",
+			env->cfg.port.port_id, p->nb_queues,
+			env->rss.kind == UST_RSS_TOEPLITZ ?
+			"toeplitz (key and RETA read back: connections are "
+			"steered to their stack's queue)" :
+			p->rss_mode != NULL && strcmp(p->rss_mode, "kernel") == 0 ?
+			"by the kernel's flow hash (replies of active opens are "
+			"handed to their stack)" :
+			"none the stacks can predict (replies of active opens "
+			"are handed to their stack)",
+			p->rss_on ? "" : ", not configured");
 }
 
 /* the non-zero counters, grouped */

@@ -11,7 +11,14 @@
 #         there for the bring-up only, no frame crosses it;
 #   rr    ust-perf --mode tcp-rr-loop --nb-cores k: on each lcore a client
 #         stack and a server stack wired in memory, --conns connections of
-#         64-byte request-response.
+#         64-byte request-response;
+#   procs the control: k separate single-lcore tcp-rr-loop processes at
+#         once. They share no memory at all, so their total over one
+#         process's is what this machine gives k-way parallel work; "rr"
+#         below it names something shared inside one process.
+# Hugepages are reserved (without them, EAL's --no-huge memory is faulted
+# in on first touch, and the lcores of one process then queue on its page
+# table lock: 30,000 faults in 3 s of tcp-rr-loop here).
 # BENCH_REPS runs of each k and test, interleaved; per-lcore rates and
 # totals are medians over the runs; "x1" is total(k) / total(1).
 #   sudo devtools/bench/scale.sh [--lcores LIST]      (or LCORES=LIST)
@@ -83,13 +90,34 @@ run_one() {
 			--duration "$DUR" --warmup 1 --stats-period 0 \
 			--json "$json" > "$OUT/$tag.log" 2>&1 || true
 		key=frames_in_per_s
-	else
+	elif [ "$test" = rr ]; then
 		timeout $((DUR + 30)) "$PERF" -l "$l" --no-pci $UST_EAL_MEM \
 			--file-prefix "sc$tag" -- --mode tcp-rr-loop \
 			--nb-cores "$k" --conns "$CONNS" --duration "$DUR" \
 			--warmup 1 --stats-period 0 \
 			--json "$json" > "$OUT/$tag.log" 2>&1 || true
 		key=transactions_per_s
+	else
+		# k processes, one lcore each, side by side
+		local i pids=() rates=()
+		for ((i = 0; i < k; i++)); do
+			timeout $((DUR + 30)) "$PERF" -l "${CORES[$i]}" --no-pci \
+				$UST_EAL_MEM --file-prefix "sc$tag-$i" -- \
+				--mode tcp-rr-loop --conns "$CONNS" \
+				--duration "$DUR" --warmup 1 --stats-period 0 \
+				--json "$json.$i" > "$OUT/$tag.$i.log" 2>&1 &
+			pids+=("$!")
+		done
+		wait "${pids[@]}" || true
+		for ((i = 0; i < k; i++)); do
+			if [ ! -s "$json.$i" ]; then
+				echo "scale.sh: procs on lcore ${CORES[$i]} failed: see $OUT/$tag.$i.log" >&2
+				return
+			fi
+			rates+=("$(jget "$json.$i" "'%.0f' % j['stacks'][0]['transactions_per_s']")")
+		done
+		echo "$test $k $rep ${rates[*]}" >> "$RES"
+		return
 	fi
 	if [ ! -s "$json" ]; then
 		echo "scale.sh: $test on lcores $l failed: see $OUT/$tag.log" >&2
@@ -101,7 +129,8 @@ run_one() {
 echo "lcores: ${CORES[*]}; k = ${KS[*]}; $REPS runs each, ${DUR} s" >&2
 for ((rep = 1; rep <= REPS; rep++)); do
 	for k in "${KS[@]}"; do
-		for test in sink rr; do
+		for test in sink rr procs; do
+			[ "$test" = procs ] && [ "$k" = 1 ] && continue
 			echo "run $rep: $test, $k lcore(s)" >&2
 			run_one "$test" "$k" "$rep"
 		done
@@ -115,11 +144,14 @@ res = {}
 for t, k, rep, *rates in rows:
     res.setdefault((t, int(k)), []).append([float(r) for r in rates])
 names = {"sink": "udp-sink synthetic, 64 B (Mpps)",
-         "rr": "tcp-rr-loop, %s conns/lcore (M txn/s)" % sys.argv[2]}
+         "rr": "tcp-rr-loop, %s conns/lcore (M txn/s)" % sys.argv[2],
+         "procs": "control: k tcp-rr-loop processes (M txn/s)"}
 print("| test | lcores | per lcore (median of runs) | total | x1 | x1 / lcores |")
 print("|---|---|---|---|---|---|")
-for t in ("sink", "rr"):
-    base = None
+for t in ("sink", "rr", "procs"):
+    # the control's base is one lcore of rr: one process alone
+    base = statistics.median(sum(r) for r in res[("rr", 1)]) \
+        if t == "procs" and ("rr", 1) in res else None
     for k in sorted(kk for tt, kk in res if tt == t):
         runs = res[(t, k)]
         per = [statistics.median(r[i] for r in runs) for i in range(k)]

@@ -118,5 +118,39 @@ elif step == "zc_rr":
                  f"{v['bytes_checked']}")
     print(f"  {v['bytes_sent']} bytes sent zero-copy, echoed by the kernel "
           f"and checked byte by byte")
+elif step in ("mq_in", "mq_out"):
+    # two stacks on two queue pairs with the device's RSS
+    j = load(step)
+    sane(j)
+    if j.get("nb_stacks") != 2 or len(j["stacks"]) != 2:
+        sys.exit(f"{j.get('nb_stacks')} stacks, expected 2")
+    rss = j["port"].get("rss", {})
+    if rss.get("kind") != "toeplitz":
+        sys.exit(f"the port's RSS is {rss}, not a Toeplitz hash read back")
+    for s in j["stacks"]:
+        c = s["counters"]
+        fin = c["Eth"]["InFrames"]
+        if fin != s["rx_consumed"] + s["rx_drops"]:
+            sys.exit(f"stack {s['index']}: {fin} frames in != "
+                     f"{s['rx_consumed']} consumed + {s['rx_drops']} dropped")
+    key = "PassiveOpens" if step == "mq_in" else "ActiveOpens"
+    opens = [s["counters"]["Tcp"][key] for s in j["stacks"]]
+    if min(opens) == 0:
+        sys.exit(f"{key} per stack {opens}: one stack carried nothing")
+    hout = j["counters"]["Group"]["HandoffOut"]
+    if hout != 0:
+        sys.exit(f"{hout} frames handed over between the stacks: the "
+                 f"device's hash and the stacks' steering disagree")
+    if step == "mq_out":
+        r = j["result"]
+        if r["transactions"] <= 0 or r["errors"] != 0:
+            sys.exit(f"{r['transactions']} transactions, {r['errors']} "
+                     f"errors")
+        per = [s["result"]["transactions"] for s in j["stacks"]]
+        if min(per) == 0:
+            sys.exit(f"transactions per stack {per}")
+    print(f"  {key} per stack {opens}, no frame handed over; "
+          f"RSS key of {rss.get('key_len')} bytes, RETA of "
+          f"{rss.get('reta_size')} read back")
 else:
     sys.exit(f"unknown step {step}")

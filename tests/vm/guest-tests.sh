@@ -21,6 +21,12 @@
 #   zc_rr      ust-perf tcp-rr --zc --zc-map per-send --verify against the
 #              kernel echo server: every echoed byte checked
 #   table      tests/vm/txlayout-kernel.sh: the TX layout table
+#   mq_in      (virtio: 2 queue pairs, RSS) ust-echo TCP echo server on 2
+#              lcores (--nb-cores 2); the kernel streams 1 MiB through it
+#              and makes 40 short connections: both stacks accept some
+#   mq_out     ust-echo tcp-client on 2 lcores, 8 connections to the
+#              kernel's echo server: each on the stack its reply hashes
+#              to (no handoff)
 # Exit status: the number of steps that failed here.
 set -u
 S=${UST_SHARE:?}
@@ -31,10 +37,15 @@ PERF=$UST_BUILD/apps/ust-perf
 ADDR=198.18.0.2/24
 PEER=198.18.0.1
 STEPS=("$@")
-[ ${#STEPS[@]} -gt 0 ] || STEPS=(ping_udp tcp_out tcp_in perf_rr zc_stream zc_rr table)
+if [ ${#STEPS[@]} -eq 0 ]; then
+	STEPS=(ping_udp tcp_out tcp_in perf_rr zc_stream zc_rr table)
+	[ "${UST_NIC:-}" = virtio ] && STEPS+=(mq_in mq_out)
+fi
 FAILED=0
 
 eal() { echo "-l 1 -a $UST_PCI $UST_EAL_MEM --file-prefix $1"; }
+# two lcores, for two stacks on two queue pairs
+eal2() { echo "-l 0-1 -a $UST_PCI $UST_EAL_MEM --file-prefix $1"; }
 
 # A TX ring of 64 descriptors: e1000 (em) and virtio have no
 # tx_done_cleanup in DPDK 22.11 and free transmitted mbufs only as their
@@ -126,6 +137,28 @@ perf() {
 	grep -E "^port|IOVA|^transactions|^latency|^bytes|^tx layout|^zero copy|^verify|^ust-perf: --zc|refused|error" \
 		"$R/$name.app.log"
 	return $rc
+}
+
+step_mq_in() {
+	local pid rc=0
+	$ECHO $(eal2 mqin) -- --config "$CONF" --addr $ADDR --proto tcp --port 7 \
+		--nb-cores 2 --json "$R/mq_in.json" > "$R/mq_in.app.log" 2>&1 &
+	pid=$!
+	wait_for serving "$R/mq_in.app.log" $pid || return 1
+	grep -E "^port|RSS|rss" "$R/mq_in.app.log"
+	host_do mq_in 300 || { echo "host: TCP stream/short through ust-echo failed"; rc=1; }
+	stop_wait $pid || { echo "ust-echo exited with $?"; rc=1; }
+	grep -E "^stack" "$R/mq_in.app.log"
+	return $rc
+}
+
+step_mq_out() {
+	local rc=0
+	$ECHO $(eal2 mqout) -- --config "$CONF" --mode client --proto tcp --addr $ADDR \
+		--peer $PEER --port 7 --flows 8 --nb-cores 2 --duration 3 --warmup 0.5 \
+		--json "$R/mq_out.json" > "$R/mq_out.app.log" 2>&1 || rc=$?
+	grep -E "^port|RSS|rss|^stack|transactions" "$R/mq_out.app.log"
+	[ "$rc" = 0 ] || { echo "ust-echo client exited with $rc"; tail -5 "$R/mq_out.app.log"; return 1; }
 }
 
 step_perf_rr() {

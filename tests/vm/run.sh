@@ -12,7 +12,9 @@
 #
 #   --nic e1000e|virtio  the test NIC: e1000e (DPDK's net_e1000_em) or
 #                        virtio-net-pci (net_virtio, modern, behind the
-#                        IOMMU: iommu_platform=on) (default: e1000e)
+#                        IOMMU: iommu_platform=on; two queue pairs with
+#                        RSS: mq=on,rss=on, the TAP multi_queue)
+#                        (default: e1000e)
 #   --ns NAME            run QEMU in this existing network namespace, the
 #                        NIC's other end the TAP --tap in it (made here if
 #                        missing); default: a namespace made for the run,
@@ -70,9 +72,14 @@ while [ $# -gt 0 ]; do
 done
 [ $# -gt 0 ] || die "no command (after --)"
 [ "$(id -u)" = 0 ] || die "run as root (network namespaces, TAP)"
+# virtio: two queue pairs with the device's RSS (VIRTIO_NET_F_RSS; QEMU
+# hashes in software when it cannot load its eBPF program), over a
+# multi-queue TAP: a guest that configures one queue pair uses one
+TAPMODE="" NETQ=""
 case $NIC in
 e1000e) NICDEV="e1000e" ;;
-virtio) NICDEV="virtio-net-pci,disable-legacy=on,iommu_platform=on" ;;
+virtio) NICDEV="virtio-net-pci,disable-legacy=on,iommu_platform=on,mq=on,rss=on,vectors=6"
+	TAPMODE=multi_queue NETQ=",queues=2" ;;
 *) die "--nic $NIC: expected e1000e or virtio" ;;
 esac
 QEMU=$(command -v qemu-system-x86_64) ||
@@ -114,7 +121,7 @@ cleanup() {
 }
 trap cleanup EXIT
 if ! ip -n "$NS" link show "$TAP" >/dev/null 2>&1; then
-	ip -n "$NS" tuntap add dev "$TAP" mode tap
+	ip -n "$NS" tuntap add dev "$TAP" mode tap $TAPMODE
 	if [ "$OWN_NS" = 1 ]; then
 		ip -n "$NS" addr add 198.18.0.1/24 dev "$TAP"
 	fi
@@ -134,7 +141,7 @@ QARGS=(-accel tcg -cpu max -smp "$SMP" -m "$MEM"
 	-virtfs "local,path=$SHARE,mount_tag=ustshare,security_model=none,id=fs0"
 	-virtfs "local,path=$SRC,mount_tag=ustsrc,security_model=none,readonly=on,id=fs1"
 	-virtfs "local,path=$BUILD,mount_tag=ustbuild,security_model=none,readonly=on,id=fs2"
-	-netdev "tap,id=n0,ifname=$TAP,script=no,downscript=no"
+	-netdev "tap,id=n0,ifname=$TAP,script=no,downscript=no$NETQ"
 	-device "$NICDEV,netdev=n0,mac=52:54:00:5e:00:02")
 echo "run.sh: $NIC guest, image $IMG, share $SHARE, namespace $NS" >&2
 echo "run.sh: \$ ip netns exec $NS $QEMU ${QARGS[*]}" > "$SHARE/qemu.cmd"

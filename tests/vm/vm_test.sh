@@ -12,7 +12,10 @@
 # results: ping and UDP echo byte-exact, TCP echo byte-exact both ways,
 # ust-perf tcp-rr's JSON, zero copy with per-send DMA mapping through VFIO
 # (bytes checked by the kernel, maps = unmaps, histograms of their
-# cycles), and the TX layout table.
+# cycles), and the TX layout table; on virtio (two queue pairs, the
+# device's RSS), two stacks on two lcores: a server whose stacks both
+# accept, and a client whose connections all land on their own stack
+# (steered by the key and RETA read back: no handoff).
 #   tests/vm/vm_test.sh e1000e|virtio [STEP...]
 # Fails (does not skip) when the guest image cannot be built; skips (77)
 # only without root. UST_KEEP_LOGS=1 keeps the share (logs, JSON).
@@ -41,7 +44,8 @@ t_start=$(date +%s)
 log "guest image: $(tail -1 "$WORK/image.log") ($(($(date +%s) - t_start)) s)"
 
 ns_create
-nsx ip tuntap add dev "$TAP" mode tap
+# virtio has two queue pairs (run.sh): its TAP has two queues too
+nsx ip tuntap add dev "$TAP" mode tap $([ "$NIC" = virtio ] && echo multi_queue)
 nsx ip addr add 198.18.0.1/24 dev "$TAP"
 nsx ip link set "$TAP" up
 
@@ -71,6 +75,14 @@ host_tcp_in() {
 		$((2 << 20)) 2026 &&
 	nsx "$PY" "$UST_SRC/tests/integration/tcp_peer.py" short 198.18.0.2 7 \
 		20 1000
+}
+host_mq_in() {
+	# 40 connections from the kernel's random source ports: both
+	# queues get some through the device's hash
+	nsx "$PY" "$UST_SRC/tests/integration/tcp_peer.py" stream 198.18.0.2 7 \
+		$((1 << 20)) 2027 &&
+	nsx "$PY" "$UST_SRC/tests/integration/tcp_peer.py" short 198.18.0.2 7 \
+		40 1000
 }
 host_sink() {
 	# the guest's connections have ended: their lines are written
@@ -114,7 +126,9 @@ log "guest run ended with status $vrc, $((t_end - t_start)) s since the start"
 
 # ---- the checks, step by step ----
 R=$SHARE/res
-STEPS="${*:-ping_udp tcp_out tcp_in perf_rr zc_stream zc_rr table}"
+DEFAULT_STEPS="ping_udp tcp_out tcp_in perf_rr zc_stream zc_rr table"
+[ "$NIC" = virtio ] && DEFAULT_STEPS+=" mq_in mq_out"
+STEPS="${*:-$DEFAULT_STEPS}"
 FAILS=()
 check() { # STEP: its rc file says 0, and the python checks below hold
 	local s=$1
@@ -135,7 +149,7 @@ check() { # STEP: its rc file says 0, and the python checks below hold
 }
 # results: check_results.py STEP
 res() { "$PY" "$HERE/check_results.py" "$R" "$WORK/sink.jsonl" "$1"; }
-for s in ping_udp tcp_out tcp_in perf_rr zc_stream zc_rr; do
+for s in ping_udp tcp_out tcp_in perf_rr zc_stream zc_rr mq_in mq_out; do
 	case " $STEPS " in *" $s "*) check "$s" res "$s" ;; esac
 done
 case " $STEPS " in *" table "*) check table true ;; esac
