@@ -143,9 +143,10 @@ elif step in ("mq_in", "mq_out"):
                  f"device's hash and the stacks' steering disagree")
     if step == "mq_out":
         r = j["result"]
-        if r["transactions"] <= 0 or r["errors"] != 0:
-            sys.exit(f"{r['transactions']} transactions, {r['errors']} "
-                     f"errors")
+        errs = r["resets"] + r["conn_timeouts"] + r["other_errors"] + \
+            r["refused"]
+        if r["transactions"] <= 0 or errs != 0:
+            sys.exit(f"{r['transactions']} transactions, {errs} errors")
         per = [s["result"]["transactions"] for s in j["stacks"]]
         if min(per) == 0:
             sys.exit(f"transactions per stack {per}")
