@@ -338,6 +338,10 @@ struct ust_tcp_stack {
 	struct ust_wheel wheel;
 	struct rte_mempool *req_pool;
 	struct rte_mempool *tw_pool;
+	/* control blocks: chunks of this stack's own (ust_tcp_sock_alloc()),
+	 * the free ones in a list through their first word */
+	struct ust_tcp_chunk *chunks;
+	void *tp_free;
 	struct ust_mem_pool *mem;
 	const struct ust_tcp_cc_ops *cc_default;
 	uint64_t secret[2];           /* SipHash key (per boot) */
