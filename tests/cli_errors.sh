@@ -133,6 +133,7 @@ expect "--nb-cores 0: a number of stacks from 1 to 64" "$perf_bin" --mode udp-fl
 expect "--nb-cores 65: a number of stacks from 1 to 64" "$perf_bin" --mode udp-flood $A --peer 198.18.0.1 --nb-cores 65
 expect "--nb-cores two: a number of stacks" "$perf_bin" --mode tcp-rr $A --role server --nb-cores two
 expect "--split is one stack and a reader lcore: not with --nb-cores 2" "$perf_bin" --mode udp-sink $A --split --nb-cores 2
+expect "--shared feeds stack 0's socket from the other stacks: it needs --nb-cores 2 or more" "$perf_bin" --mode udp-sink $A --shared
 expect "--nb-cores 2 needs 2 lcores: the EAL lcore list (-l) has 1" "$perf_bin" -l 0 --no-pci --no-huge -m 64 --no-shconf --log-level=*:error -- --mode tcp-rr-loop --nb-cores 2
 expect "unknown option '--role' for --mode tcp-rr-loop" "$perf_bin" --mode tcp-rr-loop --role client
 

@@ -27,7 +27,11 @@
  * port each reads what RSS gives its queue; with --source synthetic each
  * lcore builds its own datagrams into its own stack from its own mbufs:
  * N share-nothing sinks with no wire between the lcores, the scale-out
- * check of devtools/bench/scale.sh.
+ * check of devtools/bench/scale.sh. With --shared instead, stack 0 alone
+ * binds the port and every other stack feeds that one socket
+ * (ust_socket_attach(): one accounted receive queue, N producers, one
+ * reader on stack 0's lcore), the seeds' several softirq CPUs feeding one
+ * socket.
  */
 
 #include <errno.h>
@@ -47,7 +51,7 @@
 
 enum {
 	S_PORT = PERF_OPT_MODE_BASE, S_RCVBUF, S_RELEASE, S_SCHEDULE, S_SPLIT,
-	S_READ_DELAY, S_BATCH, S_SOURCE, S_SIZE, S_RATE, S_COPY,
+	S_READ_DELAY, S_BATCH, S_SOURCE, S_SIZE, S_RATE, S_COPY, S_SHARED,
 };
 
 static const struct option sink_opts[] = {
@@ -62,6 +66,7 @@ static const struct option sink_opts[] = {
 	{ "size", required_argument, NULL, S_SIZE },
 	{ "rate", required_argument, NULL, S_RATE },
 	{ "copy", no_argument, NULL, S_COPY },
+	{ "shared", no_argument, NULL, S_SHARED },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -82,6 +87,7 @@ struct sink {
 	int release;              /* -1: the configuration's */
 	int schedule;
 	bool split;
+	bool shared;              /* one socket on stack 0, fed by all */
 	bool synthetic;
 	bool copy;                /* ust_recvfrom() instead of recv_burst */
 	uint32_t read_delay_ns;
@@ -111,6 +117,13 @@ struct sink {
 /* the options (parsed here), copied to each worker's state */
 static struct sink sink_state;
 static struct sink sink_w[UST_GROUP_MAX];
+
+/* --shared: stack 0's socket once bound (-1 before), and how many of the
+ * other stacks have let go of it at the end; written once each */
+static struct {
+	int sd;
+	uint32_t detached;
+} sink_one __rte_cache_aligned = { .sd = -1 };
 
 static void
 sink_parse(struct perf_ctx *c, int id, const char *arg)
@@ -170,6 +183,9 @@ sink_parse(struct perf_ctx *c, int id, const char *arg)
 	case S_COPY:
 		k->copy = true;
 		break;
+	case S_SHARED:
+		k->shared = true;
+		break;
 	}
 }
 
@@ -181,6 +197,10 @@ sink_check(struct perf_ctx *c)
 		app_usage_error(PERF_PROG, "--split is one stack and a reader "
 				"lcore: not with --nb-cores %u",
 				c->env.cfg.port.nb_queues);
+	if (sink_state.shared && c->env.cfg.port.nb_queues < 2)
+		app_usage_error(PERF_PROG, "--shared feeds stack 0's socket "
+				"from the other stacks: it needs --nb-cores 2 "
+				"or more");
 }
 
 /* One reading call: up to batch datagrams. Returns how many. */
@@ -301,6 +321,24 @@ sink_begin(struct perf_ctx *c, struct perf_worker *w)
 	*k = sink_state;
 	k->stk = stk;
 	k->pool = w->pool;
+	k->sd = -1;
+	if (k->shared && w->idx != 0) {
+		/* a producer of stack 0's socket: attached on this lcore
+		 * once stack 0 has bound it, before any stack polls */
+		int sd;
+
+		while ((sd = __atomic_load_n(&sink_one.sd,
+					     __ATOMIC_ACQUIRE)) < 0)
+			rte_pause();
+		rc = ust_socket_attach(stk, c->env.stks[0], sd);
+		if (rc != 0)
+			app_usage_error(PERF_PROG, "--shared: stack %u cannot "
+					"feed stack 0's socket: %s", w->idx,
+					strerror(-rc));
+		if (k->synthetic)
+			sink_build_template(k, c);
+		return;
+	}
 
 	if (k->release >= 0)
 		ust_mem_pool_set_release(mp, (enum ust_mem_release)k->release);
@@ -308,7 +346,9 @@ sink_begin(struct perf_ctx *c, struct perf_worker *w)
 		ust_mem_pool_set_schedule(mp,
 					  (enum ust_mem_schedule)k->schedule);
 	k->sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
-	if (k->split)
+	/* (a shared socket is split: the other stacks' lcores queue into
+	 * it, under its lock, while this one reads) */
+	if (k->split || k->shared)
 		ust_setsockopt(stk, k->sd, UST_SOL_USTACK, UST_SO_SPLIT, &one,
 			       sizeof(one));
 	if (k->rcvbuf != 0) {
@@ -327,6 +367,8 @@ sink_begin(struct perf_ctx *c, struct perf_worker *w)
 				strerror(-rc));
 	if (k->synthetic)
 		sink_build_template(k, c);
+	if (k->shared)
+		__atomic_store_n(&sink_one.sd, k->sd, __ATOMIC_RELEASE);
 	if (k->split) {
 		reader_ctx = c;
 		k->reader_lcore = rte_get_next_lcore(-1, 1, 0);
@@ -340,8 +382,10 @@ sink_begin(struct perf_ctx *c, struct perf_worker *w)
 	if (w->idx != 0)
 		return;
 	if (c->nb_workers > 1)
-		printf("%s: %u stacks, each bound to the port (shards)\n",
-		       PERF_PROG, c->nb_workers);
+		printf("%s: %u stacks, %s\n", PERF_PROG, c->nb_workers,
+		       k->shared ? "one socket on stack 0, fed by every stack "
+		       "(--shared), read on stack 0's lcore" :
+		       "each bound to the port (shards)");
 	printf("%s: udp-sink on port %u: %s deployment%s, source %s, rcvbuf "
 	       "%s, release %s, schedule %s\n", PERF_PROG, k->port,
 	       k->split ? "split" : "run-to-completion",
@@ -408,7 +452,7 @@ sink_poll(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
 	} else {
 		work = ust_stack_poll(w->stk, now);
 	}
-	if (!k->split)
+	if (!k->split && k->sd >= 0)
 		work += sink_read(k, w->stk, c);
 	return work > 0;
 }
@@ -498,10 +542,21 @@ sink_end(struct perf_ctx *c, struct perf_worker *w)
 	struct sink *k = &sink_w[w->idx];
 	socklen_t ml = sizeof(k->mi);
 
+	if (k->shared && w->idx != 0) {
+		/* let go of stack 0's socket, on this lcore */
+		ust_socket_detach(w->stk, c->env.stks[0], sink_one.sd);
+		__atomic_add_fetch(&sink_one.detached, 1, __ATOMIC_RELEASE);
+		return;
+	}
 	if (k->split) {
 		k->rd.stop = 1;
 		rte_eal_wait_lcore(k->reader_lcore);
 	} else {
+		/* --shared: read until every producer has let go */
+		while (k->shared &&
+		       __atomic_load_n(&sink_one.detached, __ATOMIC_ACQUIRE) <
+		       (uint32_t)c->nb_workers - 1)
+			sink_read(k, w->stk, c);
 		while (sink_read(k, w->stk, c) > 0)
 			;
 	}
@@ -702,6 +757,10 @@ const struct perf_mode perf_udp_sink = {
 "                         doubles it, floor 4608)\n"
 "  --release batched|unbatched  receive memory release (default: config)\n"
 "  --schedule delta|legacy      forward memory scheduling (default: config)\n"
+"  --shared               with --nb-cores N > 1: one socket on stack 0,\n"
+"                         fed by every stack (one accounted queue, N\n"
+"                         producers, one reader on stack 0's lcore);\n"
+"                         default: a socket a stack (shards)\n"
 "  --split                read the socket on a second lcore (the split\n"
 "                         deployment; one stack: not with --nb-cores > 1);\n"
 "                         default: run to completion\n"
