@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # dpdk-telemetry.py reads ustack's counters, drop reasons, UDP and TCP pools and
-# per-socket accounting from a running ust-echo.
+# per-socket accounting from a running ust-echo, and its group's totals.
 . "$(dirname "$0")/lib.sh"
 require_root
 ns_create
@@ -12,7 +12,7 @@ nsx "$PY" "$(dirname "$0")/udp_echo_check.py" 198.18.0.2 7 50 3 1 1000 >/dev/nul
 # the telemetry socket lives under the EAL file prefix of start_echo_tap
 printf '%s\n' /ustack/stacks /ustack/snmp,ust0 /ustack/drops,ust0 \
 	/ustack/udp_mem,ust0 /ustack/tcp_mem,ust0 /ustack/sockets,ust0 \
-	/ustack/snmp,nosuch |
+	/ustack/groups /ustack/snmp,ust /ustack/snmp,nosuch |
 	"$PY" /usr/bin/dpdk-telemetry.py -f "tel-$$" > "$WORK/tel.out" 2>&1 ||
 	fail "dpdk-telemetry.py: $(cat "$WORK/tel.out")"
 "$PY" - "$WORK/tel.out" <<'PYEOF' || fail "telemetry replies"
@@ -44,6 +44,13 @@ assert snmp["Tcp"]["CurrEstab"] == 0, snmp["Tcp"]
 socks = replies["/ustack/sockets"]
 s = [v for v in socks.values() if v["local_port"] == 7]
 assert len(s) == 1 and s[0]["rcvbuf"] == 212992 and s[0]["enqueued"] >= 50, socks
+# the group (lib/group) of the one stack: its name, its stack, and its
+# counters as the sums over its stacks
+groups = order[-3]["/ustack/groups"]
+assert groups == {"ust": ["ust0"]}, groups
+gsnmp = order[-2]["/ustack/snmp"]
+assert gsnmp["Udp"]["InDatagrams"] >= snmp["Udp"]["InDatagrams"], gsnmp["Udp"]
+assert gsnmp["Group"]["HandoffOut"] == 0, gsnmp["Group"]
 print("telemetry:", json.dumps({"InDatagrams": snmp["Udp"]["InDatagrams"],
       "pool_pages": mem["pages"], "socket": s[0]}))
 PYEOF
