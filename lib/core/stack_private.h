@@ -57,7 +57,12 @@ struct ust_mbuf_meta {
 	rte_be32_t addr;          /* RX: source address */
 	rte_be16_t port;          /* RX: source port */
 	uint16_t owner_sd;        /* TX: socket whose wmem holds it, or NONE */
-	uint32_t owner_gen;       /* TX: generation of that descriptor */
+	union {
+		uint32_t owner_gen; /* TX: generation of that descriptor */
+		uint32_t rx_hops;   /* RX, between sibling stacks (lib/group):
+				     * stacks a segment whose owner is not
+				     * known has been through */
+	};
 };
 
 #define UST_OWNER_NONE UINT16_MAX
@@ -223,10 +228,14 @@ struct ust_sibling_ops {
 	uint16_t (*rx)(struct ust_stack *stk, struct rte_mbuf **pkts,
 		       uint16_t n);
 	/* a TCP segment or UDP datagram (data at its IPv4 header) found no
-	 * socket here: true when a sibling owns local port @lport and took
-	 * it (or it was dropped as HANDOFF_FULL); false: handle it here */
+	 * socket here: true when a sibling took it (or it was dropped as
+	 * HANDOFF_FULL); false: handle it here. The sibling whose ephemeral
+	 * slice holds local port @lport owns it; with @walk (a TCP segment
+	 * that opens nothing), when no slice holds the port, it goes round
+	 * the siblings in turn, since the connection may be any one's (a
+	 * flow the port moved to another queue), and the last one answers */
 	bool (*steer)(struct ust_stack *stk, struct rte_mbuf *m,
-		      rte_be16_t lport);
+		      rte_be16_t lport, bool walk);
 	/* an ARP frame (data at its Ethernet header) that teaches
 	 * neighbours: copies go to the siblings; @m stays the caller's */
 	void (*arp_copy)(struct ust_stack *stk, const struct rte_mbuf *m);

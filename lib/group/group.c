@@ -212,13 +212,29 @@ grp_rx(struct ust_stack *stk, struct rte_mbuf **pkts, uint16_t n)
 }
 
 static bool
-grp_steer(struct ust_stack *stk, struct rte_mbuf *m, rte_be16_t lport)
+grp_steer(struct ust_stack *stk, struct rte_mbuf *m, rte_be16_t lport,
+	  bool walk)
 {
 	struct grp_member *gm = stk->sib_ctx;
+	struct ust_mbuf_meta *meta = ust_meta(stk->meta_off, m);
 	int owner = ust_group_port_owner(gm->g, lport);
+	uint16_t n = gm->g->n;
 
-	if (owner < 0 || owner == gm->idx)
+	if (stk->sib_in) {
+		/* handed over: the owner of a slice answers for it; a walk
+		 * goes on until every stack has seen it */
+		if (!walk || owner >= 0 || meta->rx_hops + 1 >= n)
+			return false;
+		meta->rx_hops++;
+		owner = (gm->idx + 1) % n;
+	} else if (owner < 0) {
+		if (!walk)
+			return false;
+		meta->rx_hops = 1;
+		owner = (gm->idx + 1) % n;
+	} else if (owner == gm->idx) {
 		return false;
+	}
 	/* the Ethernet header is still in the headroom (ust_eth_input()
 	 * only moved past it): the owner gets the frame as received */
 	if (rte_pktmbuf_prepend(m, UST_ETH_HDR_LEN) == NULL)

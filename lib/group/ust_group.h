@@ -30,8 +30,13 @@
  *    stack that received it, and whose local port is in a sibling's slice,
  *    goes to that sibling over a single-producer single-consumer rte_ring
  *    (one per ordered pair of stacks), in bursts, as Seastar forwards
- *    packets to the owning shard. Counted: Group HandoffOut on the sender,
- *    HandoffIn on the owner, drop reason HANDOFF_FULL when the ring is full.
+ *    packets to the owning shard. A TCP segment that opens nothing and
+ *    whose port is in no slice (a passive connection the port moved to
+ *    another queue: a kernel peer behind a multi-queue TAP rehashes a flow
+ *    after an RTO) goes round the siblings in turn until one has its
+ *    connection; the last one answers as a lone stack would. Counted:
+ *    Group HandoffOut on the sender, HandoffIn on the receiver, drop reason
+ *    HANDOFF_FULL when a ring is full.
  *
  * The stacks' own calls (ust_stack_poll() and every socket call) run on
  * their lcore as before: the group registers its hooks on each stack at

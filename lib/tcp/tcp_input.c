@@ -899,9 +899,9 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 	/* no connection here: a sibling stack's flow (lib/group) goes to it
 	 * whole, before a listener or a reset could answer for it; a SYN
 	 * opens a new connection, which belongs to the stack that got it */
-	if (data == NULL && stk->sib != NULL && !stk->sib_in &&
+	if (data == NULL && stk->sib != NULL &&
 	    (th.flags & (UST_TCP_SYN | UST_TCP_ACK)) != UST_TCP_SYN &&
-	    stk->sib->steer(stk, m, k.lport))
+	    stk->sib->steer(stk, m, k.lport, true))
 		return;
 	/* keep the payload only; the headers stay in the headroom */
 	rte_pktmbuf_adj(m, ip->hdr_len + th.hdr_len);

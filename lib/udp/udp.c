@@ -375,7 +375,8 @@ ust_udp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
 		}
 		if (us == NULL && stk->sib != NULL && !stk->sib_in &&
 		    ip->dst == stk->addr &&
-		    stk->sib->steer(stk, m, rte_cpu_to_be_16(keys[i]))) {
+		    stk->sib->steer(stk, m, rte_cpu_to_be_16(keys[i]),
+				    false)) {
 			/* a sibling's flow (lib/group): handed over */
 			continue;
 		}

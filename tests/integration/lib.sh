@@ -200,3 +200,28 @@ elif lay == "first-linear":
 print(f"tcp_tx {lay}: {info}")
 PYEOF
 }
+
+# check_stacks FILE: the JSON of a 2-stack ust-echo (--nb-cores 2): per
+# stack, every frame consumed or dropped once; what was handed over
+# arrived (HandoffOut == HandoffIn less the ARP copies); one line a stack
+check_stacks() {
+	"$PY" - "$1" <<'PYEOF'
+import json, sys
+j = json.load(open(sys.argv[1]))
+if j["nb_stacks"] != 2 or len(j["stacks"]) != 2:
+    sys.exit(f"nb_stacks {j['nb_stacks']}, {len(j['stacks'])} stacks")
+for s in j["stacks"]:
+    c = s["counters"]
+    if c["Eth"]["InFrames"] != s["rx_consumed"] + s["rx_drops"]:
+        sys.exit(f"stack {s['index']}: {c['Eth']['InFrames']} frames in, "
+                 f"{s['rx_consumed']} consumed + {s['rx_drops']} dropped")
+    print(f"stack {s['index']} (lcore {s['lcore']}): InFrames "
+          f"{c['Eth']['InFrames']} PassiveOpens {c['Tcp']['PassiveOpens']} "
+          f"InDatagrams {c['Udp']['InDatagrams']} HandoffOut "
+          f"{c['Group']['HandoffOut']} HandoffIn {c['Group']['HandoffIn']}")
+g = j["counters"]["Group"]
+if g["HandoffOut"] != g["HandoffIn"] - g["ArpCopies"]:
+    sys.exit(f"HandoffOut {g['HandoffOut']}, HandoffIn {g['HandoffIn']} "
+             f"(of which ARP copies {g['ArpCopies']})")
+PYEOF
+}

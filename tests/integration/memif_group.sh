@@ -54,19 +54,6 @@ client() {
 	wait "$cli" || CLIENT_RC=$?
 }
 
-check_stacks() {
-	"$PY" - "$1" <<'PYEOF'
-import json, sys
-j = json.load(open(sys.argv[1]))
-if j["nb_stacks"] != 2 or len(j["stacks"]) != 2:
-    sys.exit(f"nb_stacks {j['nb_stacks']}, {len(j['stacks'])} stacks")
-for s in j["stacks"]:
-    c = s["counters"]
-    if c["Eth"]["InFrames"] != s["rx_consumed"] + s["rx_drops"]:
-        sys.exit(f"stack {s['index']}: {c['Eth']['InFrames']} frames in, "
-                 f"{s['rx_consumed']} consumed + {s['rx_drops']} dropped")
-PYEOF
-}
 
 server rrs
 client rrc rrs --flows 16 --size 256 --duration 3 --warmup 0.5

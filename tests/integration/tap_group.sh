@@ -42,24 +42,6 @@ start2() {
 	fail "$name did not start"
 }
 
-# check_stacks FILE: per stack, every frame consumed or dropped once
-check_stacks() {
-	"$PY" - "$1" <<'PYEOF'
-import json, sys
-j = json.load(open(sys.argv[1]))
-if j["nb_stacks"] != 2 or len(j["stacks"]) != 2:
-    sys.exit(f"nb_stacks {j['nb_stacks']}, {len(j['stacks'])} stacks")
-for s in j["stacks"]:
-    c = s["counters"]
-    if c["Eth"]["InFrames"] != s["rx_consumed"] + s["rx_drops"]:
-        sys.exit(f"stack {s['index']}: {c['Eth']['InFrames']} frames in, "
-                 f"{s['rx_consumed']} consumed + {s['rx_drops']} dropped")
-    print(f"stack {s['index']} (lcore {s['lcore']}): InFrames "
-          f"{c['Eth']['InFrames']} PassiveOpens {c['Tcp']['PassiveOpens']} "
-          f"InDatagrams {c['Udp']['InDatagrams']} HandoffOut "
-          f"{c['Group']['HandoffOut']} HandoffIn {c['Group']['HandoffIn']}")
-PYEOF
-}
 
 # ---- TCP ----
 start2 tcp ustg0 --addr 198.18.0.2/24 --proto tcp --port 7 \

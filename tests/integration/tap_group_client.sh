@@ -40,23 +40,6 @@ client2() {
 	wait "$pid" || CLIENT_RC=$?
 }
 
-check_stacks() {
-	"$PY" - "$1" <<'PYEOF'
-import json, sys
-j = json.load(open(sys.argv[1]))
-if j["nb_stacks"] != 2 or len(j["stacks"]) != 2:
-    sys.exit(f"nb_stacks {j['nb_stacks']}, {len(j['stacks'])} stacks")
-for s in j["stacks"]:
-    c = s["counters"]
-    if c["Eth"]["InFrames"] != s["rx_consumed"] + s["rx_drops"]:
-        sys.exit(f"stack {s['index']}: {c['Eth']['InFrames']} frames in, "
-                 f"{s['rx_consumed']} consumed + {s['rx_drops']} dropped")
-g = j["counters"]["Group"]
-if g["HandoffOut"] != g["HandoffIn"] - g["ArpCopies"]:
-    sys.exit(f"HandoffOut {g['HandoffOut']}, HandoffIn {g['HandoffIn']} "
-             f"(of which ARP copies {g['ArpCopies']})")
-PYEOF
-}
 
 nsenter --net="/var/run/netns/$NS" "$PY" "$peer" echo-server 7 \
 	> "$WORK/kecho.log" 2>&1 &

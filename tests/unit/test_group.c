@@ -60,6 +60,9 @@ static struct fifo q_grp[NS]; /* the group's RX queues */
 static struct fifo q_peer;    /* the peer's RX */
 static struct ust_rss wire_rss;
 static uint64_t wire_drops;
+/* the peer's TCP segments go to the next queue instead: what a kernel peer
+ * behind a multi-queue TAP does when it rehashes a flow after an RTO */
+static bool wire_moved;
 
 struct end {
 	bool peer;
@@ -105,6 +108,7 @@ wire_queue(struct rte_mbuf *m)
 	const struct rte_ipv4_hdr *ih;
 	const uint8_t *l4;
 	rte_be16_t sp = 0, dp = 0;
+	uint16_t q;
 
 	eh = rte_pktmbuf_mtod(m, const struct rte_ether_hdr *);
 	if (eh->ether_type != RTE_BE16(RTE_ETHER_TYPE_IPV4))
@@ -116,8 +120,11 @@ wire_queue(struct rte_mbuf *m)
 		memcpy(&sp, l4, 2);
 		memcpy(&dp, l4 + 2, 2);
 	}
-	return ust_rss_queue(&wire_rss, ust_rss_hash(&wire_rss, ih->src_addr,
-						     ih->dst_addr, sp, dp));
+	q = ust_rss_queue(&wire_rss, ust_rss_hash(&wire_rss, ih->src_addr,
+						  ih->dst_addr, sp, dp));
+	if (wire_moved && ih->next_proto_id == IPPROTO_TCP)
+		q = (uint16_t)((q + 1) % NS);
+	return q;
 }
 
 static uint16_t
@@ -161,6 +168,7 @@ wire_init(void)
 		wire_rss.key[i + 1] = 0x5a;
 	}
 	wire_rss.reta_size = 128;
+	wire_moved = false;
 	wire_rss.nb_queues = NS;
 	wire_rss.hf = RTE_ETH_RSS_IPV4 | RTE_ETH_RSS_NONFRAG_IPV4_TCP |
 		RTE_ETH_RSS_NONFRAG_IPV4_UDP;
@@ -567,6 +575,69 @@ test_passive(void)
 		ust_close(peer, fl[i].sd);
 	for (i = 0; i < NS; i++)
 		srv_close(&srv[i]);
+	return setting_down();
+}
+
+/* The peer's connections move to another queue half way (a kernel peer
+ * behind a multi-queue TAP rehashes a flow after an RTO): their segments
+ * reach a stack that has a listener on the port but not the connection,
+ * and go round the siblings to the one that has it; nothing is reset. */
+static int
+test_passive_moved(void)
+{
+	struct echo_srv srv[NS];
+	struct flow fl[12];
+	unsigned int i, r;
+	uint64_t min_rcvd = 0;
+
+	if (setting_up(true) != 0)
+		return -1;
+	for (i = 0; i < NS; i++)
+		if (srv_listen(&srv[i], ust_group_stack(grp, (uint16_t)i),
+			       SRV_PORT) != 0)
+			return -1;
+	for (i = 0; i < RTE_DIM(fl); i++) {
+		fl[i].stk = peer;
+		fl[i].id = i;
+		fl[i].sent = fl[i].rcvd = 0;
+		fl[i].total = 200000;
+		fl[i].sd = connect_to(peer, UT_OUR_IP, SRV_PORT);
+		UT_ASSERT(fl[i].sd >= 0);
+	}
+	/* established and some bytes echoed on every connection ... */
+	for (r = 0; r < 100000 && min_rcvd < 20000; r++) {
+		round_trip();
+		min_rcvd = UINT64_MAX;
+		for (i = 0; i < NS; i++)
+			if (srv_step(&srv[i]) != 0)
+				return -1;
+		for (i = 0; i < RTE_DIM(fl); i++) {
+			if (flow_step(&fl[i]) != 0)
+				return -1;
+			min_rcvd = RTE_MIN(min_rcvd, fl[i].rcvd);
+		}
+	}
+	UT_ASSERT(min_rcvd >= 20000 && min_rcvd < 200000,
+		  "%" PRIu64 " bytes back before the move", min_rcvd);
+	UT_EQ(group_mib(UST_MIB_GROUP_HANDOFFOUT), 0);
+	/* ... then every segment from the peer arrives one queue over */
+	wire_moved = true;
+	if (run_flows(fl, RTE_DIM(fl), srv, NS) != 0)
+		return -1;
+	printf("  %" PRIu64 " segments went round to their stack\n",
+	       group_mib(UST_MIB_GROUP_HANDOFFOUT));
+	UT_ASSERT(group_mib(UST_MIB_GROUP_HANDOFFOUT) > 0);
+	UT_EQ(group_mib(UST_MIB_TCP_OUTRSTS), 0);
+	UT_EQ(mib(peer, UST_MIB_TCP_ESTABRESETS), 0);
+	for (i = 0; i < RTE_DIM(fl); i++)
+		ust_close(peer, fl[i].sd);
+	for (i = 0; i < NS; i++)
+		srv_close(&srv[i]);
+	/* the FINs go round too: every connection closes cleanly */
+	for (r = 0; r < 100; r++)
+		round_trip();
+	UT_EQ(group_mib(UST_MIB_TCP_CURRESTAB), 0);
+	UT_EQ(group_mib(UST_MIB_TCP_OUTRSTS), 0);
 	return setting_down();
 }
 
@@ -1052,6 +1123,8 @@ static const struct ut_case cases[] = {
 	{ "Toeplitz: the Microsoft vector, the symmetric key", test_hash },
 	{ "passive opens spread over the stacks; ARP learnt once",
 	  test_passive },
+	{ "passive connections moved to another queue: they go round",
+	  test_passive_moved },
 	{ "active opens steered to their own queue: no handoff",
 	  test_active_steered },
 	{ "active opens handed to their owner without steering",
