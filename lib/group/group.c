@@ -17,7 +17,10 @@
  *  - rx (ust_stack_poll(), after the netif's burst): the stages go out,
  *    one burst per sibling, then the stack reads its own rings;
  *  - port_ok (TCP connect, UDP auto-bind): with a predictable hash, only
- *    ports whose reply hashes to the stack's queue.
+ *    ports whose reply hashes to the stack's queue (each stack then draws
+ *    from the whole ephemeral range: one port in N qualifies for a given
+ *    peer, as many as a slice would give, where slices and steering
+ *    together would leave one in N squared).
  *
  * Rings: one single-producer single-consumer rte_ring per ordered pair
  * (sender, owner), allocated on the owner's NUMA node. A stack writes only
@@ -72,7 +75,10 @@ struct grp_member {
 
 struct ust_group {
 	uint16_t n;
-	bool steer_ports;            /* RSS predictable and L4 hashed */
+	bool steer_ports;            /* RSS predictable and L4 hashed: every
+				      * stack draws from the whole ephemeral
+				      * range the ports whose replies hash to
+				      * its queue; else one slice a stack */
 	uint16_t eph_lo;             /* the whole ephemeral range ... */
 	uint32_t eph_span;
 	uint32_t slice;              /* ... cut in n slices of this size */
@@ -144,7 +150,7 @@ ust_group_port_owner(const struct ust_group *g, rte_be16_t lport)
 	uint32_t off = (uint32_t)rte_be_to_cpu_16(lport) - g->eph_lo;
 	uint32_t i;
 
-	if (off >= g->eph_span)      /* also below eph_lo: wraps */
+	if (g->steer_ports || off >= g->eph_span) /* (below eph_lo wraps) */
 		return -1;
 	i = off / g->slice;
 	return i < g->n ? (int)i : -1;
@@ -463,9 +469,13 @@ ust_group_create(const struct ust_group_conf *c)
 		sc.lcore = gm->lcore;
 		if (sc.socket_id == SOCKET_ID_ANY)
 			sc.socket_id = (int)rte_lcore_to_socket_id(gm->lcore);
-		/* the stack's slice: the local port names the owner */
-		sc.ephemeral_lo = (uint16_t)(g->eph_lo + i * g->slice);
-		sc.ephemeral_hi = (uint16_t)(sc.ephemeral_lo + g->slice - 1);
+		/* without a predictable hash, the stack's slice: the local
+		 * port names the owner */
+		if (!g->steer_ports) {
+			sc.ephemeral_lo = (uint16_t)(g->eph_lo + i * g->slice);
+			sc.ephemeral_hi = (uint16_t)(sc.ephemeral_lo +
+						     g->slice - 1);
+		}
 		gm->stk = ust_stack_create(&sc);
 		if (gm->stk == NULL) {
 			rc = rte_errno;

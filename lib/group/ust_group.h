@@ -20,12 +20,13 @@
  *  - Listeners: each stack has its own listener on a port (the application
  *    listens on every stack: SO_REUSEPORT-style shards); a stack accepts the
  *    connections whose SYN it received, with its own SYN cookies.
- *  - Active opens and connected UDP: the ephemeral port range is cut into N
- *    slices, one a stack, so that the local port alone names a flow's
- *    owner. With a predictable hash (UST_RSS_TOEPLITZ, the key and RETA the
- *    device really uses) a stack also picks, within its slice, a port whose
- *    reply hashes to its own queue (rte_softrss()), as mTCP and F-Stack do:
- *    no frame of the flow then arrives elsewhere.
+ *  - Active opens and connected UDP: with a predictable hash
+ *    (UST_RSS_TOEPLITZ, the key and RETA the device really uses) a stack
+ *    picks, from the whole ephemeral range, a port whose reply hashes to
+ *    its own queue (rte_softrss()), as mTCP and F-Stack do: no frame of
+ *    the flow then arrives elsewhere. Without one, the ephemeral range is
+ *    cut into N slices, one a stack, so that the local port alone names a
+ *    flow's owner.
  *  - Handoff: a TCP segment or UDP datagram that finds no socket on the
  *    stack that received it, and whose local port is in a sibling's slice,
  *    goes to that sibling over a single-producer single-consumer rte_ring
@@ -91,8 +92,8 @@ struct ust_group_conf {
 	/** mbufs stack i builds packets from; NULL: stack.pool */
 	struct rte_mempool *pools[UST_GROUP_MAX];
 	/** every stack's settings (ust_stack_conf_defaults() first); name,
-	 *  netif and lcore are set per stack, and [ephemeral_lo,
-	 *  ephemeral_hi] is cut into nb_stacks equal slices */
+	 *  netif and lcore are set per stack, and without port steering
+	 *  [ephemeral_lo, ephemeral_hi] is cut into nb_stacks equal slices */
 	struct ust_stack_conf stack;
 	/** how the port spreads flows over the queues (ust_port_rss());
 	 *  kind UST_RSS_NONE when it cannot be predicted */
@@ -173,7 +174,8 @@ int ust_group_rx_stack(const struct ust_group *g, rte_be32_t laddr,
 		       rte_be16_t lport, rte_be32_t raddr, rte_be16_t rport);
 
 /** The stack whose ephemeral slice holds @p lport (network order), or
- *  -1 when it is outside the ephemeral range. */
+ *  -1 when it is outside the ephemeral range or the group steers ports by
+ *  the hash (no slices; ust_group_rx_stack() then names the owner). */
 int ust_group_port_owner(const struct ust_group *g, rte_be16_t lport);
 
 /**

@@ -514,7 +514,7 @@ udp_port_add(struct ust_stack *stk, struct ust_udp_sock *us, uint16_t port)
 /* An ephemeral port for @us, RFC 6056 algorithm 1 flavour: random start,
  * linear probe. With sibling stacks and a known peer (@raddr, @rport: the
  * bind of a connect or a first send), only a port whose replies arrive on
- * this stack's queue; with no such port free, any. */
+ * this stack's queue (lib/group says which). */
 static int
 udp_port_pick(struct ust_stack *stk, struct ust_udp_sock *us,
 	      rte_be32_t raddr, rte_be16_t rport, uint16_t *port)
@@ -526,7 +526,6 @@ udp_port_pick(struct ust_stack *stk, struct ust_udp_sock *us,
 	int rc = -EADDRINUSE;
 	uint16_t p;
 
-again:
 	for (i = 0; i < span && rc != 0; i++) {
 		p = (uint16_t)(lo + (start + i) % span);
 		if (steer && !stk->sib->port_ok(stk, rte_cpu_to_be_16(p),
@@ -535,10 +534,6 @@ again:
 		rc = udp_port_add(stk, us, p);
 		if (rc == -ENOBUFS)
 			return rc;
-	}
-	if (rc != 0 && steer) {
-		steer = false;
-		goto again;
 	}
 	if (rc != 0)
 		return -EADDRINUSE;

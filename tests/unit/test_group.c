@@ -186,6 +186,7 @@ static const struct rte_ether_addr peer_mac = {
 
 static struct ust_group *grp;
 static struct ust_stack *peer;
+static bool small_range;        /* 1024 ephemeral ports, not 28232 */
 
 static void
 netif_of(struct ust_netif *n, struct end *e, const struct rte_ether_addr *mac,
@@ -225,6 +226,10 @@ setting_up(bool steer)
 	gc.stack.prefix_len = 24;
 	gc.stack.now_ns = now;
 	gc.stack.tcp.time_wait_ms = 1000;
+	if (small_range) {
+		gc.stack.ephemeral_lo = 40000;
+		gc.stack.ephemeral_hi = 41023;
+	}
 	if (steer)
 		gc.rss = wire_rss;
 	grp = ust_group_create(&gc);
@@ -668,13 +673,17 @@ active_opens(bool steer)
 		UT_ASSERT(fl[nf].sd >= 0);
 		UT_EQ(ust_getsockname(s, fl[nf].sd, (struct sockaddr *)&me,
 				      &len), 0);
-		/* the local port names the owner */
-		UT_EQ(ust_group_port_owner(grp, me.sin_port), i % NS);
-		if (steer)
+		/* with the hash known, the reply's hash names the owner
+		 * (ports from the whole range); without, the port's slice */
+		if (steer) {
 			UT_EQ(ust_group_rx_stack(grp, UT_OUR_IP, me.sin_port,
 						 UT_PEER_IP,
 						 RTE_BE16(PEER_PORT)),
 			      i % NS);
+			UT_EQ(ust_group_port_owner(grp, me.sin_port), -1);
+		} else {
+			UT_EQ(ust_group_port_owner(grp, me.sin_port), i % NS);
+		}
 		nf++;
 	}
 	if (run_flows(fl, nf, &srv, 1) != 0)
@@ -899,6 +908,46 @@ test_udp_shared(void)
 	for (i = 0; i < RTE_DIM(psd); i++)
 		ust_close(peer, psd[i]);
 	ust_close(ust_group_stack(grp, 0), sd);
+	return setting_down();
+}
+
+/* How many connections a stack can open to one peer's port: with the hash
+ * known, one port in NS of the whole range qualifies (about 1024 / 3 here);
+ * cutting the range in slices as well would leave one in NS squared. */
+static int
+test_ports_per_peer(void)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = RTE_BE16(PEER_PORT),
+				   .sin_addr.s_addr = UT_PEER_IP };
+	struct ust_stack *s;
+	int sds[1024], rc = -EINPROGRESS;
+	unsigned int n = 0, i;
+
+	small_range = true;
+	rc = setting_up(true);
+	small_range = false;
+	if (rc != 0)
+		return -1;
+	s = ust_group_stack(grp, 1);
+	while (n < RTE_DIM(sds)) {
+		sds[n] = ust_socket(s, AF_INET, SOCK_STREAM, 0);
+		UT_ASSERT(sds[n] >= 0);
+		rc = ust_connect(s, sds[n], (struct sockaddr *)&sin,
+				 sizeof(sin));
+		if (rc != -EINPROGRESS) {
+			ust_close(s, sds[n]);
+			break;
+		}
+		n++;
+	}
+	printf("  %u connections from one stack to one peer port (%d at "
+	       "the end)\n", n, rc);
+	UT_EQ(rc, -EADDRNOTAVAIL);
+	UT_ASSERT(n > 1024 / NS * 3 / 4 && n < 1024 / NS * 5 / 4,
+		  "%u ports", n);
+	for (i = 0; i < n; i++)
+		ust_close(s, sds[i]);
 	return setting_down();
 }
 
@@ -1132,6 +1181,8 @@ static const struct ut_case cases[] = {
 	{ "connected UDP steered", test_udp_steered },
 	{ "connected UDP handed over", test_udp_handoff },
 	{ "one UDP queue fed by every stack", test_udp_shared },
+	{ "ports for one peer: one in N of the whole range",
+	  test_ports_per_peer },
 	{ "configurations refused", test_bad_conf },
 	{ "stacks on their own lcores", test_lcores },
 };

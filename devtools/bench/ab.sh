@@ -1,0 +1,79 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the ustack authors
+#
+# A/B of two builds on the same workloads, interleaved: ust-echo pairs over
+# net_memif (server on lcore 0, client on lcore 1) doing TCP request-response
+# with 1 and 200 connections (40-byte requests and answers) and UDP
+# request-response with one flow (64 bytes), BENCH_REPS runs of each with
+# each build in turn; prints the runs and the median new/old per workload.
+# For a change on the data path: build the old commit in its own folder
+# (git worktree add /tmp/old OLD && meson setup /tmp/old/build /tmp/old &&
+# ninja -C /tmp/old/build), then
+#   sudo devtools/bench/ab.sh /tmp/old/build build
+# BENCH_DURATION (3 s measured, after 1 s of warm-up).
+. "$(dirname "$0")/lib.sh"
+OLD=${1:?usage: ab.sh OLD_BUILD NEW_BUILD}
+NEW=${2:?usage: ab.sh OLD_BUILD NEW_BUILD}
+for b in "$OLD" "$NEW"; do
+	[ -x "$b/apps/ust-echo" ] || { echo "ab.sh: no $b/apps/ust-echo" >&2; exit 2; }
+done
+ust_need_root
+ust_hugepages 1536
+DUR=${BENCH_DURATION:-3}
+
+# pair ECHO TAG PROTO SERVER-OPTS... -- CLIENT-OPTS...: transactions/s
+pair() {
+	local E=$1 tag=$2 proto=$3 sock="$OUT/$2.sock" srv cli
+	shift 3
+	local s=() c=()
+	while [ "$1" != -- ]; do s+=("$1"); shift; done
+	shift
+	c=("$@")
+	"$E" -l 0 --no-pci $UST_EAL_MEM --file-prefix "s$tag" \
+		--vdev "net_memif0,role=server,socket=$sock" -- \
+		--addr 198.18.1.2/24 --proto "$proto" "${s[@]}" \
+		> "$OUT/$tag.server" 2>&1 &
+	srv=$!
+	sleep 1
+	"$E" -l 1 --no-pci $UST_EAL_MEM --file-prefix "c$tag" \
+		--vdev "net_memif0,role=client,socket=$sock" -- --mode client \
+		--addr 198.18.1.1/24 --peer 198.18.1.2 --proto "$proto" \
+		--linger 2 --json "$OUT/$tag.json" "${c[@]}" \
+		> "$OUT/$tag.client" 2>&1 &
+	cli=$!
+	while kill -0 "$cli" 2>/dev/null &&
+	      ! grep -qs "^transactions" "$OUT/$tag.client"; do
+		sleep 0.1
+	done
+	kill -INT "$srv"
+	wait "$srv" || true
+	wait "$cli" || true
+	jget "$OUT/$tag.json" '"%.0f" % j["result"]["transactions_per_s"]'
+}
+
+for w in "tcp 1 40" "tcp 200 40" "udp 1 64"; do
+	set -- $w
+	r_old=() r_new=()
+	for ((i = 1; i <= REPS; i++)); do
+		for b in old new; do
+			B=$OLD
+			[ $b = new ] && B=$NEW
+			if [ "$1" = tcp ]; then
+				v=$(pair "$B/apps/ust-echo" "$b$i$RANDOM" tcp \
+					--size "$3" --response "$3" -- \
+					--flows "$2" --size "$3" --response "$3" \
+					--duration "$DUR" --warmup 1)
+			else
+				v=$(pair "$B/apps/ust-echo" "$b$i$RANDOM" udp -- \
+					--flows "$2" --size "$3" \
+					--duration "$DUR" --warmup 1)
+			fi
+			[ $b = old ] && r_old+=("$v") || r_new+=("$v")
+		done
+	done
+	mo=$(median "${r_old[@]}")
+	mn=$(median "${r_new[@]}")
+	echo "$1 flows=$2 size=$3: old ${r_old[*]} | new ${r_new[*]} |" \
+		"median new/old $(awk -v a="$mn" -v b="$mo" 'BEGIN { printf "%.3f", a / b }')"
+done
