@@ -11,8 +11,10 @@
  * registers four hooks on each (struct ust_sibling_ops, stack_private.h),
  * which the layers call on the stack's own lcore:
  *  - steer (TCP and UDP input, when a segment or datagram finds no socket):
- *    a local port in a sibling's slice means the sibling owns the flow;
- *    the frame gets its Ethernet header back and is staged for it;
+ *    with a predictable hash, the stack it names owns the flow; without,
+ *    a local port in a sibling's slice does, and a TCP segment whose port
+ *    is in none goes round the siblings; the frame gets its Ethernet
+ *    header back and is staged for the owner;
  *  - arp_copy (ARP input): a copy of the frame staged for every sibling;
  *  - rx (ust_stack_poll(), after the netif's burst): the stages go out,
  *    one burst per sibling, then the stack reads its own rings;
@@ -35,6 +37,7 @@
 
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_ip.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_malloc.h>
@@ -217,6 +220,20 @@ grp_rx(struct ust_stack *stk, struct rte_mbuf **pkts, uint16_t n)
 	return got;
 }
 
+/* The stack the device's hash gives a TCP segment or UDP datagram (data at
+ * its IPv4 header, which input validated with its ports). */
+static int
+grp_hash_owner(const struct ust_group *g, const struct rte_mbuf *m)
+{
+	const struct rte_ipv4_hdr *ih =
+		rte_pktmbuf_mtod(m, const struct rte_ipv4_hdr *);
+	const rte_be16_t *ports = (const rte_be16_t *)
+		((const uint8_t *)ih + (ih->version_ihl & 0xf) * 4);
+
+	return ust_group_rx_stack(g, ih->dst_addr, ports[1], ih->src_addr,
+				  ports[0]);
+}
+
 static bool
 grp_steer(struct ust_stack *stk, struct rte_mbuf *m, rte_be16_t lport,
 	  bool walk)
@@ -226,7 +243,16 @@ grp_steer(struct ust_stack *stk, struct rte_mbuf *m, rte_be16_t lport,
 	int owner = ust_group_port_owner(gm->g, lport);
 	uint16_t n = gm->g->n;
 
-	if (stk->sib_in) {
+	if (gm->g->steer_ports) {
+		/* the device's hash names the owner: the frame is ours
+		 * (to answer here) unless the device put it on a queue its
+		 * hash does not give it */
+		if (stk->sib_in)
+			return false;
+		owner = grp_hash_owner(gm->g, m);
+		if (owner < 0 || owner == gm->idx)
+			return false;
+	} else if (stk->sib_in) {
 		/* handed over: the owner of a slice answers for it; a walk
 		 * goes on until every stack has seen it */
 		if (!walk || owner >= 0 || meta->rx_hops + 1 >= n)

@@ -28,10 +28,11 @@
  *    cut into N slices, one a stack, so that the local port alone names a
  *    flow's owner.
  *  - Handoff: a TCP segment or UDP datagram that finds no socket on the
- *    stack that received it, and whose local port is in a sibling's slice,
- *    goes to that sibling over a single-producer single-consumer rte_ring
+ *    stack that received it, and that a sibling owns, goes to that sibling
+ *    over a single-producer single-consumer rte_ring
  *    (one per ordered pair of stacks), in bursts, as Seastar forwards
- *    packets to the owning shard. A TCP segment that opens nothing and
+ *    packets to the owning shard. With a predictable hash the owner is the
+ *    stack the hash names. Without, a TCP segment that opens nothing and
  *    whose port is in no slice (a passive connection the port moved to
  *    another queue: a kernel peer behind a multi-queue TAP rehashes a flow
  *    after an RTO) goes round the siblings in turn until one has its

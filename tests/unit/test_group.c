@@ -586,16 +586,17 @@ test_passive(void)
 /* The peer's connections move to another queue half way (a kernel peer
  * behind a multi-queue TAP rehashes a flow after an RTO): their segments
  * reach a stack that has a listener on the port but not the connection,
- * and go round the siblings to the one that has it; nothing is reset. */
+ * and go to the one that has it (@steer: the one the hash names; else
+ * round the siblings); nothing is reset. */
 static int
-test_passive_moved(void)
+passive_moved(bool steer)
 {
 	struct echo_srv srv[NS];
 	struct flow fl[12];
 	unsigned int i, r;
 	uint64_t min_rcvd = 0;
 
-	if (setting_up(true) != 0)
+	if (setting_up(steer) != 0)
 		return -1;
 	for (i = 0; i < NS; i++)
 		if (srv_listen(&srv[i], ust_group_stack(grp, (uint16_t)i),
@@ -644,6 +645,18 @@ test_passive_moved(void)
 	UT_EQ(group_mib(UST_MIB_TCP_CURRESTAB), 0);
 	UT_EQ(group_mib(UST_MIB_TCP_OUTRSTS), 0);
 	return setting_down();
+}
+
+static int
+test_passive_moved(void)
+{
+	return passive_moved(true);
+}
+
+static int
+test_passive_moved_walk(void)
+{
+	return passive_moved(false);
 }
 
 /* Connections from every stack to the peer: @steer (the group knows the
@@ -1172,8 +1185,10 @@ static const struct ut_case cases[] = {
 	{ "Toeplitz: the Microsoft vector, the symmetric key", test_hash },
 	{ "passive opens spread over the stacks; ARP learnt once",
 	  test_passive },
-	{ "passive connections moved to another queue: they go round",
+	{ "passive connections moved to another queue: to the hash's stack",
 	  test_passive_moved },
+	{ "passive connections moved, no hash known: they go round",
+	  test_passive_moved_walk },
 	{ "active opens steered to their own queue: no handoff",
 	  test_active_steered },
 	{ "active opens handed to their owner without steering",
