@@ -21,7 +21,8 @@ cflags="-g -O1 -fno-omit-frame-pointer -fsanitize=fuzzer,address,undefined
 	-fno-sanitize-recover=undefined -D_GNU_SOURCE -DALLOW_EXPERIMENTAL_API
 	$(pkg-config --cflags libdpdk)"
 inc="-I$src/lib/wire -I$src/lib/mem -I$src/lib/core -I$src/lib/ip
-	-I$src/lib/udp -I$src/lib/tcp -I$src/lib/sock -I$src/lib/config
+	-I$src/lib/udp -I$src/lib/tcp -I$src/lib/sock -I$src/lib/stack
+	-I$src/lib/group -I$src/lib/config
 	-I$src/drivers/port
 	-I$src/tests/unit"
 case $target in
