@@ -286,11 +286,28 @@ struct app_listen_watch {
 	bool warned;
 };
 
-void app_listen_watch(struct app_listen_watch *w, const struct app_env *env,
-		      uint64_t now_ns, unsigned int backlog);
-/* the same for stack @stk of the environment (on its lcore) */
-void app_listen_watch_stack(struct app_listen_watch *w,
+/* the once-a-second check (called by the two below, which return without
+ * a call in between: they run on every turn of a server's loop) */
+void app_listen_watch_check(struct app_listen_watch *w,
 			    const struct app_env *env, struct ust_stack *stk,
 			    uint64_t now_ns, unsigned int backlog);
+
+/* for stack @stk of the environment (on its lcore) */
+static inline void
+app_listen_watch_stack(struct app_listen_watch *w, const struct app_env *env,
+		       struct ust_stack *stk, uint64_t now_ns,
+		       unsigned int backlog)
+{
+	if (!w->warned && now_ns >= w->next_ns)
+		app_listen_watch_check(w, env, stk, now_ns, backlog);
+}
+
+/* for stack 0 */
+static inline void
+app_listen_watch(struct app_listen_watch *w, const struct app_env *env,
+		 uint64_t now_ns, unsigned int backlog)
+{
+	app_listen_watch_stack(w, env, env->stk, now_ns, backlog);
+}
 
 #endif /* UST_APP_COMMON_H */

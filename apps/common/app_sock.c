@@ -49,22 +49,13 @@ app_poll_for(struct ust_stack *stk, uint64_t ns)
 }
 
 void
-app_listen_watch(struct app_listen_watch *w, const struct app_env *env,
-		 uint64_t now_ns, unsigned int backlog)
-{
-	app_listen_watch_stack(w, env, env->stk, now_ns, backlog);
-}
-
-void
-app_listen_watch_stack(struct app_listen_watch *w, const struct app_env *env,
+app_listen_watch_check(struct app_listen_watch *w, const struct app_env *env,
 		       struct ust_stack *stk, uint64_t now_ns,
 		       unsigned int backlog)
 {
 	struct ust_stats st;
 	uint64_t ovf, drops;
 
-	if (w->warned || now_ns < w->next_ns)
-		return;
 	w->next_ns = now_ns + 1000000000ull;
 	ust_stack_stats_get(stk, &st);
 	ovf = st.mib[UST_MIB_TCPEXT_LISTENOVERFLOWS];

@@ -279,10 +279,6 @@ struct ust_stack {
 	bool accept_source_route;
 	bool in_loop;                /* input is from loopq: src may be us */
 	bool dying;                  /* being destroyed: nothing is sent */
-	bool sib_in;                 /* input is a sibling's handoff: no
-				      * steering, ARP copies learnt only */
-	const struct ust_sibling_ops *sib; /* NULL: a lone stack */
-	void *sib_ctx;
 	struct ust_sock *tx_waiters; /* sockets waiting for staging room */
 	/* registered by lib/sock at init (core calls no layer above): a
 	 * staged frame a socket owns has left or was dropped; staging room
@@ -304,6 +300,12 @@ struct ust_stack {
 	uint16_t eph_next;
 
 	struct ust_tcp_stack *tcp;
+	/* sibling stacks (lib/group): read once a poll and on the rare
+	 * paths, so out of the per-packet lines above */
+	const struct ust_sibling_ops *sib; /* NULL: a lone stack */
+	void *sib_ctx;
+	bool sib_in;                 /* input is a sibling's handoff: no
+				      * steering, ARP copies learnt only */
 
 	/* the pool's reserve for RX (see ust_reply_room()) */
 	uint32_t pool_reserve;
