@@ -243,29 +243,30 @@ grp_steer(struct ust_stack *stk, struct rte_mbuf *m, rte_be16_t lport,
 	int owner = ust_group_port_owner(gm->g, lport);
 	uint16_t n = gm->g->n;
 
-	if (gm->g->steer_ports) {
-		/* the device's hash names the owner: the frame is ours
-		 * (to answer here) unless the device put it on a queue its
-		 * hash does not give it */
-		if (stk->sib_in)
+	if (!stk->sib_in) {
+		/* the owner: the stack the device's hash names, or without
+		 * a known hash the one whose slice holds the port */
+		if (gm->g->steer_ports)
+			owner = grp_hash_owner(gm->g, m);
+		if (owner >= 0 && owner != gm->idx) {
+			meta->rx_hops = n;  /* at its owner: no further */
+		} else if (walk && (owner < 0 || gm->g->steer_ports)) {
+			/* no owner known, or the hash names us while a
+			 * connection from a port chosen without its peer
+			 * (bind, then connect) may be a sibling's: round
+			 * the siblings */
+			meta->rx_hops = 1;
+			owner = (gm->idx + 1) % n;
+		} else {
 			return false;
-		owner = grp_hash_owner(gm->g, m);
-		if (owner < 0 || owner == gm->idx)
-			return false;
-	} else if (stk->sib_in) {
-		/* handed over: the owner of a slice answers for it; a walk
-		 * goes on until every stack has seen it */
-		if (!walk || owner >= 0 || meta->rx_hops + 1 >= n)
+		}
+	} else {
+		/* handed over: a walk goes on until every stack has seen
+		 * it; the owner answers for the rest */
+		if (!walk || meta->rx_hops + 1 >= n)
 			return false;
 		meta->rx_hops++;
 		owner = (gm->idx + 1) % n;
-	} else if (owner < 0) {
-		if (!walk)
-			return false;
-		meta->rx_hops = 1;
-		owner = (gm->idx + 1) % n;
-	} else if (owner == gm->idx) {
-		return false;
 	}
 	/* the Ethernet header is still in the headroom (ust_eth_input()
 	 * only moved past it): the owner gets the frame as received */

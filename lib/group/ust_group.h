@@ -32,11 +32,12 @@
  *    over a single-producer single-consumer rte_ring
  *    (one per ordered pair of stacks), in bursts, as Seastar forwards
  *    packets to the owning shard. With a predictable hash the owner is the
- *    stack the hash names. Without, a TCP segment that opens nothing and
- *    whose port is in no slice (a passive connection the port moved to
- *    another queue: a kernel peer behind a multi-queue TAP rehashes a flow
- *    after an RTO) goes round the siblings in turn until one has its
- *    connection; the last one answers as a lone stack would. Counted:
+ *    stack the hash names. A TCP segment that opens nothing and that no
+ *    owner is known for (a passive connection the port moved to another
+ *    queue: a kernel peer behind a multi-queue TAP rehashes a flow after an
+ *    RTO; a connection from a port bound before connect) goes round the
+ *    siblings in turn until one has its connection; the last one answers
+ *    as a lone stack would. Counted:
  *    Group HandoffOut on the sender, HandoffIn on the receiver, drop reason
  *    HANDOFF_FULL when a ring is full.
  *

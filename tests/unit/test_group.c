@@ -924,6 +924,57 @@ test_udp_shared(void)
 	return setting_down();
 }
 
+/* Connections from local ports the application bound itself, then
+ * connect: chosen without the peer, so with the hash known their replies
+ * may arrive on a sibling, which finds no connection and hands them round
+ * to the stack that has it. Byte-exact, no reset. */
+static int
+test_bound_ports(void)
+{
+	struct echo_srv srv;
+	struct flow fl[NS * 4];
+	unsigned int i;
+
+	if (setting_up(true) != 0)
+		return -1;
+	if (srv_listen(&srv, peer, PEER_PORT) != 0)
+		return -1;
+	for (i = 0; i < RTE_DIM(fl); i++) {
+		struct ust_stack *s = ust_group_stack(grp, (uint16_t)(i % NS));
+		struct sockaddr_in me = { .sin_family = AF_INET,
+			.sin_port = rte_cpu_to_be_16((uint16_t)(5000 + i)) };
+		struct sockaddr_in to = { .sin_family = AF_INET,
+			.sin_port = RTE_BE16(PEER_PORT),
+			.sin_addr.s_addr = UT_PEER_IP };
+		int one = 1;
+
+		fl[i].stk = s;
+		fl[i].id = i;
+		fl[i].sent = fl[i].rcvd = 0;
+		fl[i].total = 20000;
+		fl[i].sd = ust_socket(s, AF_INET, SOCK_STREAM, 0);
+		UT_ASSERT(fl[i].sd >= 0);
+		ust_setsockopt(s, fl[i].sd, IPPROTO_TCP, TCP_NODELAY, &one,
+			       sizeof(one));
+		UT_EQ(ust_bind(s, fl[i].sd, (struct sockaddr *)&me,
+			       sizeof(me)), 0);
+		UT_EQ(ust_connect(s, fl[i].sd, (struct sockaddr *)&to,
+				  sizeof(to)), -EINPROGRESS);
+	}
+	if (run_flows(fl, RTE_DIM(fl), &srv, 1) != 0)
+		return -1;
+	printf("  %" PRIu64 " frames handed over\n",
+	       group_mib(UST_MIB_GROUP_HANDOFFOUT));
+	/* two thirds of the flows hash to another stack than theirs */
+	UT_ASSERT(group_mib(UST_MIB_GROUP_HANDOFFOUT) > 0);
+	UT_EQ(group_mib(UST_MIB_TCP_OUTRSTS), 0);
+	UT_EQ(group_mib(UST_MIB_TCP_ACTIVEOPENS), RTE_DIM(fl));
+	for (i = 0; i < RTE_DIM(fl); i++)
+		ust_close(fl[i].stk, fl[i].sd);
+	srv_close(&srv);
+	return setting_down();
+}
+
 /* How many connections a stack can open to one peer's port: with the hash
  * known, one port in NS of the whole range qualifies (about 1024 / 3 here);
  * cutting the range in slices as well would leave one in NS squared. */
@@ -1196,6 +1247,8 @@ static const struct ut_case cases[] = {
 	{ "connected UDP steered", test_udp_steered },
 	{ "connected UDP handed over", test_udp_handoff },
 	{ "one UDP queue fed by every stack", test_udp_shared },
+	{ "bind, then connect: replies hashed elsewhere go round",
+	  test_bound_ports },
 	{ "ports for one peer: one in N of the whole range",
 	  test_ports_per_peer },
 	{ "configurations refused", test_bad_conf },

@@ -137,10 +137,15 @@ elif step in ("mq_in", "mq_out"):
     opens = [s["counters"]["Tcp"][key] for s in j["stacks"]]
     if min(opens) == 0:
         sys.exit(f"{key} per stack {opens}: one stack carried nothing")
+    # steered connections: nothing handed over but the stray segments
+    # that find no connection (after a close) and go round the stacks;
+    # were the device's hash and the steering to disagree, half of all
+    # frames would be
     hout = j["counters"]["Group"]["HandoffOut"]
-    if hout != 0:
-        sys.exit(f"{hout} frames handed over between the stacks: the "
-                 f"device's hash and the stacks' steering disagree")
+    fin = j["counters"]["Eth"]["InFrames"]
+    if hout * 100 > fin:
+        sys.exit(f"{hout} of {fin} frames handed over between the stacks: "
+                 f"the device's hash and the stacks' steering disagree")
     if step == "mq_out":
         r = j["result"]
         errs = r["resets"] + r["conn_timeouts"] + r["other_errors"] + \
@@ -150,7 +155,7 @@ elif step in ("mq_in", "mq_out"):
         per = [s["result"]["transactions"] for s in j["stacks"]]
         if min(per) == 0:
             sys.exit(f"transactions per stack {per}")
-    print(f"  {key} per stack {opens}, no frame handed over; "
+    print(f"  {key} per stack {opens}, {hout} of {fin} frames handed over; "
           f"RSS key of {rss.get('key_len')} bytes, RETA of "
           f"{rss.get('reta_size')} read back")
 else:
