@@ -236,6 +236,12 @@ struct ust_sibling_ops {
 	 * flow the port moved to another queue), and the last one answers */
 	bool (*steer)(struct ust_stack *stk, struct rte_mbuf *m,
 		      rte_be16_t lport, bool walk);
+	/* an ICMP error (data at its IPv4 header) about a datagram we sent
+	 * from local port @lport to (@raddr, @rport): true when a sibling
+	 * owns that flow and took it (or it was dropped as HANDOFF_FULL) */
+	bool (*steer_err)(struct ust_stack *stk, struct rte_mbuf *m,
+			  rte_be16_t lport, rte_be32_t raddr,
+			  rte_be16_t rport);
 	/* an ARP frame (data at its Ethernet header) that teaches
 	 * neighbours: copies go to the siblings; @m stays the caller's */
 	void (*arp_copy)(struct ust_stack *stk, const struct rte_mbuf *m);

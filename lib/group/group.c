@@ -278,6 +278,27 @@ grp_steer(struct ust_stack *stk, struct rte_mbuf *m, rte_be16_t lport,
 	return true;
 }
 
+static bool
+grp_steer_err(struct ust_stack *stk, struct rte_mbuf *m, rte_be16_t lport,
+	      rte_be32_t raddr, rte_be16_t rport)
+{
+	struct grp_member *gm = stk->sib_ctx;
+	int owner = gm->g->steer_ports ?
+		ust_group_rx_stack(gm->g, stk->addr, lport, raddr, rport) :
+		ust_group_port_owner(gm->g, lport);
+
+	/* (ICMP is hashed by its own addresses: the flow it quotes may be
+	 * any stack's) */
+	if (owner < 0 || owner == gm->idx ||
+	    rte_pktmbuf_prepend(m, UST_ETH_HDR_LEN) == NULL)
+		return false;
+	ust_meta(stk->meta_off, m)->rx_hops = gm->g->n;
+	grp_stage(gm, (uint16_t)owner, m);
+	stk->mib[UST_MIB_GROUP_HANDOFFOUT]++;
+	ust_consumed(stk);
+	return true;
+}
+
 static void
 grp_arp_copy(struct ust_stack *stk, const struct rte_mbuf *m)
 {
@@ -319,6 +340,7 @@ grp_port_ok(const struct ust_stack *stk, rte_be16_t lport, rte_be32_t raddr,
 static const struct ust_sibling_ops grp_ops = {
 	.rx = grp_rx,
 	.steer = grp_steer,
+	.steer_err = grp_steer_err,
 	.arp_copy = grp_arp_copy,
 	.port_ok = grp_port_ok,
 };

@@ -37,7 +37,8 @@
  *    queue: a kernel peer behind a multi-queue TAP rehashes a flow after an
  *    RTO; a connection from a port bound before connect) goes round the
  *    siblings in turn until one has its connection; the last one answers
- *    as a lone stack would. Counted:
+ *    as a lone stack would. An ICMP error goes to the stack that owns the
+ *    flow it quotes. Counted:
  *    Group HandoffOut on the sender, HandoffIn on the receiver, drop reason
  *    HANDOFF_FULL when a ring is full.
  *

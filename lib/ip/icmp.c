@@ -108,6 +108,16 @@ ust_icmp_input(struct ust_stack *stk, struct rte_mbuf *m,
 		stk->mib[UST_MIB_ICMP_INECHOREPS]++;
 		break;
 	case UST_ICMP_DEST_UNREACH:
+		/* about a sibling stack's flow (lib/group): to it, whole */
+		if (stk->sib != NULL && !stk->sib_in && ic.embedded_ok &&
+		    ic.embedded.src == stk->addr && ic.embedded_l4_len >= 4) {
+			rte_be16_t pt[2];
+
+			memcpy(pt, ic.embedded_l4, sizeof(pt));
+			if (stk->sib->steer_err(stk, m, pt[0],
+						ic.embedded.dst, pt[1]))
+				return;
+		}
 		stk->mib[UST_MIB_ICMP_INDESTUNREACHS]++;
 		/* to the protocol of the datagram it quotes (today UDP
 		 * alone registers an error handler: TCP ignores ICMP) */

@@ -851,6 +851,61 @@ test_udp_handoff(void)
 	return udp_connected(false);
 }
 
+/* ICMP errors about a flow of any stack: the peer answers every stack's
+ * datagrams to a closed port with a port unreachable, which the wire
+ * (hashing ICMP by its addresses alone) puts on one queue; each reaches the
+ * stack of the socket it quotes, which reports ECONNREFUSED. @steer: the
+ * group knows the hash (else the ports' slices name the stacks). */
+static int
+icmp_errors(bool steer)
+{
+	struct sockaddr_in to = { .sin_family = AF_INET,
+				  .sin_port = RTE_BE16(UDP_PORT + 2),
+				  .sin_addr.s_addr = UT_PEER_IP };
+	int sds[NS * 3], one = 1;
+	unsigned int i, r;
+	uint8_t buf[64];
+
+	if (setting_up(steer) != 0)
+		return -1;
+	for (i = 0; i < RTE_DIM(sds); i++) {
+		struct ust_stack *s = ust_group_stack(grp, (uint16_t)(i % NS));
+
+		sds[i] = ust_socket(s, AF_INET, SOCK_DGRAM, 0);
+		UT_ASSERT(sds[i] >= 0);
+		/* (read on the main lcore: see udp_connected()) */
+		UT_EQ(ust_setsockopt(s, sds[i], UST_SOL_USTACK, UST_SO_SPLIT,
+				     &one, sizeof(one)), 0);
+		UT_EQ(ust_connect(s, sds[i], (struct sockaddr *)&to,
+				  sizeof(to)), 0);
+		memset(buf, (int)i, sizeof(buf));
+		UT_EQ(ust_send(s, sds[i], buf, sizeof(buf), 0), sizeof(buf));
+	}
+	for (r = 0; r < 20; r++)
+		round_trip();
+	UT_EQ(mib(peer, UST_MIB_ICMP_OUTDESTUNREACHS), RTE_DIM(sds));
+	for (i = 0; i < RTE_DIM(sds); i++)
+		UT_EQ(ust_recv(ust_group_stack(grp, (uint16_t)(i % NS)),
+			       sds[i], buf, sizeof(buf), 0), -ECONNREFUSED);
+	/* all on one queue: the others' were handed over */
+	UT_EQ(group_mib(UST_MIB_GROUP_HANDOFFOUT), RTE_DIM(sds) / NS * 2);
+	for (i = 0; i < RTE_DIM(sds); i++)
+		ust_close(ust_group_stack(grp, (uint16_t)(i % NS)), sds[i]);
+	return setting_down();
+}
+
+static int
+test_icmp_steered(void)
+{
+	return icmp_errors(true);
+}
+
+static int
+test_icmp_sliced(void)
+{
+	return icmp_errors(false);
+}
+
 /* One accounted queue fed by every stack (ust_group_udp_share()): the
  * peer's datagrams, from many source ports, arrive on every queue and all
  * go to stack 0's one socket; the memory model's invariants hold after
@@ -1247,6 +1302,10 @@ static const struct ut_case cases[] = {
 	{ "connected UDP steered", test_udp_steered },
 	{ "connected UDP handed over", test_udp_handoff },
 	{ "one UDP queue fed by every stack", test_udp_shared },
+	{ "ICMP errors to the stack of the flow they quote (hash known)",
+	  test_icmp_steered },
+	{ "ICMP errors to the stack of the flow they quote (slices)",
+	  test_icmp_sliced },
 	{ "bind, then connect: replies hashed elsewhere go round",
 	  test_bound_ports },
 	{ "ports for one peer: one in N of the whole range",
