@@ -99,3 +99,15 @@ ust_stats_drops(const struct ust_stats *s, enum ust_drop_path path)
 			t += s->drop[i];
 	return t;
 }
+
+void
+ust_stats_add(struct ust_stats *dst, const struct ust_stats *src)
+{
+	unsigned int i;
+
+	for (i = 0; i < UST_MIB_MAX; i++)
+		dst->mib[i] += src->mib[i];
+	for (i = 0; i < UST_DROP_MAX; i++)
+		dst->drop[i] += src->drop[i];
+	dst->rx_consumed += src->rx_consumed;
+}

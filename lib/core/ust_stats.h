@@ -273,6 +273,9 @@ enum ust_drop_path ust_drop_path(unsigned int reason);
  */
 uint64_t ust_stats_drops(const struct ust_stats *s, enum ust_drop_path path);
 
+/** Add @p src's counters to @p dst's (the sums over a group of stacks). */
+void ust_stats_add(struct ust_stats *dst, const struct ust_stats *src);
+
 #ifdef __cplusplus
 }
 #endif

@@ -717,16 +717,11 @@ ust_group_stats_get(const struct ust_group *g, struct ust_stats *st)
 {
 	struct ust_stats one;
 	uint16_t i;
-	unsigned int k;
 
 	memset(st, 0, sizeof(*st));
 	for (i = 0; i < g->n; i++) {
 		ust_stack_stats_get(g->m[i]->stk, &one);
-		for (k = 0; k < UST_MIB_MAX; k++)
-			st->mib[k] += one.mib[k];
-		for (k = 0; k < UST_DROP_MAX; k++)
-			st->drop[k] += one.drop[k];
-		st->rx_consumed += one.rx_consumed;
+		ust_stats_add(st, &one);
 	}
 }
 

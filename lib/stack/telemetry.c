@@ -64,7 +64,7 @@ tel_group_stats(const char *name, struct ust_stats *st)
 {
 	const struct ust_tel_group *g;
 	struct ust_stats one;
-	unsigned int i, k;
+	unsigned int i;
 
 	rte_spinlock_lock(&tel_lock);
 	g = tel_find_group(name);
@@ -72,11 +72,7 @@ tel_group_stats(const char *name, struct ust_stats *st)
 		memset(st, 0, sizeof(*st));
 		for (i = 0; i < g->n; i++) {
 			ust_stack_stats_get(g->stks[i], &one);
-			for (k = 0; k < UST_MIB_MAX; k++)
-				st->mib[k] += one.mib[k];
-			for (k = 0; k < UST_DROP_MAX; k++)
-				st->drop[k] += one.drop[k];
-			st->rx_consumed += one.rx_consumed;
+			ust_stats_add(st, &one);
 		}
 	}
 	rte_spinlock_unlock(&tel_lock);
