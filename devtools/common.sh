@@ -21,7 +21,7 @@ export UST_SRC UST_BUILD UST_BUILD_ASAN
 UST_PACKAGES="build-essential pkg-config meson ninja-build libdpdk-dev dpdk
 dpdk-dev libnuma-dev python3 python3-scapy iputils-ping iperf socat
 sockperf nftables tcpdump iproute2 util-linux ethtool clang
-libclang-rt-14-dev qemu-system-x86 debootstrap e2fsprogs"
+libclang-rt-14-dev qemu-system-x86 debootstrap e2fsprogs bison flex"
 
 ust_need_root() {
 	if [ "$(id -u)" != 0 ]; then
