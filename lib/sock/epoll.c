@@ -3,8 +3,9 @@
  */
 
 /*
- * Event sets: readiness for many sockets at once, level-triggered, as
- * epoll(7) with EPOLLIN/EPOLLOUT/EPOLLERR/EPOLLHUP/EPOLLRDHUP.
+ * Event sets: readiness for many sockets at once, as epoll(7) with
+ * EPOLLIN/EPOLLOUT/EPOLLERR/EPOLLHUP/EPOLLRDHUP, level-triggered or
+ * edge-triggered (EPOLLET), and EPOLLONESHOT.
  *
  * Like Linux's rdllist, a set keeps a list of the sockets that may be
  * ready. The protocols call ust_sock_wakeup() when a socket may have become
@@ -13,6 +14,13 @@
  * unlinks what is not. A wait costs O(sockets on the list), never
  * O(sockets in the set). Reported sockets rotate to the tail, so that a
  * caller asking for fewer events than are ready does not starve the rest.
+ *
+ * Edge-triggered, as Linux's ep_poll_callback: every wake-up (each
+ * segment or datagram in, not only the first into an empty queue; send
+ * space back after a write was refused or cut short) marks the socket
+ * changed (ep_edge); a wait reports a changed socket once, with what is
+ * ready then, and forgets it until the next change. One-shot: after a
+ * report the socket's events are disarmed until UST_EPOLL_CTL_MOD.
  */
 
 #include <errno.h>
@@ -23,6 +31,8 @@
 
 /* reported whether asked for or not, as epoll(7) does */
 #define UST_EP_ALWAYS (UST_EPOLLERR | UST_EPOLLHUP)
+/* the events a socket may report (not the mode flags) */
+#define UST_EP_MODE (UST_EPOLLET | UST_EPOLLONESHOT)
 
 static void
 ep_link(struct ust_epoll *ep, struct ust_sock *s)
@@ -66,8 +76,25 @@ ep_tx_wait_if_staging_full(struct ust_sock *s)
 void
 ust_sock_wakeup(struct ust_sock *s)
 {
-	if (s->ep != NULL && !s->ep_listed)
+	if (s->ep == NULL)
+		return;
+	s->ep_edge = true;
+	if (!s->ep_listed)
 		ep_link(s->ep, s);
+}
+
+/* what @s would report now */
+static uint32_t
+ep_mask(struct ust_sock *s)
+{
+	uint32_t want = s->ep_events & ~UST_EP_MODE;
+
+	/* a disarmed one-shot socket reports nothing, errors included */
+	if ((s->ep_events & UST_EPOLLONESHOT) && want == 0)
+		return 0;
+	if ((s->ep_events & UST_EPOLLET) && !s->ep_edge)
+		return 0;
+	return ust_sock_events(s) & (want | UST_EP_ALWAYS);
 }
 
 void
@@ -162,8 +189,9 @@ ust_epoll_ctl(struct ust_stack *stk, int epd, int op, int sd,
 		s->ep = ep;
 		s->ep_events = ev->events;
 		s->ep_data = ev->data;
+		s->ep_edge = true; /* what is ready now is news to the set */
 		ep->members++;
-		if (ust_sock_events(s) & (s->ep_events | UST_EP_ALWAYS))
+		if (ep_mask(s) != 0)
 			ep_link(ep, s);
 		else
 			ep_tx_wait_if_staging_full(s);
@@ -175,8 +203,8 @@ ust_epoll_ctl(struct ust_stack *stk, int epd, int op, int sd,
 			return -ENOENT;
 		s->ep_events = ev->events;
 		s->ep_data = ev->data;
-		if (!s->ep_listed &&
-		    (ust_sock_events(s) & (s->ep_events | UST_EP_ALWAYS)))
+		s->ep_edge = true; /* Linux re-checks readiness on MOD */
+		if (!s->ep_listed && ep_mask(s) != 0)
 			ep_link(ep, s);
 		else if (!s->ep_listed)
 			ep_tx_wait_if_staging_full(s);
@@ -206,8 +234,7 @@ ust_epoll_wait(struct ust_stack *stk, int epd, struct ust_epoll_event *events,
 	if (events == NULL || max <= 0)
 		return -EINVAL;
 	for (s = ep->head; s != NULL && n < max; s = next) {
-		uint32_t mask = ust_sock_events(s) &
-			(s->ep_events | UST_EP_ALWAYS);
+		uint32_t mask = ep_mask(s);
 
 		next = s->ep_next;
 		if (mask == 0) {
@@ -218,6 +245,15 @@ ust_epoll_wait(struct ust_stack *stk, int epd, struct ust_epoll_event *events,
 		events[n].events = mask;
 		events[n].data = s->ep_data;
 		n++;
+		if (s->ep_events & UST_EP_MODE) {
+			/* reported once: off the list until the next change
+			 * (EPOLLET) or the next MOD (EPOLLONESHOT) */
+			s->ep_edge = false;
+			if (s->ep_events & UST_EPOLLONESHOT)
+				s->ep_events &= UST_EP_MODE;
+			ep_unlink(ep, s);
+			continue;
+		}
 		if (first_reported == NULL)
 			first_reported = s;
 		last_reported = s;

@@ -52,6 +52,7 @@ struct ust_sock {
 	struct ust_epoll *ep;
 	uint32_t ep_events;
 	bool ep_listed;
+	bool ep_edge;              /* EPOLLET: a change not yet reported */
 	uint64_t ep_data;
 	struct ust_sock *ep_next;
 	struct ust_sock *ep_prev;

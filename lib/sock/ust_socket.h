@@ -16,7 +16,8 @@
  *    touches thread-local storage or makes a system call.
  *
  * Readiness for many sockets at once: ust_epoll_create(), ust_epoll_ctl(),
- * ust_epoll_wait(), level-triggered, O(ready sockets) per wait.
+ * ust_epoll_wait(), level-triggered or edge-triggered (UST_EPOLLET), O(ready
+ * sockets) per wait.
  *
  * Zero copy: ust_recv_burst() hands out the received mbufs themselves,
  * trimmed to the UDP payload; ust_send_burst() takes mbufs holding a payload
@@ -249,6 +250,12 @@ int ust_getpeername(struct ust_stack *stk, int sd, struct sockaddr *addr,
 #define UST_EPOLLHUP 0x010u  /**< TCP: both directions closed (EPOLLHUP),
 			      *   always reported */
 #define UST_EPOLLRDHUP 0x2000u /**< TCP: the peer sent FIN (EPOLLRDHUP) */
+/** edge-triggered (EPOLLET): the socket is reported once per change
+ *  (a segment or datagram in, send space back after a refused or short
+ *  write, an error), whether or not the caller drained it */
+#define UST_EPOLLET (1u << 31)
+/** one report, then nothing until UST_EPOLL_CTL_MOD re-arms (EPOLLONESHOT) */
+#define UST_EPOLLONESHOT (1u << 30)
 
 #define UST_EPOLL_CTL_ADD 1
 #define UST_EPOLL_CTL_DEL 2

@@ -47,12 +47,13 @@ tcp_free_consumed(struct ust_stack *stk, struct rte_mbuf *m)
 	rte_pktmbuf_free(m);
 }
 
-/* Our window scale: the smallest shift that covers the largest receive
- * window a connection may announce (half of rmem_max, RFC 7323 2.2). */
+/* Our window scale: the smallest shift that lets the 16-bit field cover
+ * the largest receive buffer a connection may grow to (rmem_max, as Linux
+ * sizes it from tcp_rmem[2]: 15 MiB gives 8), RFC 7323 2.2. */
 uint8_t
 ust_tcp_choose_wscale(const struct ust_stack *stk)
 {
-	uint32_t need = stk->conf.tcp.rmem_max / 2;
+	uint32_t need = stk->conf.tcp.rmem_max;
 	uint8_t ws = 0;
 
 	if (!stk->conf.tcp.window_scaling)
@@ -581,7 +582,9 @@ queued:
 	} else {
 		tcp_ack_schedule(stk, tp, len);
 	}
-	if (was_empty)
+	/* level-triggered sets hear of data into an empty queue; an
+	 * edge-triggered one of every segment, as Linux's sk_data_ready */
+	if (was_empty || (tp->base.ep_events & UST_EPOLLET))
 		ust_tcp_wakeup(tp);
 }
 

@@ -262,8 +262,11 @@ udp_enqueue_batch(struct ust_stack *stk, struct ust_udp_sock *us,
 	}
 	stk->mib[UST_MIB_UDP_INDATAGRAMS] += queued;
 	stk->rx_consumed += queued;
-	if (queued > 0 && was_empty && us->reader_q.len == 0 &&
-	    us->base.ep != NULL)
+	/* level-triggered sets hear of the first datagram into an empty
+	 * queue; edge-triggered ones of every burst (EPOLLET) */
+	if (queued > 0 && us->base.ep != NULL &&
+	    ((was_empty && us->reader_q.len == 0) ||
+	     (us->base.ep_events & UST_EPOLLET)))
 		ust_sock_wakeup(&us->base);
 }
 

@@ -406,7 +406,7 @@ connect_to(struct ust_stack *stk, struct peer *p, uint16_t port)
 	UT_EQ(th.opts.has, UST_TCPOPT_MSS | UST_TCPOPT_WS |
 	      UST_TCPOPT_SACK_PERM | UST_TCPOPT_TS);
 	UT_EQ(th.opts.mss, 1460);
-	UT_EQ(th.opts.wscale, 6); /* rmem_max 6 MiB: 65535 << 6 covers half */
+	UT_EQ(th.opts.wscale, 7); /* rmem_max 6 MiB: 65535 << 7 covers it, as Linux */
 	UT_EQ(th.opts.tsecr, 0);
 	p->port = port;
 	p->lport = th.src_port;
@@ -593,7 +593,7 @@ test_active_open_close(void)
 	UT_EQ(th.opts.has, UST_TCPOPT_MSS | UST_TCPOPT_WS |
 	      UST_TCPOPT_SACK_PERM | UST_TCPOPT_TS);
 	UT_EQ(th.opts.mss, 1460);
-	UT_EQ(th.opts.wscale, 6);
+	UT_EQ(th.opts.wscale, 7);
 	UT_ASSERT(th.opts.tsval != 0);
 	iss = th.seq;
 	p.lport = th.src_port;
@@ -610,7 +610,7 @@ test_active_open_close(void)
 	UT_EQ(tcp_info(stk, sd, &ti), 0);
 	UT_EQ(ti.state, UST_TCP_ESTABLISHED);
 	UT_EQ(ti.snd_wscale, 7);
-	UT_EQ(ti.rcv_wscale, 6);
+	UT_EQ(ti.rcv_wscale, 7);
 	UT_EQ(ti.mss, 1448);
 	UT_EQ(ti.options, UST_TCPOPT_WS | UST_TCPOPT_SACK_PERM |
 	      UST_TCPOPT_TS);
@@ -2380,7 +2380,7 @@ test_syncookies(void)
 	UT_EQ(tcp_info(stk, sd, &ti), 0);
 	UT_EQ(ti.state, UST_TCP_ESTABLISHED);
 	UT_EQ(ti.snd_wscale, 7);
-	UT_EQ(ti.rcv_wscale, 6);
+	UT_EQ(ti.rcv_wscale, 7);
 	UT_EQ(ti.mss, 1448);
 	UT_EQ(ti.options, UST_TCPOPT_WS | UST_TCPOPT_SACK_PERM |
 	      UST_TCPOPT_TS);
@@ -3553,7 +3553,7 @@ fill_window(int rb)
 	peer_init(&p, 1000);
 	peer_syn(stk, &p);
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
-	UT_EQ(th.opts.wscale, 6);
+	UT_EQ(th.opts.wscale, 7);
 	edge = p.snd_nxt + th.window; /* a SYN's window is not scaled */
 	psend(stk, &p, 0, NULL, 0);
 	for (i = 0; i < 100 && edge != p.snd_nxt; i++) {
@@ -3562,10 +3562,10 @@ fill_window(int rb)
 		psend(stk, &p, 0, data, len);
 		UT_EQ(expect(&p, &th, NULL, 0), 0);
 		UT_ASSERT(th.ack == p.snd_nxt, "rcvbuf %d: refused", 2 * rb);
-		UT_ASSERT(!SEQ_GT_(edge, th.ack + ((uint32_t)th.window << 6)),
+		UT_ASSERT(!SEQ_GT_(edge, th.ack + ((uint32_t)th.window << 7)),
 			  "rcvbuf %d: edge %u -> %u", 2 * rb, edge,
-			  th.ack + ((uint32_t)th.window << 6));
-		edge = th.ack + ((uint32_t)th.window << 6);
+			  th.ack + ((uint32_t)th.window << 7));
+		edge = th.ack + ((uint32_t)th.window << 7);
 	}
 	UT_EQ(th.window, 0);
 	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPRCVQDROP), 0);

@@ -1,0 +1,337 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: BSD-3-Clause
+# Copyright (c) 2026 the ustack authors
+"""The packetdrill suite: upstream's TCP scripts and ustack's own, each run
+against the kernel and against ustack (through the shim,
+tests/packetdrill/shim), in a network namespace per run.
+
+  run.py --shim build/tests/packetdrill/shim/ust_pd_shim.so \
+         --work build/tests/packetdrill [--src DIR] [SCRIPT...]
+
+It builds packetdrill from an unmodified upstream tree (--src, else
+$PACKETDRILL_SRC, else ../shared/packetdrill next to the source tree) into
+WORK with -fPIC (packetdrill dlopens the shim with RTLD_DEEPBIND: a
+non-PIC binary gives EAL a different `optarg`) and the patches in
+patches/, copies the scripts there, and prints one line per script:
+script, kernel, ustack. It exits 1 when ustack fails a script that the
+kernel passes and that neither deviations.txt (deliberate differences,
+each with its reason) nor todo.txt (what ustack does not implement yet,
+each with what is missing) lists, 77 (skip) when it
+cannot run (no packetdrill source, not root, no tun), 0 otherwise.
+
+Scripts: inscope.txt names the upstream scripts (paths under
+gtests/net/tcp/ or globs); out-of-scope.txt gives each directory left
+out and why; scripts/*.pkt are ustack's own. Both runs use the RFC 2544
+addresses 198.18.0.2 (local) and 198.19.0.1 (remote): no packet leaves
+the namespace. The kernel runs are real time (several in parallel,
+a failure retried once alone, as the kernel is the reference and is
+not what is judged); the ustack runs are virtual time and deterministic.
+"""
+
+import argparse
+import concurrent.futures
+import fnmatch
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ADDRS = ['--local_ip=198.18.0.2', '--netmask_ip=255.255.255.0',
+         '--gateway_ip=198.18.0.1', '--remote_ip=198.19.0.1']
+SKIP = 77
+
+
+def die_skip(msg):
+    print('packetdrill suite: SKIP: ' + msg, flush=True)
+    sys.exit(SKIP)
+
+
+def read_list(path):
+    out = []
+    if not os.path.exists(path):
+        return out
+    with open(path) as f:
+        for line in f:
+            line = line.split('#', 1)[0].strip()
+            if line:
+                out.append(line)
+    return out
+
+
+def find_src(arg):
+    cands = []
+    if arg:
+        cands.append(arg)
+    if os.environ.get('PACKETDRILL_SRC'):
+        cands.append(os.environ['PACKETDRILL_SRC'])
+    root = os.path.dirname(os.path.dirname(HERE))
+    cands.append(os.path.join(root, '..', 'shared', 'packetdrill'))
+    # the shared tree of this workplace, for clones made elsewhere
+    cands.append('/work/shared/packetdrill')
+    for c in cands:
+        if os.path.exists(os.path.join(c, 'gtests', 'net', 'packetdrill',
+                                       'packetdrill.c')):
+            return os.path.abspath(c)
+    die_skip('no packetdrill source (tried %s; set PACKETDRILL_SRC to an '
+             'upstream google/packetdrill tree)' % ', '.join(cands))
+
+
+def build_packetdrill(src, work):
+    """Copy upstream into WORK, patch it, make it with -fPIC; reuse a build
+    whose source, patches and stamp agree."""
+    tree = os.path.join(work, 'packetdrill-src')
+    stamp = os.path.join(work, 'packetdrill.stamp')
+    patches = sorted(p for p in os.listdir(os.path.join(HERE, 'patches'))
+                     if p.endswith('.patch'))
+    key = src + '\n' + '\n'.join(
+        p + ':' + str(os.path.getmtime(os.path.join(HERE, 'patches', p)))
+        for p in patches)
+    binary = os.path.join(tree, 'gtests', 'net', 'packetdrill', 'packetdrill')
+    if os.path.exists(stamp) and os.path.exists(binary):
+        with open(stamp) as f:
+            if f.read() == key:
+                return tree, binary
+    for tool in ('bison', 'flex', 'make', 'patch'):
+        if shutil.which(tool) is None:
+            die_skip('%s is not installed (devtools/common.sh installs it)'
+                     % tool)
+    shutil.rmtree(tree, ignore_errors=True)
+    shutil.copytree(src, tree, symlinks=True,
+                    ignore=shutil.ignore_patterns('.git', '*.o'))
+    for p in patches:
+        subprocess.run(['patch', '-s', '-p1', '-i',
+                        os.path.join(HERE, 'patches', p)],
+                       cwd=tree, check=True)
+    pd = os.path.join(tree, 'gtests', 'net', 'packetdrill')
+    r = subprocess.run(['make', '-s', '-f', 'Makefile.Linux', '-j2',
+                        'CC=cc -fPIC', 'packetdrill'], cwd=pd,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                       universal_newlines=True)
+    if r.returncode != 0:
+        print(r.stdout)
+        print('packetdrill suite: building packetdrill failed', flush=True)
+        sys.exit(1)
+    # the scripts' helpers must be executable wherever the tree came from
+    for d, _, files in os.walk(os.path.join(tree, 'gtests')):
+        for f in files:
+            if f.endswith('.sh'):
+                os.chmod(os.path.join(d, f), 0o755)
+    with open(stamp, 'w') as f:
+        f.write(key)
+    return tree, binary
+
+
+def scripts_to_run(tree, args):
+    tcp = os.path.join(tree, 'gtests', 'net', 'tcp')
+    every = []
+    for d, _, files in os.walk(tcp):
+        for f in files:
+            if f.endswith('.pkt'):
+                every.append(os.path.relpath(os.path.join(d, f), tcp))
+    every.sort()
+    own_dir = os.path.join(HERE, 'scripts')
+    own = sorted(f for f in os.listdir(own_dir) if f.endswith('.pkt')) \
+        if os.path.isdir(own_dir) else []
+    pats = read_list(os.path.join(HERE, 'inscope.txt'))
+    chosen = [s for s in every if any(fnmatch.fnmatch(s, p) for p in pats)]
+    out = [('upstream', s, os.path.join(tcp, s)) for s in chosen]
+    # ustack's scripts run from a copy beside upstream's, so that their
+    # `../common/defaults.sh` is upstream's
+    mine = os.path.join(tcp, 'ustack')
+    os.makedirs(mine, exist_ok=True)
+    for f in own:
+        shutil.copy(os.path.join(own_dir, f), os.path.join(mine, f))
+        out.append(('ustack', 'ustack/' + f, os.path.join(mine, f)))
+    if args.scripts:
+        out = [o for o in out
+               if any(fnmatch.fnmatch(o[1], p) or o[1].endswith(p)
+                      for p in args.scripts)]
+    return out
+
+
+def in_netns(name, cmd, cwd, timeout, tun):
+    """Run CMD in a new namespace NAME (loopback up; a persistent tun0
+    for the shim's runs, which packetdrill's defaults.sh shapes with tc)."""
+    subprocess.run(['ip', 'netns', 'del', name], stderr=subprocess.DEVNULL)
+    subprocess.run(['ip', 'netns', 'add', name], check=True)
+    try:
+        setup = 'ip link set lo up'
+        if tun:
+            setup += ' && ip tuntap add dev tun0 mode tun && ' \
+                     'ip link set tun0 up'
+        sh = setup + ' && exec "$@"'
+        try:
+            r = subprocess.run(['ip', 'netns', 'exec', name, 'sh', '-c', sh,
+                                'sh'] + cmd, cwd=cwd, timeout=timeout,
+                               stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT,
+                               universal_newlines=True)
+            return r.returncode, r.stdout
+        except subprocess.TimeoutExpired as e:
+            out = e.stdout or ''
+            if isinstance(out, bytes):
+                out = out.decode(errors='replace')
+            return -1, out + '\n(timed out after %d s)' % timeout
+    finally:
+        subprocess.run(['ip', 'netns', 'del', name],
+                       stderr=subprocess.DEVNULL)
+
+
+def run_one(binary, shim, path, mode, idx):
+    cmd = [binary] + ADDRS
+    if mode == 'ustack':
+        cmd += ['--so_filename=' + shim]
+    cmd.append(os.path.basename(path))
+    ns = 'ustpd%d_%s_%d' % (os.getpid(), mode[0], idx)
+    # a ustack run is virtual time: seconds of wall clock at most
+    return in_netns(ns, cmd, os.path.dirname(path),
+                    120 if mode == 'ustack' else 300, mode == 'ustack')
+
+
+def first_error(out):
+    for line in out.splitlines():
+        if 'error' in line or 'timed out' in line or 'fail' in line.lower():
+            return line.strip()
+    lines = out.strip().splitlines()
+    return lines[-1].strip() if lines else ''
+
+
+def allow_cubic():
+    """The scripts' defaults.sh selects cubic; a namespace may only pick a
+    congestion control in the host's allowed list. Add cubic (when the
+    kernel has it) for the run; the caller restores the old list."""
+    path = '/proc/sys/net/ipv4/tcp_allowed_congestion_control'
+    try:
+        with open(path) as f:
+            old = f.read().strip()
+        with open('/proc/sys/net/ipv4/tcp_available_congestion_control') \
+                as f:
+            avail = f.read().split()
+    except OSError:
+        return None
+    if 'cubic' in old.split() or 'cubic' not in avail:
+        return None
+    with open(path, 'w') as f:
+        f.write(old + ' cubic')
+    return old
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--shim', required=True)
+    ap.add_argument('--work', required=True)
+    ap.add_argument('--src')
+    ap.add_argument('--jobs', type=int, default=4,
+                    help='kernel runs in parallel (default 4)')
+    ap.add_argument('--ustack-only', action='store_true',
+                    help='skip the kernel runs (every script judged)')
+    ap.add_argument('-v', '--verbose', action='store_true',
+                    help='print the output of every failing run')
+    ap.add_argument('scripts', nargs='*')
+    args = ap.parse_args()
+    args.shim = os.path.abspath(args.shim)
+
+    if os.geteuid() != 0:
+        die_skip('needs root (network namespaces)')
+    if not os.path.exists('/dev/net/tun'):
+        die_skip('no /dev/net/tun')
+    if not os.path.exists(args.shim):
+        print('packetdrill suite: no shim at %s' % args.shim)
+        return 1
+    src = find_src(args.src)
+    os.makedirs(args.work, exist_ok=True)
+    tree, binary = build_packetdrill(src, os.path.abspath(args.work))
+    scripts = scripts_to_run(tree, args)
+    deviations = {}
+    for line in read_list(os.path.join(HERE, 'deviations.txt')):
+        name, _, why = line.partition(' ')
+        deviations[name] = why.strip()
+    todo = {}
+    for line in read_list(os.path.join(HERE, 'todo.txt')):
+        name, _, why = line.partition(' ')
+        todo[name] = why.strip()
+    print('packetdrill suite: %s (patched), %d scripts' % (src, len(scripts)),
+          flush=True)
+
+    t0 = time.time()
+    old_cc = allow_cubic()
+    try:
+        kern = {}
+        if not args.ustack_only:
+            with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
+                futs = {ex.submit(run_one, binary, args.shim, p, 'kernel',
+                                  i): name
+                        for i, (_, name, p) in enumerate(scripts)}
+                for f in concurrent.futures.as_completed(futs):
+                    kern[futs[f]] = f.result()
+            # the kernel is the reference: a failure under parallel load
+            # gets one more try alone
+            for i, (_, name, p) in enumerate(scripts):
+                if kern[name][0] != 0:
+                    kern[name] = run_one(binary, args.shim, p, 'kernel', i)
+        ust = {}
+        with concurrent.futures.ThreadPoolExecutor(2) as ex:
+            futs = {ex.submit(run_one, binary, args.shim, p, 'ustack', i):
+                    name for i, (_, name, p) in enumerate(scripts)}
+            for f in concurrent.futures.as_completed(futs):
+                ust[futs[f]] = f.result()
+    finally:
+        if old_cc is not None:
+            with open('/proc/sys/net/ipv4/tcp_allowed_congestion_control',
+                      'w') as f:
+                f.write(old_cc)
+
+    bad = []
+    stale = []
+    n_kpass = n_upass = n_both = 0
+    width = max([len(s[1]) for s in scripts] + [10])
+    print('%-*s  %-6s  %-6s  %s' % (width, 'script', 'kernel', 'ustack',
+                                    'note'))
+    for origin, name, _ in scripts:
+        k = None if args.ustack_only else kern[name][0] == 0
+        u = ust[name][0] == 0
+        n_kpass += bool(k)
+        n_upass += u
+        n_both += bool(k) and u
+        note = ''
+        if not u:
+            note = first_error(ust[name][1])
+        judged = k or args.ustack_only or origin == 'ustack'
+        if judged and not u:
+            if name in deviations:
+                note = 'deviation: ' + deviations[name]
+            elif name in todo:
+                note = 'todo: ' + todo[name]
+            else:
+                bad.append(name)
+                note = 'FAIL: ' + note
+        elif u and (name in deviations or name in todo):
+            stale.append(name)
+        if origin == 'ustack' and k is False:
+            # ustack's own scripts must describe Linux's behaviour
+            bad.append(name)
+            note = 'FAIL: kernel fails our script: ' + \
+                first_error(kern[name][1])
+        print('%-*s  %-6s  %-6s  %s' % (
+            width, name, '-' if k is None else ('pass' if k else 'fail'),
+            'pass' if u else 'fail', note[:110]), flush=True)
+        if args.verbose and (not u or k is False):
+            out = ust[name][1] if not u else kern[name][1]
+            print('    | ' + '\n    | '.join(out.strip().splitlines()[-12:]))
+    print('packetdrill suite: %d scripts; kernel passes %d, ustack %d, both '
+          '%d; %d deviations and %d to-dos listed; %.0f s' % (
+              len(scripts), n_kpass, n_upass, n_both, len(deviations),
+              len(todo), time.time() - t0))
+    for s in stale:
+        print('packetdrill suite: note: %s passes now; take it off '
+              'deviations.txt / todo.txt' % s)
+    if bad:
+        print('packetdrill suite: FAILED: ' + ' '.join(bad))
+        return 1
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
