@@ -2,7 +2,8 @@
  * Copyright (c) 2026 the ustack authors
  */
 
-/* Event sets: level-triggered readiness, fairness, errors, lifetimes. */
+/* Event sets: level- and edge-triggered readiness, one-shot, fairness,
+ * errors, lifetimes. */
 
 #include <errno.h>
 
@@ -70,6 +71,66 @@ test_level_triggered(void)
 	send_to(stk, 101);
 	UT_EQ(ust_close(stk, sd[1]), 0);
 	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 0);
+	return teardown(stk);
+}
+
+/* EPOLLET: one report per change, drained or not (Linux's
+ * epoll_in_edge.pkt for a datagram socket); EPOLLONESHOT: one report, then
+ * nothing until MOD. */
+static int
+test_edge_and_oneshot(void)
+{
+	struct ust_stack *stk = ut_stack_create(&nif, pool, NULL);
+	struct ust_epoll_event ev, out[8];
+	int ep = ust_epoll_create(stk), a, b;
+	char buf[8];
+
+	UT_ASSERT(ep >= 0);
+	a = ut_udp_bound(stk, 200);
+	b = ut_udp_bound(stk, 201);
+	ev.events = UST_EPOLLIN | UST_EPOLLOUT | UST_EPOLLET;
+	ev.data = 1;
+	UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_ADD, a, &ev), 0);
+	/* what is ready when added is reported once */
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 1);
+	UT_EQ(out[0].events, UST_EPOLLOUT);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 0);
+	/* a datagram in: reported once, with everything ready then */
+	send_to(stk, 200);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 1);
+	UT_EQ(out[0].events, UST_EPOLLIN | UST_EPOLLOUT);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 0);
+	/* another one into a queue that is not empty: a new edge */
+	send_to(stk, 200);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 1);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 0);
+	/* reading is no change: still nothing */
+	UT_EQ(ust_recv(stk, a, buf, sizeof(buf), 0), 1);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 0);
+	/* MOD re-arms: what is ready is reported again */
+	UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_MOD, a, &ev), 0);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 1);
+	UT_EQ(out[0].events, UST_EPOLLIN | UST_EPOLLOUT);
+
+	/* one-shot, level-triggered */
+	ev.events = UST_EPOLLIN | UST_EPOLLONESHOT;
+	ev.data = 2;
+	UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_ADD, b, &ev), 0);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 0);
+	send_to(stk, 201);
+	send_to(stk, 201);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 1);
+	UT_EQ(out[0].data, 2);
+	/* disarmed: still readable, new data, nothing reported */
+	send_to(stk, 201);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 0);
+	UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_MOD, b, &ev), 0);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 1);
+	UT_EQ(out[0].data, 2);
+	UT_EQ(out[0].events, UST_EPOLLIN);
+	UT_EQ(ust_epoll_wait(stk, ep, out, 8), 0);
+	UT_EQ(ust_close(stk, a), 0);
+	UT_EQ(ust_close(stk, b), 0);
 	return teardown(stk);
 }
 
@@ -167,6 +228,7 @@ test_error_event(void)
 static const struct ut_case cases[] = {
 	{ "level_triggered", test_level_triggered },
 	{ "fairness", test_fairness },
+	{ "edge_and_oneshot", test_edge_and_oneshot },
 	{ "ctl_errors", test_ctl_errors },
 	{ "error_event", test_error_event },
 };

@@ -929,16 +929,10 @@ do_send(struct shim *sh, struct shim_fd *f, const void *buf, size_t len,
 	int flags, const struct sockaddr *to, socklen_t tolen)
 {
 	bool nonblock = f->nonblock || (flags & MSG_DONTWAIT);
-	uint8_t *zeros = NULL;
 	size_t done = 0;
 	ssize_t n;
 
-	if (buf == NULL && len > 0) {
-		zeros = calloc(1, len);
-		if (zeros == NULL)
-			return -ENOMEM;
-		buf = zeros;
-	}
+	/* a NULL buffer gets the stack's -EFAULT, as the kernel's */
 	for (;;) {
 		n = ust_sendto(sh->stk, f->sd, (const uint8_t *)buf + done,
 			       len - done, flags & ~MSG_DONTWAIT, to, tolen);
@@ -952,7 +946,6 @@ do_send(struct shim *sh, struct shim_fd *f, const void *buf, size_t len,
 		if (!wait_sock(sh, f->sd, UST_EPOLLOUT))
 			break;
 	}
-	free(zeros);
 	if (done > 0)
 		return (ssize_t)done;
 	return n;
