@@ -94,8 +94,8 @@ struct ust_tcp_conf {
 				   *  15) */
 	uint32_t max_syn_backlog; /**< half-open entries (tcp_max_syn_backlog,
 				   *  4096) */
-	uint32_t syncookies;      /**< 0 off, 1 when the SYN queue overflows
-				   *  (tcp_syncookies, 1) */
+	uint32_t syncookies;      /**< 0 off, 1 when the SYN queue overflows,
+				   *  2 always (tcp_syncookies, 1) */
 	uint32_t time_wait_ms;    /**< 2 * MSL (60000) */
 	uint32_t fin_timeout_ms;  /**< orphaned FIN_WAIT_2 (tcp_fin_timeout,
 				   *  60000) */
@@ -126,6 +126,9 @@ struct ust_tcp_conf {
 				   *  TIME_WAIT whose timestamps protect it,
 				   *  one second after its last segment
 				   *  (tcp_tw_reuse = 1; 0) */
+	uint8_t rfc1337;          /**< an RST does not end TIME_WAIT (RFC
+				   *  1337 fix 1; tcp_rfc1337, 0: as Linux,
+				   *  an in-sequence RST ends it) */
 	char congestion[16];      /**< "cubic" or "newreno" */
 	/* TX layouts of data segments (ust_tcp_tx.h, doc/tx-layout.md) */
 	uint8_t tx_layout;        /**< enum ust_tcp_tx_layout (linear) */

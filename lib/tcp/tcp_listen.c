@@ -357,7 +357,10 @@ ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 		ust_drop(stk, m, UST_DROP_TCP_LISTEN_OVERFLOW);
 		return;
 	}
-	if (l->synq_len >= RTE_MIN(l->backlog, c->max_syn_backlog) ||
+	/* tcp_syncookies: 1, cookies once the SYN queue is full; 2, always
+	 * (Linux's values) */
+	if (c->syncookies == 2 ||
+	    l->synq_len >= RTE_MIN(l->backlog, c->max_syn_backlog) ||
 	    stk->tcp->n_req >= tcp_sd_room(stk) ||
 	    rte_mempool_get(stk->tcp->req_pool, (void **)&rq) != 0) {
 		/* as ust_tcp_options_from_peer() */
@@ -402,7 +405,7 @@ ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 		tcp_req_send_synack(stk, lp, &k,
 				    ust_tcp_cookie_make(stk, &k, th->seq, idx),
 				    th->seq, agreed, ust_tcp_choose_wscale(stk),
-				    ust_tcp_cookie_mss[idx], tsval,
+				    lp->rcv_mss, tsval,
 				    th->opts.tsval);
 		ust_consumed(stk);
 		rte_pktmbuf_free(m);

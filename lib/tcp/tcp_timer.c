@@ -162,10 +162,11 @@ ust_tcp_rtt_sample(struct ust_tcp_sock *tp, uint32_t rtt_us,
 		tp->rttvar_us = (uint32_t)((int32_t)tp->rttvar_us + delta -
 					   (int32_t)(tp->rttvar_us >> 2));
 	}
-	/* RTO = SRTT + max(G, 4 * RTTVAR), G the 1 ms clock granularity */
-	rto = (tp->srtt_us >> 3) + RTE_MAX(1000u, tp->rttvar_us);
-	if (rto < c->rto_min_ms * 1000)
-		rto = c->rto_min_ms * 1000;
+	/* RTO = SRTT + max(G, 4 * RTTVAR) (RFC 6298 2.3) with Linux's floor:
+	 * rto_min bounds the variance term, not the sum (tcp_set_rto), so
+	 * that a 100 ms path gets 300 ms as on Linux, not 200 */
+	rto = (tp->srtt_us >> 3) +
+		RTE_MAX(RTE_MAX(1000u, tp->rttvar_us), c->rto_min_ms * 1000);
 	if (rto > c->rto_max_ms * 1000)
 		rto = c->rto_max_ms * 1000;
 	tp->rto_us = rto;
@@ -456,7 +457,16 @@ ust_tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
 		o.tsecr = tw->ts_recent;
 	}
 	if (th->flags & UST_TCP_RST) {
-		/* RFC 1337: TIME_WAIT is not assassinated by an RST */
+		/* An RST in sequence ends TIME_WAIT (RFC 9293 3.10.7.4, and
+		 * Linux by default), unless rfc1337 is set (RFC 1337's fix:
+		 * TIME_WAIT is not assassinated); any other RST is ignored
+		 * (RFC 5961 3.2: no challenge from TIME_WAIT) */
+		if (th->seq == tw->rcv_nxt && !stk->conf.tcp.rfc1337) {
+			ust_tcp_tw_free(stk, tw);
+			ust_consumed(stk);
+			rte_pktmbuf_free(m);
+			return;
+		}
 		ust_drop(stk, m, UST_DROP_TCP_RESET);
 		return;
 	}
@@ -484,13 +494,16 @@ ust_tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
 		rte_pktmbuf_free(m);
 		return;
 	}
-	if (seg_len == 0 && !(th->flags & UST_TCP_FIN)) {
-		/* a late ACK: nothing to do */
+	if (seg_len == 0 && !(th->flags & UST_TCP_FIN) &&
+	    th->seq == tw->rcv_nxt) {
+		/* a late ACK, in sequence: nothing to do (one out of
+		 * sequence is an old duplicate: an ACK, below) */
 		ust_consumed(stk);
 		rte_pktmbuf_free(m);
 		return;
 	}
-	/* data after the connection ended: an ACK, rate limited as above */
+	/* data after the connection ended, or an old duplicate: an ACK,
+	 * rate limited as above */
 	if (!ust_tcp_oow_rate_limited(stk, &tw->oow_ack_ns,
 				  UST_MIB_TCPEXT_TCPACKSKIPPEDTIMEWAIT))
 		ust_tcp_send_reply(stk, &k, tw->snd_nxt, tw->rcv_nxt, UST_TCP_ACK,

@@ -34,7 +34,7 @@
  *  - the settings the script's sysctls give Linux (tcp_rmem, tcp_wmem,
  *    tcp_timestamps, tcp_sack, tcp_window_scaling, tcp_syn_retries,
  *    tcp_synack_retries, tcp_syncookies, keepalive, fin_timeout,
- *    retries2, tw_reuse, congestion control...), read from /proc/sys of
+ *    retries2, tw_reuse, rfc1337, congestion control...), read from /proc/sys of
  *    the namespace the script runs in when the first socket is created
  *    (packetdrill initialises the shim before the script's first shell
  *    command runs) and again at every socket(), so a script's sysctl
@@ -435,7 +435,11 @@ tcp_conf_from_sysctls(struct ust_tcp_conf *t)
 	sysctl_u8("tcp_timestamps", &t->timestamps);
 	sysctl_u8("tcp_sack", &t->sack);
 	sysctl_u8("tcp_window_scaling", &t->window_scaling);
-	sysctl_u8("tcp_tw_reuse", &t->tw_reuse);
+	/* Linux's 2 (its default) is loopback only: off for the script's
+	 * remote peer */
+	if (sysctl_read("tcp_tw_reuse", v, 1) == 1)
+		t->tw_reuse = v[0] == 1;
+	sysctl_u8("tcp_rfc1337", &t->rfc1337);
 	sysctl_u32("tcp_syn_retries", &t->syn_retries, 1);
 	sysctl_u32("tcp_synack_retries", &t->synack_retries, 1);
 	sysctl_u32("tcp_syncookies", &t->syncookies, 1);
