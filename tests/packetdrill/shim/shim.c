@@ -86,6 +86,7 @@
 #include "ust_netif.h"
 #include "ust_socket.h"
 #include "ust_stack.h"
+#include "ust_tcp.h"
 
 /* ---- packetdrill's interface (packetdrill.h), as an ABI ---- */
 struct packetdrill_interface {
@@ -168,6 +169,7 @@ enum fd_kind { FD_NONE = 0, FD_SOCK, FD_EPOLL };
 struct shim_fd {
 	uint8_t kind;
 	bool nonblock;
+	bool inq;                /* TCP_INQ set: recvmsg() adds TCP_CM_INQ */
 	int sd;                  /* ustack descriptor */
 };
 
@@ -889,6 +891,29 @@ iov_gather(const struct iovec *iov, int iovcnt, size_t *len)
 	return buf;
 }
 
+/* Bytes waiting to be read (negative errno on error); @hint: Linux's
+ * tcp_inq_hint(), which counts the peer's FIN as one byte once the data
+ * before it is read, so that a reader knows to read once more for the EOF. */
+static int
+tcp_inq(struct shim *sh, int sd, bool hint)
+{
+	struct ust_tcp_info ti;
+	socklen_t l = sizeof(ti);
+	int rc;
+
+	rc = ust_getsockopt(sh->stk, sd, UST_SOL_USTACK, UST_TCP_INFO, &ti, &l);
+	if (rc < 0)
+		return rc;
+	if (ti.state == UST_TCP_LISTEN)
+		return -EINVAL;
+	if (hint && ti.rcv_buffered == 0 &&
+	    (ti.state == UST_TCP_CLOSE_WAIT || ti.state == UST_TCP_LAST_ACK ||
+	     ti.state == UST_TCP_CLOSING || ti.state == UST_TCP_TIME_WAIT ||
+	     ti.state == UST_TCP_CLOSED))
+		return 1;
+	return (int)ti.rcv_buffered;
+}
+
 static ssize_t
 pd_recvmsg(void *ud, int fd, struct msghdr *msg, int flags)
 {
@@ -909,8 +934,21 @@ pd_recvmsg(void *ud, int fd, struct msghdr *msg, int flags)
 		iov_scatter(msg->msg_iov, (int)msg->msg_iovlen, buf,
 			    (size_t)n);
 	free(buf);
-	msg->msg_controllen = 0;
 	msg->msg_flags = 0;
+	if (n >= 0 && f->inq && msg->msg_control != NULL &&
+	    msg->msg_controllen >= CMSG_SPACE(sizeof(int))) {
+		/* TCP_CM_INQ, as Linux's tcp_recvmsg() adds it */
+		struct cmsghdr *c = CMSG_FIRSTHDR(msg);
+		int inq = tcp_inq(sh, f->sd, true);
+
+		c->cmsg_level = SOL_TCP;
+		c->cmsg_type = TCP_CM_INQ;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &inq, sizeof(inq));
+		msg->msg_controllen = CMSG_SPACE(sizeof(int));
+	} else {
+		msg->msg_controllen = 0;
+	}
 	return ret_ssize(sh, n);
 }
 
@@ -1040,8 +1078,7 @@ pd_ioctl(void *ud, int fd, unsigned long req, ...)
 	struct shim *sh = enter(ud);
 	struct shim_fd *f;
 	va_list ap;
-	int *arg, v = 0, rc;
-	socklen_t l = sizeof(v);
+	int *arg, rc;
 
 	va_start(ap, req);
 	arg = va_arg(ap, int *);
@@ -1051,11 +1088,12 @@ pd_ioctl(void *ud, int fd, unsigned long req, ...)
 	case FIONBIO:
 		f->nonblock = *arg != 0;
 		return ret_int(sh, 0);
-	case SIOCINQ:  /* FIONREAD */
-		rc = ust_getsockopt(sh->stk, f->sd, IPPROTO_TCP, TCP_INQ,
-				    &v, &l);
-		if (rc == 0)
-			*arg = v;
+	case SIOCINQ:  /* FIONREAD: the bytes a read would return */
+		rc = tcp_inq(sh, f->sd, false);
+		if (rc >= 0) {
+			*arg = rc;
+			rc = 0;
+		}
 		return ret_int(sh, rc);
 	default:
 		return ret_int(sh, -ENOTTY);
@@ -1141,10 +1179,14 @@ pd_setsockopt(void *ud, int fd, int level, int name, const void *val,
 {
 	struct shim *sh = enter(ud);
 	struct shim_fd *f;
+	int rc;
 
 	SOCK_OR_FAIL(sh, f, fd);
-	return ret_int(sh, ust_setsockopt(sh->stk, f->sd, level, name, val,
-					  len));
+	rc = ust_setsockopt(sh->stk, f->sd, level, name, val, len);
+	if (rc == 0 && level == SOL_TCP && name == TCP_INQ &&
+	    len >= sizeof(int))
+		f->inq = *(const int *)val != 0;
+	return ret_int(sh, rc);
 }
 
 /* poll(2) and epoll_wait(2) over ustack's readiness */
