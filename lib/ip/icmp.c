@@ -8,7 +8,9 @@
  * ust_icmp_input(): echo requests are answered in place (the request's mbuf
  * becomes the reply: no allocation, no copy; broadcast echoes are ignored as
  * Linux's icmp_echo_ignore_broadcasts does); errors about datagrams we sent
- * are handed to UDP; the rest is counted and consumed.
+ * (destination unreachable, time exceeded, parameter problem) are handed
+ * to the error handler of the protocol they quote (UDP, TCP); the rest is
+ * counted and consumed.
  *
  * ust_icmp_send_error(): destination unreachable (port, protocol), with the
  * RFC 1122 3.2.2 rules (never about an ICMP error, a broadcast or multicast,
@@ -62,6 +64,20 @@ icmp_echo_reply(struct ust_stack *stk, struct rte_mbuf *m,
 	stk->mib[UST_MIB_ICMP_OUTMSGS]++;
 	stk->mib[UST_MIB_ICMP_OUTECHOREPS]++;
 	ust_ipv4_output(stk, m, stk->addr, ip->src, IPPROTO_ICMP, 0);
+}
+
+/* An error goes to the protocol of the datagram it quotes, if that was
+ * ours and the protocol registered an error handler (UDP, TCP). */
+static void
+icmp_deliver_error(struct ust_stack *stk, const struct ust_icmp_repr *ic)
+{
+	const struct ust_ipv4_proto *p;
+
+	if (!ic->embedded_ok || ic->embedded.src != stk->addr)
+		return;
+	p = stk->ip_protos[ic->embedded.proto];
+	if (p != NULL && p->err_handler != NULL)
+		p->err_handler(stk, ic);
 }
 
 void
@@ -119,19 +135,15 @@ ust_icmp_input(struct ust_stack *stk, struct rte_mbuf *m,
 				return;
 		}
 		stk->mib[UST_MIB_ICMP_INDESTUNREACHS]++;
-		/* to the protocol of the datagram it quotes (today UDP
-		 * alone registers an error handler: TCP ignores ICMP) */
-		if (ic.embedded_ok && ic.embedded.src == stk->addr &&
-		    stk->ip_protos[ic.embedded.proto] != NULL &&
-		    stk->ip_protos[ic.embedded.proto]->err_handler != NULL)
-			stk->ip_protos[ic.embedded.proto]->err_handler(stk,
-								       &ic);
+		icmp_deliver_error(stk, &ic);
 		break;
 	case UST_ICMP_TIME_EXCEEDED:
 		stk->mib[UST_MIB_ICMP_INTIMEEXCDS]++;
+		icmp_deliver_error(stk, &ic);
 		break;
 	case UST_ICMP_PARAM_PROBLEM:
 		stk->mib[UST_MIB_ICMP_INPARMPROBS]++;
+		icmp_deliver_error(stk, &ic);
 		break;
 	default:
 		break;

@@ -194,8 +194,9 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 	}
 	if (flags & UST_TCP_ACK)
 		tcp_ack_sent(stk, tp);
-	ust_ipv4_output(stk, m, tp->base.laddr != 0 ? tp->base.laddr :
-			stk->addr, tp->base.raddr, IPPROTO_TCP, ol);
+	ust_ipv4_output_df(stk, m, tp->base.laddr != 0 ? tp->base.laddr :
+			   stk->addr, tp->base.raddr, IPPROTO_TCP, ol,
+			   tp->pmtudisc != IP_PMTUDISC_DONT);
 	return 0;
 }
 
@@ -488,9 +489,16 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			if (len < tp->mss && len < avail && flight > 0 &&
 			    len < tp->snd_wnd_max / 2)
 				break;
+			/* TCP_CORK: no partial segment while corked, up to
+			 * the 200 ms ceiling (tcp_icmp.c) */
+			if (len < tp->mss && len == avail && !fin &&
+			    !SEQ_LT(tp->snd_nxt, tp->snd_max) &&
+			    !ust_tcp_cork_allows(stk, tp))
+				break;
 			/* Nagle: one small segment in flight at a time */
 			if (len < tp->mss && len == avail && flight > 0 &&
 			    !(tp->tflags & TF_NODELAY) && !fin &&
+			    !tp->cork_push &&
 			    !SEQ_LT(tp->snd_nxt, tp->snd_max))
 				break;
 			rtx = SEQ_LT(tp->snd_nxt, tp->snd_max);
