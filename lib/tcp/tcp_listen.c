@@ -61,8 +61,9 @@ tcp_req_send_synack(struct ust_stack *stk, const struct ust_tcp_sock *lp,
 		o.tsval = tsval;
 		o.tsecr = tsecr;
 	}
-	ust_tcp_send_reply(stk, k, iss, irs + 1, UST_TCP_SYN | UST_TCP_ACK,
-		       tcp_initial_window(lp), &o);
+	ust_tcp_send_reply_df(stk, k, iss, irs + 1, UST_TCP_SYN | UST_TCP_ACK,
+			      tcp_initial_window(lp), &o,
+			      lp->pmtudisc != IP_PMTUDISC_DONT);
 }
 
 /* What both sides agree on, from the peer's SYN options. */

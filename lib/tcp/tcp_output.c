@@ -245,6 +245,14 @@ ust_tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 	       uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
 	       const struct ust_tcp_opts *opts)
 {
+	ust_tcp_send_reply_df(stk, k, seq, ack, flags, win, opts, true);
+}
+
+void
+ust_tcp_send_reply_df(struct ust_stack *stk, const struct ust_tcp_key *k,
+		      uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
+		      const struct ust_tcp_opts *opts, bool df)
+{
 	bool offload = (stk->netif.flags & UST_NETIF_F_TX_TCP_CKSUM) != 0;
 	struct ust_tcp_repr th;
 	struct rte_mbuf *m;
@@ -278,8 +286,8 @@ ust_tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 	stk->mib[UST_MIB_TCP_OUTSEGS]++;
 	if (flags & UST_TCP_RST)
 		stk->mib[UST_MIB_TCP_OUTRSTS]++;
-	ust_ipv4_output(stk, m, k->laddr, k->raddr, IPPROTO_TCP,
-			offload ? RTE_MBUF_F_TX_TCP_CKSUM : 0);
+	ust_ipv4_output_df(stk, m, k->laddr, k->raddr, IPPROTO_TCP,
+			   offload ? RTE_MBUF_F_TX_TCP_CKSUM : 0, df);
 }
 
 void

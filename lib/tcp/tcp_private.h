@@ -525,6 +525,12 @@ void ust_tcp_send_rst(struct ust_stack *stk, struct ust_tcp_sock *tp);
 void ust_tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 		    uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
 		    const struct ust_tcp_opts *opts);
+/* the same, DF as @df says (a listener's IP_MTU_DISCOVER, for its
+ * SYN-ACKs) */
+void ust_tcp_send_reply_df(struct ust_stack *stk, const struct ust_tcp_key *k,
+			   uint32_t seq, uint32_t ack, uint8_t flags,
+			   uint16_t win, const struct ust_tcp_opts *opts,
+			   bool df);
 /* the RST RFC 9293 3.10.7.1 prescribes for a segment with no connection */
 void ust_tcp_reset_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 		     const struct ust_tcp_repr *th, uint32_t seg_len);
