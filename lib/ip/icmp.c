@@ -66,6 +66,21 @@ icmp_echo_reply(struct ust_stack *stk, struct rte_mbuf *m,
 	ust_ipv4_output(stk, m, stk->addr, ip->src, IPPROTO_ICMP, 0);
 }
 
+/* An error about a sibling stack's flow (lib/group) goes to that stack,
+ * whole: true when it went. */
+static bool
+icmp_steer_error(struct ust_stack *stk, struct rte_mbuf *m,
+		 const struct ust_icmp_repr *ic)
+{
+	rte_be16_t pt[2];
+
+	if (stk->sib == NULL || stk->sib_in || !ic->embedded_ok ||
+	    ic->embedded.src != stk->addr || ic->embedded_l4_len < 4)
+		return false;
+	memcpy(pt, ic->embedded_l4, sizeof(pt));
+	return stk->sib->steer_err(stk, m, pt[0], ic->embedded.dst, pt[1]);
+}
+
 /* An error goes to the protocol of the datagram it quotes, if that was
  * ours and the protocol registered an error handler (UDP, TCP). */
 static void
@@ -124,24 +139,20 @@ ust_icmp_input(struct ust_stack *stk, struct rte_mbuf *m,
 		stk->mib[UST_MIB_ICMP_INECHOREPS]++;
 		break;
 	case UST_ICMP_DEST_UNREACH:
-		/* about a sibling stack's flow (lib/group): to it, whole */
-		if (stk->sib != NULL && !stk->sib_in && ic.embedded_ok &&
-		    ic.embedded.src == stk->addr && ic.embedded_l4_len >= 4) {
-			rte_be16_t pt[2];
-
-			memcpy(pt, ic.embedded_l4, sizeof(pt));
-			if (stk->sib->steer_err(stk, m, pt[0],
-						ic.embedded.dst, pt[1]))
-				return;
-		}
+		if (icmp_steer_error(stk, m, &ic))
+			return;
 		stk->mib[UST_MIB_ICMP_INDESTUNREACHS]++;
 		icmp_deliver_error(stk, &ic);
 		break;
 	case UST_ICMP_TIME_EXCEEDED:
+		if (icmp_steer_error(stk, m, &ic))
+			return;
 		stk->mib[UST_MIB_ICMP_INTIMEEXCDS]++;
 		icmp_deliver_error(stk, &ic);
 		break;
 	case UST_ICMP_PARAM_PROBLEM:
+		if (icmp_steer_error(stk, m, &ic))
+			return;
 		stk->mib[UST_MIB_ICMP_INPARMPROBS]++;
 		icmp_deliver_error(stk, &ic);
 		break;

@@ -718,11 +718,20 @@ test_icmp_soft(void)
 	UT_EQ(events_of(stk, epd), 0);
 	UT_EQ(getopt_int(stk, sd, SOL_SOCKET, SO_ERROR), ECONNREFUSED);
 	UT_EQ(getopt_int(stk, sd, SOL_SOCKET, SO_ERROR), 0);
+	/* an ACK of new data forgets it (the path works), as Linux */
+	icmp_err(stk, &p, UST_ICMP_DEST_UNREACH, UST_ICMP_CODE_HOST_UNREACH,
+		 0, th.seq, 60);
+	p.tsval++;
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(getopt_int(stk, sd, SOL_SOCKET, SO_ERROR), 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPICMPSOFTERRORS), 2);
+	UT_EQ(ust_send(stk, sd, "world", 5, 0), 5);
+	UT_EQ(expect(&p, &th, NULL, 0), 5);
 	/* a router's TTL expired, then the data is never acknowledged: the
 	 * connection times out (TCP_USER_TIMEOUT 2 s, to be short) with
 	 * that error */
 	icmp_err(stk, &p, UST_ICMP_TIME_EXCEEDED, 0, 0, th.seq, 60);
-	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPICMPSOFTERRORS), 2);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPICMPSOFTERRORS), 3);
 	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_USER_TIMEOUT, 2000), 0);
 	for (ms = 0; ms < 5000 && state_of(stk, sd) != UST_TCP_CLOSED; ms++)
 		run(stk, 1);
