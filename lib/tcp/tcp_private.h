@@ -20,6 +20,10 @@
  *  tcp_cc.c, cc/  congestion control behind struct ust_tcp_cc_ops
  *  tcp_isn.c      SipHash-2-4 for initial sequence numbers (RFC 6528),
  *                 timestamps offsets and SYN cookies
+ *  tcp_icmp.c     ICMP errors about our segments (RFC 1122 4.2.3.9,
+ *                 RFC 1191, RFC 5927); TCP_USER_TIMEOUT and TCP_CORK's
+ *                 timers
+ *  tcp_info.c     TCP_INFO in Linux's struct tcp_info
  *  tcp_sock.c     the socket calls
  *  tcp_tx.c       TX layouts of data segments (linear, chained, first-linear,
  *                 copy-small)
