@@ -299,12 +299,16 @@ ust_tcp_user_timeout_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	}
 	if (stk->now - tp->ut_start_ns < ut)
 		return false;
+	/* as the retry counts' timeouts: an attempt ends silently, a
+	 * connection with an RST */
 	if (tp->state == UST_TCP_SYN_SENT ||
-	    tp->state == UST_TCP_SYN_RECEIVED)
+	    tp->state == UST_TCP_SYN_RECEIVED) {
 		stk->mib[UST_MIB_TCP_ATTEMPTFAILS]++;
-	else
+		ust_tcp_abort(stk, tp, ETIMEDOUT, false);
+	} else {
 		stk->mib[UST_MIB_TCPEXT_TCPABORTONTIMEOUT]++;
-	ust_tcp_abort(stk, tp, ETIMEDOUT, tp->state != UST_TCP_SYN_SENT);
+		ust_tcp_abort(stk, tp, ETIMEDOUT, true);
+	}
 	return true;
 }
 

@@ -1071,6 +1071,45 @@ test_tcp_info(void)
 	return teardown(stk);
 }
 
+/* IPv4 hands time exceeded and parameter problem to the protocols' error
+ * handlers too: UDP, as Linux without IP_RECVERR, does not report them. */
+static int
+test_udp_soft_ignored(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct sockaddr_in to = addr_of(UT_PEER_IP, 9);
+	struct rte_mbuf *out;
+	uint8_t q[29];
+	char buf[8];
+	int sd;
+
+	sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
+	UT_EQ(ust_connect(stk, sd, (struct sockaddr *)&to, sizeof(to)), 0);
+	UT_EQ(ust_send(stk, sd, "q", 1, 0), 1);
+	ust_stack_flush(stk);
+	out = ut_tx_pop(&nif);
+	UT_ASSERT(out != NULL);
+	memcpy(q, rte_pktmbuf_mtod_offset(out, uint8_t *, 14), sizeof(q));
+	rte_pktmbuf_free(out);
+	inject(stk, ut_icmp_error_frame(pool, UST_ICMP_TIME_EXCEEDED, 0, 0,
+					q, sizeof(q)));
+	inject(stk, ut_icmp_error_frame(pool, UST_ICMP_PARAM_PROBLEM, 0, 0,
+					q, sizeof(q)));
+	UT_EQ(mib(stk, UST_MIB_ICMP_INTIMEEXCDS), 1);
+	UT_EQ(mib(stk, UST_MIB_ICMP_INPARMPROBS), 1);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -EAGAIN);
+	UT_EQ(getopt_int(stk, sd, SOL_SOCKET, SO_ERROR), 0);
+	/* and destination unreachable still is */
+	inject(stk, ut_icmp_error_frame(pool, UST_ICMP_DEST_UNREACH,
+					UST_ICMP_CODE_PORT_UNREACH, 0,
+					q, sizeof(q)));
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -ECONNREFUSED);
+	/* TCP counts nothing of UDP's errors */
+	UT_EQ(mib(stk, UST_MIB_ICMP_INERRORS), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	return teardown(stk);
+}
+
 static const struct ut_case cases[] = {
 	{ "ICMP: fragmentation needed, RFC 5927, no connection",
 	  test_icmp_frag_needed },
@@ -1085,6 +1124,8 @@ static const struct ut_case cases[] = {
 	{ "TCP_CORK and its ceiling", test_cork },
 	{ "TCP_INQ", test_inq },
 	{ "TCP_INFO: Linux's struct tcp_info", test_tcp_info },
+	{ "UDP: time exceeded, parameter problem not reported",
+	  test_udp_soft_ignored },
 };
 
 int
