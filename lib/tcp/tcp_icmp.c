@@ -290,6 +290,11 @@ ust_tcp_user_timeout_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 
 	if (ut == 0)
 		return false;
+	/* retries2 no longer bounds the backoff: keep the shift of the
+	 * RTO (long past rto_max by then) in range, and from wrapping to
+	 * 0, which would start a new episode */
+	if (tp->backoff > 30)
+		tp->backoff = 30;
 	if (tp->backoff == 0) {
 		/* the first timeout of an episode: the head went unacked
 		 * when the timer that just expired was armed, one RTO ago */
