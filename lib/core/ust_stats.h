@@ -153,6 +153,11 @@ extern "C" {
 	X(TcpExt, TCPEXT_TCPKEEPALIVE, "TCPKeepAlive") \
 	X(TcpExt, TCPEXT_TCPDSACKRECV, "TCPDSACKRecv") \
 	X(TcpExt, TCPEXT_TCPSPURIOUSRTOS, "TCPSpuriousRTOs") \
+	X(TcpExt, TCPEXT_OUTOFWINDOWICMPS, "OutOfWindowIcmps") \
+	X(TcpExt, TCPEXT_TCPICMPIGNORED, "TCPIcmpIgnored") \
+	X(TcpExt, TCPEXT_TCPICMPSOFTERRORS, "TCPIcmpSoftErrors") \
+	X(TcpExt, TCPEXT_TCPICMPHARDERRORS, "TCPIcmpHardErrors") \
+	X(TcpExt, TCPEXT_TCPICMPPMTUREDUCED, "TCPIcmpPmtuReduced") \
 	X(Group, GROUP_HANDOFFOUT, "HandoffOut") \
 	X(Group, GROUP_HANDOFFIN, "HandoffIn") \
 	X(Group, GROUP_ARPCOPIES, "ArpCopies") \

@@ -8,7 +8,9 @@
  * ust_icmp_input(): echo requests are answered in place (the request's mbuf
  * becomes the reply: no allocation, no copy; broadcast echoes are ignored as
  * Linux's icmp_echo_ignore_broadcasts does); errors about datagrams we sent
- * are handed to UDP; the rest is counted and consumed.
+ * (destination unreachable, time exceeded, parameter problem) are handed
+ * to the error handler of the protocol they quote (UDP, TCP); the rest is
+ * counted and consumed.
  *
  * ust_icmp_send_error(): destination unreachable (port, protocol), with the
  * RFC 1122 3.2.2 rules (never about an ICMP error, a broadcast or multicast,
@@ -64,6 +66,35 @@ icmp_echo_reply(struct ust_stack *stk, struct rte_mbuf *m,
 	ust_ipv4_output(stk, m, stk->addr, ip->src, IPPROTO_ICMP, 0);
 }
 
+/* An error about a sibling stack's flow (lib/group) goes to that stack,
+ * whole: true when it went. */
+static bool
+icmp_steer_error(struct ust_stack *stk, struct rte_mbuf *m,
+		 const struct ust_icmp_repr *ic)
+{
+	rte_be16_t pt[2];
+
+	if (stk->sib == NULL || stk->sib_in || !ic->embedded_ok ||
+	    ic->embedded.src != stk->addr || ic->embedded_l4_len < 4)
+		return false;
+	memcpy(pt, ic->embedded_l4, sizeof(pt));
+	return stk->sib->steer_err(stk, m, pt[0], ic->embedded.dst, pt[1]);
+}
+
+/* An error goes to the protocol of the datagram it quotes, if that was
+ * ours and the protocol registered an error handler (UDP, TCP). */
+static void
+icmp_deliver_error(struct ust_stack *stk, const struct ust_icmp_repr *ic)
+{
+	const struct ust_ipv4_proto *p;
+
+	if (!ic->embedded_ok || ic->embedded.src != stk->addr)
+		return;
+	p = stk->ip_protos[ic->embedded.proto];
+	if (p != NULL && p->err_handler != NULL)
+		p->err_handler(stk, ic);
+}
+
 void
 ust_icmp_input(struct ust_stack *stk, struct rte_mbuf *m,
 	       const struct ust_ipv4_repr *ip)
@@ -108,30 +139,22 @@ ust_icmp_input(struct ust_stack *stk, struct rte_mbuf *m,
 		stk->mib[UST_MIB_ICMP_INECHOREPS]++;
 		break;
 	case UST_ICMP_DEST_UNREACH:
-		/* about a sibling stack's flow (lib/group): to it, whole */
-		if (stk->sib != NULL && !stk->sib_in && ic.embedded_ok &&
-		    ic.embedded.src == stk->addr && ic.embedded_l4_len >= 4) {
-			rte_be16_t pt[2];
-
-			memcpy(pt, ic.embedded_l4, sizeof(pt));
-			if (stk->sib->steer_err(stk, m, pt[0],
-						ic.embedded.dst, pt[1]))
-				return;
-		}
+		if (icmp_steer_error(stk, m, &ic))
+			return;
 		stk->mib[UST_MIB_ICMP_INDESTUNREACHS]++;
-		/* to the protocol of the datagram it quotes (today UDP
-		 * alone registers an error handler: TCP ignores ICMP) */
-		if (ic.embedded_ok && ic.embedded.src == stk->addr &&
-		    stk->ip_protos[ic.embedded.proto] != NULL &&
-		    stk->ip_protos[ic.embedded.proto]->err_handler != NULL)
-			stk->ip_protos[ic.embedded.proto]->err_handler(stk,
-								       &ic);
+		icmp_deliver_error(stk, &ic);
 		break;
 	case UST_ICMP_TIME_EXCEEDED:
+		if (icmp_steer_error(stk, m, &ic))
+			return;
 		stk->mib[UST_MIB_ICMP_INTIMEEXCDS]++;
+		icmp_deliver_error(stk, &ic);
 		break;
 	case UST_ICMP_PARAM_PROBLEM:
+		if (icmp_steer_error(stk, m, &ic))
+			return;
 		stk->mib[UST_MIB_ICMP_INPARMPROBS]++;
+		icmp_deliver_error(stk, &ic);
 		break;
 	default:
 		break;

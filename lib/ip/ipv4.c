@@ -237,6 +237,14 @@ int
 ust_ipv4_output(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
 		rte_be32_t dst, uint8_t proto, uint64_t l4_ol_flags)
 {
+	return ust_ipv4_output_df(stk, m, src, dst, proto, l4_ol_flags, true);
+}
+
+int
+ust_ipv4_output_df(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
+		   rte_be32_t dst, uint8_t proto, uint64_t l4_ol_flags,
+		   bool df)
+{
 	struct ust_ipv4_repr ip;
 	struct ust_eth_repr eth;
 	enum ust_route_kind kind;
@@ -263,7 +271,9 @@ ust_ipv4_output(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
 	ip.ttl = stk->ttl;
 	ip.total_len = (uint16_t)(m->pkt_len - UST_ETH_HDR_LEN);
 	ip.id = stk->ip_id++;
-	ip.df = true; /* no fragmentation by us; PMTU discovery as Linux */
+	/* never fragmented by us; DF for PMTU discovery (RFC 1191) unless
+	 * the socket said IP_PMTUDISC_DONT */
+	ip.df = df;
 	m->ol_flags = l4_ol_flags;
 	if (stk->netif.flags & UST_NETIF_F_TX_IPV4_CKSUM) {
 		wflags = UST_WIRE_F_CSUM_OFFLOAD;

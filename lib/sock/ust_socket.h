@@ -230,7 +230,8 @@ int ust_socket_detach(struct ust_stack *producer, struct ust_stack *owner,
  * Options: SOL_SOCKET SO_RCVBUF, SO_RCVBUFFORCE, SO_SNDBUF, SO_SNDBUFFORCE
  * (int, as Linux: clamped, doubled, floored), SO_BROADCAST, SO_REUSEADDR
  * (int), SO_ERROR, SO_TYPE (get); UST_SOL_USTACK UST_SO_SPLIT (int),
- * UST_SO_MEMINFO (get).
+ * UST_SO_MEMINFO (get). TCP sockets take more (IPPROTO_TCP, IPPROTO_IP:
+ * ust_tcp.h).
  */
 int ust_setsockopt(struct ust_stack *stk, int sd, int level, int optname,
 		   const void *optval, socklen_t optlen);

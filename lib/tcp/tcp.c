@@ -48,10 +48,11 @@ ust_tcp_state_name(unsigned int state)
 	return state < RTE_DIM(state_names) ? state_names[state] : "?";
 }
 
-/* TCP's place in IPv4 input (struct ust_ipv4_proto, lib/ip); no error
- * handler: TCP ignores ICMP (no PMTU discovery yet) */
+/* TCP's place in IPv4 input (struct ust_ipv4_proto, lib/ip), and the
+ * ICMP errors about its segments (tcp_icmp.c) */
 static const struct ust_ipv4_proto tcp_ipv4_proto = {
 	.input = ust_tcp_input,
+	.err_handler = ust_tcp_icmp_error,
 };
 
 /*
@@ -331,6 +332,8 @@ ust_tcp_sock_alloc(struct ust_stack *stk)
 	ust_pktq_init(&tp->ofoq);
 	ust_timer_init(&tp->rtx_timer, UST_TT_RTX);
 	ust_timer_init(&tp->delack_timer, UST_TT_DELACK);
+	ust_timer_init(&tp->cork_timer, UST_TT_CORK);
+	tp->pmtudisc = IP_PMTUDISC_WANT; /* Linux's default */
 	return tp;
 }
 
@@ -340,6 +343,7 @@ ust_tcp_sock_free(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	ust_tcp_output_undefer(stk, tp);
 	ust_timer_cancel(&stk->tcp->wheel, &tp->rtx_timer);
 	ust_timer_cancel(&stk->tcp->wheel, &tp->delack_timer);
+	ust_timer_cancel(&stk->tcp->wheel, &tp->cork_timer);
 	if (tp->tflags & TF_PORT_REF)
 		stk->tcp->port_refs[rte_be_to_cpu_16(tp->base.lport)]--;
 	rte_free(tp->listen);
@@ -408,6 +412,7 @@ ust_tcp_done(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	}
 	ust_timer_cancel(&stk->tcp->wheel, &tp->rtx_timer);
 	ust_timer_cancel(&stk->tcp->wheel, &tp->delack_timer);
+	ust_timer_cancel(&stk->tcp->wheel, &tp->cork_timer);
 	ust_tcp_output_undefer(stk, tp);
 	tp->rtx_mode = UST_RTX_NONE;
 	ust_tcp_set_state(stk, tp, UST_TCP_CLOSED);
@@ -445,6 +450,11 @@ ust_tcp_abort(struct ust_stack *stk, struct ust_tcp_sock *tp, int err,
 		tp->parent = NULL;
 		tp->tflags |= TF_ORPHAN;
 	}
+	/* a timeout after a soft ICMP error reports that error (RFC 1122
+	 * 4.2.3.9; Linux's tcp_write_err()) */
+	if (err == ETIMEDOUT && tp->soft_err != 0)
+		err = tp->soft_err;
+	tp->soft_err = 0;
 	if (err != 0 && !(tp->tflags & TF_ORPHAN))
 		tp->base.so_error = err;
 	/* what was received is lost with the connection */

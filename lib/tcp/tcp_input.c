@@ -383,6 +383,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		ust_tcp_sack_sender_clean(tp);
 		tp->dupacks = 0;
 		tp->backoff = 0;
+		tp->soft_err = 0; /* the path works: an ICMP error is old */
 		if (tp->tflags & TF_RECOVERY) {
 			if (SEQ_GEQ(ack, tp->recover)) {
 				/* RFC 6582 3.2 3 / RFC 6675 5: full ACK */

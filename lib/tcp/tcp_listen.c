@@ -61,8 +61,9 @@ tcp_req_send_synack(struct ust_stack *stk, const struct ust_tcp_sock *lp,
 		o.tsval = tsval;
 		o.tsecr = tsecr;
 	}
-	ust_tcp_send_reply(stk, k, iss, irs + 1, UST_TCP_SYN | UST_TCP_ACK,
-		       tcp_initial_window(lp), &o);
+	ust_tcp_send_reply_df(stk, k, iss, irs + 1, UST_TCP_SYN | UST_TCP_ACK,
+			      tcp_initial_window(lp), &o,
+			      lp->pmtudisc != IP_PMTUDISC_DONT);
 }
 
 /* What both sides agree on, from the peer's SYN options. */
@@ -191,6 +192,12 @@ tcp_child_create(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	tp->keep_cnt = lp->keep_cnt;
 	tp->tx_layout = lp->tx_layout;
 	tp->copy_small = lp->copy_small;
+	/* the options a listener's connections inherit, as Linux's clone */
+	tp->pmtudisc = lp->pmtudisc;
+	tp->notsent_lowat = lp->notsent_lowat;
+	tp->user_timeout_ms = lp->user_timeout_ms;
+	tp->corked = lp->corked;
+	tp->inq = lp->inq;
 	tp->iss = iss;
 	tp->irs = irs;
 	tp->snd_una = iss + 1;
@@ -368,7 +375,7 @@ ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 			th->opts.mss != 0 ?
 			RTE_MAX(th->opts.mss, (uint16_t)UST_TCP_MIN_MSS) :
 			UST_TCP_DEFAULT_MSS;
-		uint16_t mss = RTE_MIN(peer, ust_tcp_local_mss(stk));
+		uint16_t mss = RTE_MIN(peer, lp->rcv_mss);
 		uint8_t idx = 7, i; /* the table's smallest, 88 */
 		uint32_t tsval = 0;
 

@@ -194,8 +194,9 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 	}
 	if (flags & UST_TCP_ACK)
 		tcp_ack_sent(stk, tp);
-	ust_ipv4_output(stk, m, tp->base.laddr != 0 ? tp->base.laddr :
-			stk->addr, tp->base.raddr, IPPROTO_TCP, ol);
+	ust_ipv4_output_df(stk, m, tp->base.laddr != 0 ? tp->base.laddr :
+			   stk->addr, tp->base.raddr, IPPROTO_TCP, ol,
+			   tp->pmtudisc != IP_PMTUDISC_DONT);
 	return 0;
 }
 
@@ -244,6 +245,14 @@ ust_tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 	       uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
 	       const struct ust_tcp_opts *opts)
 {
+	ust_tcp_send_reply_df(stk, k, seq, ack, flags, win, opts, true);
+}
+
+void
+ust_tcp_send_reply_df(struct ust_stack *stk, const struct ust_tcp_key *k,
+		      uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
+		      const struct ust_tcp_opts *opts, bool df)
+{
 	bool offload = (stk->netif.flags & UST_NETIF_F_TX_TCP_CKSUM) != 0;
 	struct ust_tcp_repr th;
 	struct rte_mbuf *m;
@@ -277,8 +286,8 @@ ust_tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 	stk->mib[UST_MIB_TCP_OUTSEGS]++;
 	if (flags & UST_TCP_RST)
 		stk->mib[UST_MIB_TCP_OUTRSTS]++;
-	ust_ipv4_output(stk, m, k->laddr, k->raddr, IPPROTO_TCP,
-			offload ? RTE_MBUF_F_TX_TCP_CKSUM : 0);
+	ust_ipv4_output_df(stk, m, k->laddr, k->raddr, IPPROTO_TCP,
+			   offload ? RTE_MBUF_F_TX_TCP_CKSUM : 0, df);
 }
 
 void
@@ -488,9 +497,16 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			if (len < tp->mss && len < avail && flight > 0 &&
 			    len < tp->snd_wnd_max / 2)
 				break;
+			/* TCP_CORK: no partial segment while corked, up to
+			 * the 200 ms ceiling (tcp_icmp.c) */
+			if (len < tp->mss && len == avail && !fin &&
+			    !SEQ_LT(tp->snd_nxt, tp->snd_max) &&
+			    !ust_tcp_cork_allows(stk, tp))
+				break;
 			/* Nagle: one small segment in flight at a time */
 			if (len < tp->mss && len == avail && flight > 0 &&
 			    !(tp->tflags & TF_NODELAY) && !fin &&
+			    !tp->cork_push &&
 			    !SEQ_LT(tp->snd_nxt, tp->snd_max))
 				break;
 			rtx = SEQ_LT(tp->snd_nxt, tp->snd_max);

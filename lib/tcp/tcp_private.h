@@ -20,6 +20,10 @@
  *  tcp_cc.c, cc/  congestion control behind struct ust_tcp_cc_ops
  *  tcp_isn.c      SipHash-2-4 for initial sequence numbers (RFC 6528),
  *                 timestamps offsets and SYN cookies
+ *  tcp_icmp.c     ICMP errors about our segments (RFC 1122 4.2.3.9,
+ *                 RFC 1191, RFC 5927); TCP_USER_TIMEOUT and TCP_CORK's
+ *                 timers
+ *  tcp_info.c     TCP_INFO in Linux's struct tcp_info
  *  tcp_sock.c     the socket calls
  *  tcp_tx.c       TX layouts of data segments (linear, chained, first-linear,
  *                 copy-small)
@@ -66,7 +70,16 @@ enum ust_tcp_timer_kind {
 	UST_TT_DELACK,
 	UST_TT_REQ,       /* SYN-ACK retransmission of a half-open entry */
 	UST_TT_TW,        /* end of TIME_WAIT */
+	UST_TT_CORK,      /* TCP_CORK's 200 ms ceiling */
 };
+
+/* TCP_CORK holds a partial segment at most this long (Linux's ceiling,
+ * tcp(7)) */
+#define UST_TCP_CORK_MS 200
+/* Linux's tcp_min_snd_mss: the send MSS a path MTU can lower to */
+#define UST_TCP_MIN_SND_MSS 48
+/* RFC 791: every IPv4 link carries 68 bytes */
+#define UST_IPV4_MIN_MTU 68
 
 /* what the connection's rtx timer is counting */
 enum ust_tcp_rtx_mode {
@@ -243,6 +256,22 @@ struct ust_tcp_sock {
 	uint64_t retrans;
 	uint64_t bytes_acked_total;
 	uint64_t bytes_received;
+
+	/* socket options of issue 12 (tcp_sock.c) and ICMP (tcp_icmp.c) */
+	uint8_t pmtudisc;        /* IP_MTU_DISCOVER: IP_PMTUDISC_* */
+	bool corked;             /* TCP_CORK */
+	bool inq;                /* TCP_INQ (recorded; get returns it) */
+	bool cork_push;          /* pushing a partial segment once: the
+				  * cork's ceiling, or uncorking */
+	uint16_t pmtu;           /* path MTU (RFC 1191): 0, the netif's */
+	int soft_err;            /* RFC 1122 4.2.3.9: a soft ICMP error,
+				  * reported if the connection times out */
+	uint32_t notsent_lowat;  /* TCP_NOTSENT_LOWAT, bytes: 0, off */
+	uint32_t user_timeout_ms; /* TCP_USER_TIMEOUT (RFC 5482): 0, off */
+	uint64_t ut_start_ns;    /* since when the head has gone unacked,
+				  * as the RTO timer saw it (0: not timing) */
+	struct ust_timer cork_timer;
+	uint64_t icmp_in;        /* ICMP errors that matched (TCP_INFO) */
 };
 
 /* A listener's queues. */
@@ -402,6 +431,15 @@ tcp_snd_data_end(const struct ust_tcp_sock *tp)
 	return tp->snd_buf_seq + tp->snd_buffered;
 }
 
+/* bytes queued and never sent (TCP_NOTSENT_LOWAT, tcpi_notsent_bytes) */
+static inline uint32_t
+tcp_notsent_bytes(const struct ust_tcp_sock *tp)
+{
+	uint32_t end = tcp_snd_data_end(tp);
+
+	return SEQ_GT(end, tp->snd_max) ? end - tp->snd_max : 0;
+}
+
 /* bytes in flight (RFC 6675's pipe without the SACK refinements) */
 static inline uint32_t
 tcp_flight(const struct ust_tcp_sock *tp)
@@ -491,6 +529,12 @@ void ust_tcp_send_rst(struct ust_stack *stk, struct ust_tcp_sock *tp);
 void ust_tcp_send_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 		    uint32_t seq, uint32_t ack, uint8_t flags, uint16_t win,
 		    const struct ust_tcp_opts *opts);
+/* the same, DF as @df says (a listener's IP_MTU_DISCOVER, for its
+ * SYN-ACKs) */
+void ust_tcp_send_reply_df(struct ust_stack *stk, const struct ust_tcp_key *k,
+			   uint32_t seq, uint32_t ack, uint8_t flags,
+			   uint16_t win, const struct ust_tcp_opts *opts,
+			   bool df);
 /* the RST RFC 9293 3.10.7.1 prescribes for a segment with no connection */
 void ust_tcp_reset_reply(struct ust_stack *stk, const struct ust_tcp_key *k,
 		     const struct ust_tcp_repr *th, uint32_t seg_len);
@@ -618,6 +662,32 @@ void ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 /* The socket-ops table of TCP sockets, registered by ust_tcp_init(). */
 int ust_tcp_sock_register(struct ust_stack *stk);
 void ust_tcp_meminfo(const struct ust_sock *s, struct ust_sock_meminfo *mi);
+
+/* ---- tcp_icmp.c ---- */
+/* TCP's IPv4 error handler (RFC 1122 4.2.3.9, RFC 1191, RFC 5927) */
+void ust_tcp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic);
+/* the path MTU in use: the one ICMP taught, else the interface's */
+uint16_t ust_tcp_pmtu(const struct ust_tcp_sock *tp);
+/* TCP_USER_TIMEOUT (RFC 5482), from the retransmission timer when it
+ * expires: true when the connection has been aborted (ETIMEDOUT, or the
+ * soft error it had) */
+bool ust_tcp_user_timeout_expired(struct ust_stack *stk,
+				  struct ust_tcp_sock *tp);
+/* the next RTO, no later than the user timeout's end */
+uint64_t ust_tcp_user_timeout_clamp(struct ust_stack *stk,
+				    const struct ust_tcp_sock *tp,
+				    uint64_t rto_ns);
+/* TCP_CORK: may a partial segment go now? No while corked, within the
+ * 200 ms ceiling (armed here) */
+bool ust_tcp_cork_allows(struct ust_stack *stk, struct ust_tcp_sock *tp);
+/* the ceiling expired, or the socket was uncorked: push what is held */
+void ust_tcp_cork_expired(struct ust_stack *stk, struct ust_tcp_sock *tp);
+
+/* ---- tcp_info.c ---- */
+/* getsockopt(IPPROTO_TCP, TCP_INFO): Linux's struct tcp_info, its first
+ * min(*len, sizeof) bytes */
+int ust_tcp_info_linux(const struct ust_tcp_sock *tp, void *val,
+		       socklen_t *len);
 
 /* ---- tcp_cc.c ---- */
 const struct ust_tcp_cc_ops *ust_tcp_cc_find(const char *name);

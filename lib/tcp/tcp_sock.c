@@ -406,7 +406,10 @@ ust_tcp_send(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 	if (len == 0)
 		return 0;
 	room = s->sndbuf > tp->snd_buffered ? s->sndbuf - tp->snd_buffered : 0;
-	if (room == 0)
+	/* TCP_NOTSENT_LOWAT: as Linux's sendmsg(), no more while the bytes
+	 * not yet sent are at the mark */
+	if (room == 0 || (tp->notsent_lowat != 0 &&
+			  tcp_notsent_bytes(tp) >= tp->notsent_lowat))
 		return -EAGAIN;
 	seq = tp->snd_buf_seq + tp->snd_buffered;
 	empty = tp->snd_buffered == 0;
@@ -762,14 +765,49 @@ tcp_set_sol_tcp(struct ust_tcp_sock *tp, int name, const void *val,
 		}
 		return 0;
 	case TCP_MAXSEG:
-		/* before the SYN: the MSS we announce, within what the
-		 * MTU and one mbuf carry */
-		if (tp->state != UST_TCP_CLOSED)
+		/* the user's MSS clamp (Linux's user_mss): the MSS we
+		 * announce, within what the MTU and one mbuf carry, and a
+		 * bound on the one we send. Before connect(), or on a
+		 * listener, whose connections inherit it (their SYN-ACKs
+		 * announce it); 0, the default, as Linux. On a connection
+		 * EINVAL: the handshake agreed the MSS (Linux takes the
+		 * value and ignores it). */
+		if (tp->state != UST_TCP_CLOSED && tp->state != UST_TCP_LISTEN)
 			return -EINVAL;
-		if (v < UST_TCP_MIN_MSS || v > UINT16_MAX)
+		if (v != 0 && (v < UST_TCP_MIN_MSS || v > UINT16_MAX))
 			return -EINVAL;
-		tp->rcv_mss = (uint16_t)RTE_MIN((uint32_t)v,
-						(uint32_t)ust_tcp_local_mss(stk));
+		tp->rcv_mss = v == 0 ? ust_tcp_local_mss(stk) :
+			(uint16_t)RTE_MIN((uint32_t)v,
+					  (uint32_t)ust_tcp_local_mss(stk));
+		return 0;
+	case TCP_CORK:
+		if (v) {
+			tp->corked = true;
+			return 0;
+		}
+		tp->corked = false;
+		if (ust_timer_armed(&tp->cork_timer))
+			ust_timer_cancel(&stk->tcp->wheel, &tp->cork_timer);
+		/* as Linux: uncorking pushes what is pending, a partial
+		 * segment too, whatever Nagle says */
+		ust_tcp_cork_expired(stk, tp);
+		return 0;
+	case TCP_NOTSENT_LOWAT:
+		if (v < 0)
+			return -EINVAL;
+		tp->notsent_lowat = (uint32_t)v;
+		ust_tcp_wakeup(tp);
+		return 0;
+	case TCP_USER_TIMEOUT:
+		/* milliseconds; 0: the retry counts decide (RFC 5482) */
+		if (v < 0)
+			return -EINVAL;
+		tp->user_timeout_ms = (uint32_t)v;
+		return 0;
+	case TCP_INQ:
+		if (v < 0 || v > 1)
+			return -EINVAL;
+		tp->inq = v != 0;
 		return 0;
 	case TCP_QUICKACK:
 		if (v) {
@@ -814,6 +852,20 @@ ust_tcp_setsockopt(struct ust_sock *s, int level, int name, const void *val,
 		return tcp_set_sol_socket(tp, name, val, len);
 	if (level == IPPROTO_TCP)
 		return tcp_set_sol_tcp(tp, name, val, len);
+	if (level == IPPROTO_IP && name == IP_MTU_DISCOVER) {
+		int v, rc = get_int(val, len, &v);
+
+		if (rc != 0)
+			return rc;
+		/* DONT: no DF, and ICMP's MTU is not used; WANT, DO and
+		 * PROBE: DF, and fragmentation-needed lowers the MSS.
+		 * (INTERFACE and OMIT are refused as for a TCP socket
+		 * they would only differ in what ustack does not do.) */
+		if (v < IP_PMTUDISC_DONT || v > IP_PMTUDISC_PROBE)
+			return -EINVAL;
+		tp->pmtudisc = (uint8_t)v;
+		return 0;
+	}
 	if (level == UST_SOL_USTACK &&
 	    (name == UST_TCP_TX_LAYOUT || name == UST_TCP_COPY_SMALL)) {
 		struct ust_stack *stk = s->stk;
@@ -939,6 +991,12 @@ ust_tcp_getsockopt(struct ust_sock *s, int level, int name, void *val,
 			if (*len < (socklen_t)sizeof(int))
 				return -EINVAL;
 			s->so_error = 0;
+			/* as Linux: else the soft error (an ICMP error the
+			 * connection survived), reported once too */
+			if (err == 0) {
+				err = tp->soft_err;
+				tp->soft_err = 0;
+			}
 			return ust_sockopt_put_int(val, len, err);
 		}
 		case SO_LINGER: {
@@ -973,6 +1031,23 @@ ust_tcp_getsockopt(struct ust_sock *s, int level, int name, void *val,
 				       (int)(tp->keep_intvl_ms / 1000));
 		case TCP_KEEPCNT:
 			return ust_sockopt_put_int(val, len, (int)tp->keep_cnt);
+		case TCP_CORK:
+			return ust_sockopt_put_int(val, len, tp->corked);
+		case TCP_NOTSENT_LOWAT:
+			return ust_sockopt_put_int(val, len,
+						   (int)tp->notsent_lowat);
+		case TCP_USER_TIMEOUT:
+			return ust_sockopt_put_int(val, len,
+						   (int)tp->user_timeout_ms);
+		case TCP_INQ:
+			/* as Linux's getsockopt(TCP_INQ): the bytes that
+			 * recv() would give now (0 on a listener) */
+			return ust_sockopt_put_int(val, len,
+				tp->state == UST_TCP_LISTEN ? 0 :
+				(int)RTE_MIN(tp->rcv_buffered,
+					     (uint32_t)INT32_MAX));
+		case TCP_INFO:
+			return ust_tcp_info_linux(tp, val, len);
 		case TCP_CONGESTION: {
 			size_t n = strlen(tp->cc->name) + 1;
 
@@ -983,6 +1058,20 @@ ust_tcp_getsockopt(struct ust_sock *s, int level, int name, void *val,
 			*len = (socklen_t)n;
 			return 0;
 		}
+		default:
+			return -ENOPROTOOPT;
+		}
+	}
+	if (level == IPPROTO_IP) {
+		switch (name) {
+		case IP_MTU_DISCOVER:
+			return ust_sockopt_put_int(val, len, tp->pmtudisc);
+		case IP_MTU:
+			/* as Linux: the path MTU of a connected socket */
+			if (tp->state == UST_TCP_CLOSED ||
+			    tp->state == UST_TCP_LISTEN)
+				return -ENOTCONN;
+			return ust_sockopt_put_int(val, len, ust_tcp_pmtu(tp));
 		default:
 			return -ENOPROTOOPT;
 		}
@@ -1051,9 +1140,14 @@ ust_tcp_events(const struct ust_sock *s)
 		ev |= UST_EPOLLIN;
 	if (tp->tflags & TF_FIN_RCVD)
 		ev |= UST_EPOLLRDHUP;
+	/* writable: room in the send buffer and, with TCP_NOTSENT_LOWAT,
+	 * fewer bytes not yet sent than the mark (Linux's
+	 * tcp_stream_memory_free()) */
 	if ((tp->state == UST_TCP_ESTABLISHED ||
 	     tp->state == UST_TCP_CLOSE_WAIT) &&
-	    !(tp->tflags & TF_FIN_QUEUED) && tp->snd_buffered < s->sndbuf)
+	    !(tp->tflags & TF_FIN_QUEUED) && tp->snd_buffered < s->sndbuf &&
+	    (tp->notsent_lowat == 0 ||
+	     tcp_notsent_bytes(tp) < tp->notsent_lowat))
 		ev |= UST_EPOLLOUT;
 	if ((tp->tflags & (TF_FIN_RCVD | TF_FIN_QUEUED)) ==
 	    (TF_FIN_RCVD | TF_FIN_QUEUED))

@@ -209,21 +209,26 @@ tcp_rto_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	const struct ust_tcp_conf *c = &stk->conf.tcp;
 
+	/* TCP_USER_TIMEOUT (RFC 5482, tcp_icmp.c): when set, it decides */
+	if (ust_tcp_user_timeout_expired(stk, tp))
+		return;
 	/* our SYN, or the SYN-ACK of a simultaneous open (ust_tcp_output() sends
 	 * nothing before ESTABLISHED), as Linux's tcp_write_timeout() */
 	if (tp->state == UST_TCP_SYN_SENT ||
 	    tp->state == UST_TCP_SYN_RECEIVED) {
-		if (++tp->probes > c->syn_retries) {
+		if (++tp->probes > c->syn_retries && tp->user_timeout_ms == 0) {
 			stk->mib[UST_MIB_TCP_ATTEMPTFAILS]++;
 			ust_tcp_abort(stk, tp, ETIMEDOUT, false);
 			return;
 		}
 		tp->backoff++;
 		ust_tcp_send_syn(stk, tp);
-		ust_tcp_rtx_arm(stk, tp, UST_RTX_RTO, ust_tcp_rto_ns(tp));
+		ust_tcp_rtx_arm(stk, tp, UST_RTX_RTO,
+				ust_tcp_user_timeout_clamp(stk, tp,
+							   ust_tcp_rto_ns(tp)));
 		return;
 	}
-	if (tp->backoff >= c->retries2) {
+	if (tp->backoff >= c->retries2 && tp->user_timeout_ms == 0) {
 		stk->mib[UST_MIB_TCPEXT_TCPABORTONTIMEOUT]++;
 		ust_tcp_abort(stk, tp, ETIMEDOUT, true);
 		return;
@@ -263,7 +268,8 @@ tcp_rto_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	 * window closed with data in flight would only back off */
 	if (tp->snd_nxt == tp->snd_una && SEQ_LT(tp->snd_una, tp->snd_max))
 		tcp_send_head(stk, tp);
-	ust_tcp_rtx_arm(stk, tp, UST_RTX_RTO, ust_tcp_rto_ns(tp));
+	ust_tcp_rtx_arm(stk, tp, UST_RTX_RTO,
+			ust_tcp_user_timeout_clamp(stk, tp, ust_tcp_rto_ns(tp)));
 }
 
 /* A probe (zero window, keepalive): an ACK at @seq without data, with
@@ -385,6 +391,10 @@ ust_tcp_timer_fire(struct ust_timer *t, void *ctx)
 		break;
 	case UST_TT_TW:
 		ust_tcp_tw_free(stk, container_of(t, struct ust_tcp_tw, timer));
+		break;
+	case UST_TT_CORK:
+		ust_tcp_cork_expired(stk, container_of(t, struct ust_tcp_sock,
+						       cork_timer));
 		break;
 	default:
 		break;

@@ -14,12 +14,25 @@
  * ust_send_burst() / ust_recv_burst().
  *
  * Options (level IPPROTO_TCP, values from <netinet/tcp.h>): TCP_NODELAY,
- * TCP_MAXSEG (before connect or listen), TCP_QUICKACK, TCP_KEEPIDLE,
- * TCP_KEEPINTVL, TCP_KEEPCNT (seconds, counts), TCP_CONGESTION ("cubic",
- * "newreno"); level SOL_SOCKET: SO_RCVBUF, SO_SNDBUF (clamped to the
- * configured maxima, doubled, as Linux), SO_KEEPALIVE, SO_LINGER,
- * SO_REUSEADDR, SO_ERROR; level UST_SOL_USTACK: UST_TCP_INFO (get),
- * UST_TCP_TX_LAYOUT and UST_TCP_COPY_SMALL (ust_tcp_tx.h).
+ * TCP_MAXSEG (before connect, or on a listener, whose connections
+ * inherit it and whose SYN-ACKs announce it; 0: the default; EINVAL on a
+ * connection), TCP_QUICKACK, TCP_KEEPIDLE, TCP_KEEPINTVL, TCP_KEEPCNT
+ * (seconds, counts), TCP_CONGESTION ("cubic", "newreno"), TCP_CORK (no
+ * partial segment until uncorked, a full MSS or 200 ms), TCP_NOTSENT_LOWAT
+ * (bytes: UST_EPOLLOUT, and send() takes data, only while fewer are
+ * unsent; 0: off), TCP_USER_TIMEOUT (ms: abort with ETIMEDOUT when data
+ * stays unacknowledged that long, RFC 5482; 0: the retry counts),
+ * TCP_INQ (set: accepted; get: the bytes readable now), TCP_INFO (get:
+ * Linux's struct tcp_info from <linux/tcp.h>, min(length, its size)
+ * bytes); level IPPROTO_IP: IP_MTU_DISCOVER (IP_PMTUDISC_DONT: no DF and
+ * ICMP's MTU ignored; WANT, the default, DO, PROBE: DF and PMTU
+ * discovery), IP_MTU (get, connected: the path MTU); level SOL_SOCKET:
+ * SO_RCVBUF, SO_SNDBUF (clamped to the configured maxima, doubled, as
+ * Linux), SO_KEEPALIVE, SO_LINGER, SO_REUSEADDR, SO_ERROR (the error, else
+ * a soft ICMP error the connection survived); level UST_SOL_USTACK:
+ * UST_TCP_INFO (get), UST_TCP_TX_LAYOUT and UST_TCP_COPY_SMALL
+ * (ust_tcp_tx.h). Listeners pass their options to the connections they
+ * accept. Other options: -ENOPROTOOPT.
  */
 
 #ifndef UST_TCP_H

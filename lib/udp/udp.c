@@ -442,6 +442,10 @@ ust_udp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic)
 	struct ust_sock *s;
 	rte_be16_t sport, dport;
 
+	/* as Linux without IP_RECVERR: time exceeded and parameter problem
+	 * are soft errors, which a UDP socket does not hear of */
+	if (ic->type != UST_ICMP_DEST_UNREACH)
+		return;
 	memcpy(&sport, ic->embedded_l4, sizeof(sport));
 	memcpy(&dport, ic->embedded_l4 + 2, sizeof(dport));
 	key = rte_be_to_cpu_16(sport);

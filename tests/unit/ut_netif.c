@@ -195,6 +195,15 @@ struct rte_mbuf *
 ut_icmp_port_unreach_frame(struct rte_mempool *mp, const uint8_t *quote,
 			   uint16_t quote_len)
 {
+	return ut_icmp_error_frame(mp, UST_ICMP_DEST_UNREACH,
+				   UST_ICMP_CODE_PORT_UNREACH, 0, quote,
+				   quote_len);
+}
+
+struct rte_mbuf *
+ut_icmp_error_frame(struct rte_mempool *mp, uint8_t type, uint8_t code,
+		    uint16_t mtu, const uint8_t *quote, uint16_t quote_len)
+{
 	struct rte_mbuf *m = rte_pktmbuf_alloc(mp);
 	struct ust_ipv4_repr ip;
 	struct ust_icmp_repr ic;
@@ -212,8 +221,9 @@ ut_icmp_port_unreach_frame(struct rte_mempool *mp, const uint8_t *quote,
 	ip.total_len = (uint16_t)(28 + quote_len);
 	ust_ipv4_emit(p, 20, &ip, 0);
 	memset(&ic, 0, sizeof(ic));
-	ic.type = UST_ICMP_DEST_UNREACH;
-	ic.code = UST_ICMP_CODE_PORT_UNREACH;
+	ic.type = type;
+	ic.code = code;
+	ic.mtu = mtu;
 	ic.data = quote;
 	ic.data_len = quote_len;
 	ust_icmp_emit(p + 20, 8u + quote_len, &ic);

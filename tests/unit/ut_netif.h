@@ -64,6 +64,12 @@ struct rte_mbuf *ut_icmp_port_unreach_frame(struct rte_mempool *mp,
 					    const uint8_t *quote,
 					    uint16_t quote_len);
 
+/* An ICMP error of @type and @code from the peer (@mtu: the next-hop MTU
+ * of a fragmentation-needed) quoting @quote_len bytes at @quote. */
+struct rte_mbuf *ut_icmp_error_frame(struct rte_mempool *mp, uint8_t type,
+				     uint8_t code, uint16_t mtu,
+				     const uint8_t *quote, uint16_t quote_len);
+
 /* A TCP segment from the peer (UT_PEER_IP) to UT_OUR_IP, options from
  * th->opts, checksums filled. */
 struct rte_mbuf *ut_tcp_frame(struct rte_mempool *mp,

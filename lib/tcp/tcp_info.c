@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * getsockopt(IPPROTO_TCP, TCP_INFO): a connection told in Linux's struct
+ * tcp_info, the layout of the system's <linux/tcp.h> (a UAPI header), so
+ * that tools written for Linux sockets read ustack's as they are. Fields
+ * ustack keeps are filled in Linux's units (segments where Linux counts
+ * segments, microseconds, milliseconds since an event); those it does not
+ * keep are zero. The caller gets min(its length, sizeof) bytes, as from
+ * Linux, so that a caller built against an older, shorter struct works.
+ *
+ * In a file of its own: <linux/tcp.h> and <netinet/tcp.h> (which the
+ * other TCP files use for the option names) do not go together.
+ */
+
+#include <errno.h>
+#include <string.h>
+
+#include <linux/tcp.h>
+
+#include "tcp_private.h"
+
+#define NS_PER_MS 1000000ull
+
+/* Linux's state numbers (include/net/tcp_states.h, a stable ABI: ss and
+ * netstat print them) for ustack's enum ust_tcp_state */
+static const uint8_t tcp_linux_state[] = {
+	[UST_TCP_CLOSED] = 7,
+	[UST_TCP_LISTEN] = 10,
+	[UST_TCP_SYN_SENT] = 2,
+	[UST_TCP_SYN_RECEIVED] = 3,
+	[UST_TCP_ESTABLISHED] = 1,
+	[UST_TCP_FIN_WAIT_1] = 4,
+	[UST_TCP_FIN_WAIT_2] = 5,
+	[UST_TCP_CLOSE_WAIT] = 8,
+	[UST_TCP_CLOSING] = 11,
+	[UST_TCP_LAST_ACK] = 9,
+	[UST_TCP_TIME_WAIT] = 6,
+};
+
+/* Linux's TCP_INFINITE_SSTHRESH */
+#define TCP_LINUX_INFINITE_SSTHRESH 0x7fffffffu
+
+static uint32_t
+segs_of(uint32_t bytes, uint32_t mss)
+{
+	return mss == 0 ? 0 : (bytes + mss - 1) / mss;
+}
+
+static uint32_t
+ms_since(const struct ust_stack *stk, uint64_t t_ns)
+{
+	return t_ns == 0 || t_ns > stk->now ? 0 :
+		(uint32_t)((stk->now - t_ns) / NS_PER_MS);
+}
+
+static void
+tcp_info_fill_linux(const struct ust_tcp_sock *tp, struct tcp_info *ti)
+{
+	const struct ust_stack *stk = tp->base.stk;
+	uint32_t mss = tp->mss;
+
+	memset(ti, 0, sizeof(*ti));
+	ti->tcpi_state = tp->state < RTE_DIM(tcp_linux_state) ?
+		tcp_linux_state[tp->state] : 0;
+	if (tp->state == UST_TCP_LISTEN) {
+		/* as Linux: the accept queue and the backlog */
+		ti->tcpi_unacked = tp->listen->acceptq_len;
+		ti->tcpi_sacked = tp->listen->backlog;
+		return;
+	}
+	if (tp->tflags & TF_LOSS)
+		ti->tcpi_ca_state = TCP_CA_Loss;
+	else if (tp->tflags & TF_RECOVERY)
+		ti->tcpi_ca_state = TCP_CA_Recovery;
+	else if (tp->dupacks > 0 || tp->sacked_bytes > 0)
+		ti->tcpi_ca_state = TCP_CA_Disorder;
+	else
+		ti->tcpi_ca_state = TCP_CA_Open;
+	ti->tcpi_retransmits = tp->rtx_mode == UST_RTX_RTO ? tp->backoff : 0;
+	ti->tcpi_probes = tp->probes;
+	ti->tcpi_backoff = tp->backoff;
+	if (tp->tflags & TF_TS_OK)
+		ti->tcpi_options |= TCPI_OPT_TIMESTAMPS;
+	if (tp->tflags & TF_SACK_OK)
+		ti->tcpi_options |= TCPI_OPT_SACK;
+	if (tp->tflags & TF_WS_OK) {
+		ti->tcpi_options |= TCPI_OPT_WSCALE;
+		ti->tcpi_snd_wscale = tp->snd_wscale & 0xf;
+		ti->tcpi_rcv_wscale = tp->rcv_wscale & 0xf;
+	}
+	ti->tcpi_rto = (uint32_t)(ust_tcp_rto_ns(tp) / 1000);
+	ti->tcpi_ato = stk->conf.tcp.delack_ms * 1000;
+	ti->tcpi_snd_mss = mss;
+	ti->tcpi_rcv_mss = tp->rcv_mss;
+	ti->tcpi_unacked = segs_of(tp->snd_max - tp->snd_una, mss);
+	ti->tcpi_sacked = segs_of(tp->sacked_bytes, mss);
+	ti->tcpi_last_ack_recv = ms_since(stk, tp->last_rcv_ns);
+	ti->tcpi_pmtu = ust_tcp_pmtu(tp);
+	ti->tcpi_rcv_ssthresh = tp->rcv_wnd;
+	ti->tcpi_rtt = tp->srtt_us >> 3;
+	ti->tcpi_rttvar = tp->rttvar_us >> 2;
+	ti->tcpi_snd_ssthresh = tp->ssthresh >= TCP_LINUX_INFINITE_SSTHRESH ?
+		TCP_LINUX_INFINITE_SSTHRESH : tp->ssthresh / RTE_MAX(mss, 1u);
+	ti->tcpi_snd_cwnd = tp->cwnd / RTE_MAX(mss, 1u);
+	ti->tcpi_advmss = tp->rcv_mss;
+	ti->tcpi_reordering = UST_TCP_DUPTHRESH;
+	ti->tcpi_rcv_space = tp->rcv_wnd;
+	ti->tcpi_total_retrans = (uint32_t)tp->retrans;
+	ti->tcpi_bytes_acked = tp->bytes_acked_total;
+	ti->tcpi_bytes_received = tp->bytes_received;
+	ti->tcpi_segs_out = (uint32_t)tp->segs_out;
+	ti->tcpi_segs_in = (uint32_t)tp->segs_in;
+	ti->tcpi_notsent_bytes = tcp_notsent_bytes(tp);
+	ti->tcpi_snd_wnd = tp->snd_wnd;
+}
+
+int
+ust_tcp_info_linux(const struct ust_tcp_sock *tp, void *val, socklen_t *len)
+{
+	struct tcp_info ti;
+	size_t n;
+
+	if (val == NULL || len == NULL)
+		return -EINVAL;
+	tcp_info_fill_linux(tp, &ti);
+	n = RTE_MIN((size_t)*len, sizeof(ti));
+	memcpy(val, &ti, n);
+	*len = (socklen_t)n;
+	return 0;
+}
