@@ -260,7 +260,7 @@ struct ust_tcp_sock {
 	/* socket options of issue 12 (tcp_sock.c) and ICMP (tcp_icmp.c) */
 	uint8_t pmtudisc;        /* IP_MTU_DISCOVER: IP_PMTUDISC_* */
 	bool corked;             /* TCP_CORK */
-	bool inq;                /* TCP_INQ (recorded; get returns it) */
+	bool inq;                /* TCP_INQ: 0 or 1, as set */
 	bool cork_push;          /* pushing a partial segment once: the
 				  * cork's ceiling, or uncorking */
 	uint16_t pmtu;           /* path MTU (RFC 1191): 0, the netif's */

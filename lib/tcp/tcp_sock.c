@@ -1040,12 +1040,11 @@ ust_tcp_getsockopt(struct ust_sock *s, int level, int name, void *val,
 			return ust_sockopt_put_int(val, len,
 						   (int)tp->user_timeout_ms);
 		case TCP_INQ:
-			/* as Linux's getsockopt(TCP_INQ): the bytes that
-			 * recv() would give now (0 on a listener) */
-			return ust_sockopt_put_int(val, len,
-				tp->state == UST_TCP_LISTEN ? 0 :
-				(int)RTE_MIN(tp->rcv_buffered,
-					     (uint32_t)INT32_MAX));
+			/* as Linux's getsockopt(TCP_INQ): the option's value
+			 * (recvmsg_inq); the bytes waiting are SIOCINQ's and
+			 * the TCP_CM_INQ control message's (UST_TCP_INFO's
+			 * rcv_buffered here) */
+			return ust_sockopt_put_int(val, len, tp->inq);
 		case TCP_INFO:
 			return ust_tcp_info_linux(tp, val, len);
 		case TCP_CONGESTION: {

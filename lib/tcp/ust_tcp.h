@@ -22,7 +22,7 @@
  * (bytes: UST_EPOLLOUT, and send() takes data, only while fewer are
  * unsent; 0: off), TCP_USER_TIMEOUT (ms: abort with ETIMEDOUT when data
  * stays unacknowledged that long, RFC 5482; 0: the retry counts),
- * TCP_INQ (set: accepted; get: the bytes readable now), TCP_INFO (get:
+ * TCP_INQ (0 or 1, read back as set), TCP_INFO (get:
  * Linux's struct tcp_info from <linux/tcp.h>, min(length, its size)
  * bytes); level IPPROTO_IP: IP_MTU_DISCOVER (IP_PMTUDISC_DONT: no DF and
  * ICMP's MTU ignored; WANT, the default, DO, PROBE: DF and PMTU

@@ -375,7 +375,7 @@ connect_to(struct ust_stack *stk, struct peer *p, uint16_t port)
 	UT_EQ(th.opts.has, UST_TCPOPT_MSS | UST_TCPOPT_WS |
 	      UST_TCPOPT_SACK_PERM | UST_TCPOPT_TS);
 	UT_EQ(th.opts.mss, 1460);
-	UT_EQ(th.opts.wscale, 6); /* rmem_max 6 MiB: 65535 << 6 covers half */
+	UT_EQ(th.opts.wscale, 7); /* rmem_max 6 MiB: 65535 << 6 covers half */
 	UT_EQ(th.opts.tsecr, 0);
 	p->port = port;
 	p->lport = th.src_port;
@@ -970,7 +970,8 @@ test_cork(void)
 	return teardown(stk);
 }
 
-/* TCP_INQ: the bytes a read would give. */
+/* TCP_INQ: an option of 0 or 1, inherited from the listener, read back
+ * as set (Linux's recvmsg_inq); the bytes waiting are in UST_TCP_INFO. */
 static int
 test_inq(void)
 {
@@ -985,14 +986,15 @@ test_inq(void)
 	UT_EQ(setopt_int(stk, ls, IPPROTO_TCP, TCP_INQ, 1), 0);
 	sd = open_passive(stk, ls, &p, 1000);
 	UT_ASSERT(sd >= 0);
-	UT_EQ(getopt_int(stk, sd, IPPROTO_TCP, TCP_INQ), 0);
+	UT_EQ(getopt_int(stk, ls, IPPROTO_TCP, TCP_INQ), 1);
+	UT_EQ(getopt_int(stk, sd, IPPROTO_TCP, TCP_INQ), 1);
 	p.tsval++;
 	psend(stk, &p, 0, buf, sizeof(buf));
-	UT_EQ(getopt_int(stk, sd, IPPROTO_TCP, TCP_INQ), 300);
+	UT_EQ(getopt_int(stk, sd, IPPROTO_TCP, TCP_INQ), 1);
 	UT_EQ(ust_recv(stk, sd, buf, 100, 0), 100);
-	UT_EQ(getopt_int(stk, sd, IPPROTO_TCP, TCP_INQ), 200);
-	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 200);
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_INQ, 0), 0);
 	UT_EQ(getopt_int(stk, sd, IPPROTO_TCP, TCP_INQ), 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 200);
 	ut_tx_drain(&nif);
 	return teardown(stk);
 }
@@ -1032,7 +1034,7 @@ test_tcp_info(void)
 	UT_EQ(ti.tcpi_options, TCPI_OPT_TIMESTAMPS | TCPI_OPT_SACK |
 	      TCPI_OPT_WSCALE);
 	UT_EQ(ti.tcpi_snd_wscale, 7);
-	UT_EQ(ti.tcpi_rcv_wscale, 6);
+	UT_EQ(ti.tcpi_rcv_wscale, 7);
 	UT_EQ(ti.tcpi_snd_mss, 1448);
 	UT_EQ(ti.tcpi_advmss, 1460);
 	UT_EQ(ti.tcpi_pmtu, 1500);
@@ -1064,7 +1066,7 @@ test_tcp_info(void)
 	UT_EQ(small[0], 1);
 	UT_EQ(small[5], TCPI_OPT_TIMESTAMPS | TCPI_OPT_SACK |
 	      TCPI_OPT_WSCALE);
-	UT_EQ(small[6], 0x67); /* rcv_wscale 6 << 4 | snd_wscale 7 */
+	UT_EQ(small[6], 0x77); /* rcv_wscale 7 << 4 | snd_wscale 7 */
 	UT_EQ(getopt_int(stk, sd, IPPROTO_TCP, 9999), -ENOPROTOOPT);
 	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, 9999, 1), -ENOPROTOOPT);
 	ut_tx_drain(&nif);
