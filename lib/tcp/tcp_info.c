@@ -11,11 +11,19 @@
  * keep are zero. The caller gets min(its length, sizeof) bytes, as from
  * Linux, so that a caller built against an older, shorter struct works.
  *
+ * The struct has grown since the system's header (Debian 12's ends at
+ * tcpi_snd_wnd): the fields Linux appended since (tcpi_rcv_wnd and
+ * tcpi_rehash, the RTO totals, tcpi_received_ce and the AccECN byte
+ * counters) follow it here as struct tcp_info_tail, so that a caller built
+ * against a newer header (packetdrill's own copy, which asserts that it got
+ * its whole struct) gets all of it.
+ *
  * In a file of its own: <linux/tcp.h> and <netinet/tcp.h> (which the
  * other TCP files use for the option names) do not go together.
  */
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <linux/tcp.h>
@@ -23,6 +31,30 @@
 #include "tcp_private.h"
 
 #define NS_PER_MS 1000000ull
+
+/* Linux's struct tcp_info after tcpi_snd_wnd, as of Linux 6.18 */
+struct tcp_info_tail {
+	uint32_t tcpi_rcv_wnd;          /* our window, bytes */
+	uint32_t tcpi_rehash;
+	uint16_t tcpi_total_rto;        /* RTO expiries */
+	uint16_t tcpi_total_rto_recoveries;
+	uint32_t tcpi_total_rto_time;
+	uint32_t tcpi_received_ce;
+	uint32_t tcpi_delivered_e1_bytes;
+	uint32_t tcpi_delivered_e0_bytes;
+	uint32_t tcpi_delivered_ce_bytes;
+	uint32_t tcpi_received_e1_bytes;
+	uint32_t tcpi_received_e0_bytes;
+	uint32_t tcpi_received_ce_bytes;
+	uint32_t tcpi_ecn_bits;         /* ecn_mode:2, accecn_opt_seen:2... */
+};
+
+/* where the tail starts: right after tcpi_snd_wnd (the system's struct
+ * may end in padding), and the whole size, aligned as Linux's (u64) */
+#define TCP_INFO_HEAD_LEN \
+	(offsetof(struct tcp_info, tcpi_snd_wnd) + sizeof(uint32_t))
+#define TCP_INFO_LEN \
+	RTE_ALIGN_CEIL(TCP_INFO_HEAD_LEN + sizeof(struct tcp_info_tail), 8)
 
 /* Linux's state numbers (include/net/tcp_states.h, a stable ABI: ss and
  * netstat print them) for ustack's enum ust_tcp_state */
@@ -120,14 +152,22 @@ tcp_info_fill_linux(const struct ust_tcp_sock *tp, struct tcp_info *ti)
 int
 ust_tcp_info_linux(const struct ust_tcp_sock *tp, void *val, socklen_t *len)
 {
+	uint8_t buf[TCP_INFO_LEN];
+	struct tcp_info_tail tail;
 	struct tcp_info ti;
 	size_t n;
 
 	if (val == NULL || len == NULL)
 		return -EINVAL;
 	tcp_info_fill_linux(tp, &ti);
-	n = RTE_MIN((size_t)*len, sizeof(ti));
-	memcpy(val, &ti, n);
+	memset(buf, 0, sizeof(buf));
+	memcpy(buf, &ti, TCP_INFO_HEAD_LEN);
+	memset(&tail, 0, sizeof(tail));
+	if (tp->state != UST_TCP_LISTEN)
+		tail.tcpi_rcv_wnd = tp->rcv_wnd;
+	memcpy(buf + TCP_INFO_HEAD_LEN, &tail, sizeof(tail));
+	n = RTE_MIN((size_t)*len, sizeof(buf));
+	memcpy(val, buf, n);
 	*len = (socklen_t)n;
 	return 0;
 }

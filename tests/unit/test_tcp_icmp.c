@@ -18,6 +18,7 @@
  */
 
 #include <errno.h>
+#include <stddef.h>
 #include <linux/tcp.h>
 
 #include "ust_socket.h"
@@ -1058,6 +1059,23 @@ test_tcp_info(void)
 	UT_EQ(linux_info(stk, sd, &ti), 0);
 	UT_EQ(ti.tcpi_bytes_acked, 3000);
 	UT_EQ(ti.tcpi_unacked, 0);
+	/* a caller with a newer, longer struct (Linux 6.18's: tcpi_rcv_wnd
+	 * and on after tcpi_snd_wnd) gets it all: our window right after
+	 * tcpi_snd_wnd, u64-aligned length, nothing beyond */
+	{
+		uint8_t big[512];
+		size_t at = offsetof(struct tcp_info, tcpi_snd_wnd) + 4;
+		uint32_t rcv_wnd;
+
+		memset(big, 0xee, sizeof(big));
+		l = sizeof(big);
+		UT_EQ(ust_getsockopt(stk, sd, IPPROTO_TCP, TCP_INFO, big, &l),
+		      0);
+		UT_EQ(l, RTE_ALIGN_CEIL(at + 48, 8));
+		memcpy(&rcv_wnd, big + at, 4);
+		UT_ASSERT(rcv_wnd > 0);
+		UT_EQ(big[l], 0xee);
+	}
 	/* the first 8 bytes only */
 	memset(small, 0xee, sizeof(small));
 	l = sizeof(small);
