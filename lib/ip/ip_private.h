@@ -69,10 +69,11 @@ int ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
 int ust_ipv4_output(struct ust_stack *stk, struct rte_mbuf *m,
 		    rte_be32_t src, rte_be32_t dst, uint8_t proto,
 		    uint64_t l4_ol_flags);
-/* ust_ipv4_output() with DF set only when @df (IP_MTU_DISCOVER) */
+/* ust_ipv4_output() with DF set only when @df (IP_MTU_DISCOVER) and the
+ * TOS byte @tos (IP_TOS) */
 int ust_ipv4_output_df(struct ust_stack *stk, struct rte_mbuf *m,
 		       rte_be32_t src, rte_be32_t dst, uint8_t proto,
-		       uint64_t l4_ol_flags, bool df);
+		       uint64_t l4_ol_flags, bool df, uint8_t tos);
 
 /* Ethernet input of one chunk (at most UST_MAX_BURST frames), lib/ip/eth.c:
  * ARP, IPv4 and its protocols; every frame consumed or dropped. */

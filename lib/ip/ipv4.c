@@ -237,13 +237,14 @@ int
 ust_ipv4_output(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
 		rte_be32_t dst, uint8_t proto, uint64_t l4_ol_flags)
 {
-	return ust_ipv4_output_df(stk, m, src, dst, proto, l4_ol_flags, true);
+	return ust_ipv4_output_df(stk, m, src, dst, proto, l4_ol_flags, true,
+				  0);
 }
 
 int
 ust_ipv4_output_df(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
 		   rte_be32_t dst, uint8_t proto, uint64_t l4_ol_flags,
-		   bool df)
+		   bool df, uint8_t tos)
 {
 	struct ust_ipv4_repr ip;
 	struct ust_eth_repr eth;
@@ -269,6 +270,7 @@ ust_ipv4_output_df(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
 	ip.dst = dst;
 	ip.proto = proto;
 	ip.ttl = stk->ttl;
+	ip.tos = tos;
 	ip.total_len = (uint16_t)(m->pkt_len - UST_ETH_HDR_LEN);
 	ip.id = stk->ip_id++;
 	/* never fragmented by us; DF for PMTU discovery (RFC 1191) unless

@@ -194,6 +194,7 @@ tcp_child_create(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	tp->copy_small = lp->copy_small;
 	/* the options a listener's connections inherit, as Linux's clone */
 	tp->pmtudisc = lp->pmtudisc;
+	tp->tos = lp->tos;
 	tp->notsent_lowat = lp->notsent_lowat;
 	tp->user_timeout_ms = lp->user_timeout_ms;
 	tp->corked = lp->corked;

@@ -196,7 +196,7 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 		tcp_ack_sent(stk, tp);
 	ust_ipv4_output_df(stk, m, tp->base.laddr != 0 ? tp->base.laddr :
 			   stk->addr, tp->base.raddr, IPPROTO_TCP, ol,
-			   tp->pmtudisc != IP_PMTUDISC_DONT);
+			   tp->pmtudisc != IP_PMTUDISC_DONT, tp->tos);
 	return 0;
 }
 
@@ -287,7 +287,7 @@ ust_tcp_send_reply_df(struct ust_stack *stk, const struct ust_tcp_key *k,
 	if (flags & UST_TCP_RST)
 		stk->mib[UST_MIB_TCP_OUTRSTS]++;
 	ust_ipv4_output_df(stk, m, k->laddr, k->raddr, IPPROTO_TCP,
-			   offload ? RTE_MBUF_F_TX_TCP_CKSUM : 0, df);
+			   offload ? RTE_MBUF_F_TX_TCP_CKSUM : 0, df, 0);
 }
 
 void

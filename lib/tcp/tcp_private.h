@@ -259,6 +259,7 @@ struct ust_tcp_sock {
 
 	/* socket options of issue 12 (tcp_sock.c) and ICMP (tcp_icmp.c) */
 	uint8_t pmtudisc;        /* IP_MTU_DISCOVER: IP_PMTUDISC_* */
+	uint8_t tos;             /* IP_TOS, without the ECN bits */
 	bool corked;             /* TCP_CORK */
 	bool inq;                /* TCP_INQ: 0 or 1, as set */
 	bool cork_push;          /* pushing a partial segment once: the

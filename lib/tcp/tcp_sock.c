@@ -842,6 +842,23 @@ tcp_set_sol_tcp(struct ust_tcp_sock *tp, int name, const void *val,
 	}
 }
 
+
+/* An IPPROTO_IP option's value: an int, or a single byte (Linux takes
+ * either for its integer IP options). */
+static int
+ip_opt_int(const void *val, socklen_t len, int *v)
+{
+	if (val == NULL)
+		return -EFAULT;
+	if (len >= (socklen_t)sizeof(int))
+		*v = *(const int *)val;
+	else if (len >= 1)
+		*v = *(const uint8_t *)val;
+	else
+		return -EINVAL;
+	return 0;
+}
+
 int
 ust_tcp_setsockopt(struct ust_sock *s, int level, int name, const void *val,
 		   socklen_t len)
@@ -852,8 +869,18 @@ ust_tcp_setsockopt(struct ust_sock *s, int level, int name, const void *val,
 		return tcp_set_sol_socket(tp, name, val, len);
 	if (level == IPPROTO_TCP)
 		return tcp_set_sol_tcp(tp, name, val, len);
+	if (level == IPPROTO_IP && name == IP_TOS) {
+		int v, rc = ip_opt_int(val, len, &v);
+
+		if (rc != 0)
+			return rc;
+		/* the ECN bits are the stack's (RFC 3168 6.1.1), not the
+		 * user's, as Linux does for a stream socket */
+		tp->tos = (uint8_t)(v & 0xfc);
+		return 0;
+	}
 	if (level == IPPROTO_IP && name == IP_MTU_DISCOVER) {
-		int v, rc = get_int(val, len, &v);
+		int v, rc = ip_opt_int(val, len, &v);
 
 		if (rc != 0)
 			return rc;
@@ -1065,6 +1092,8 @@ ust_tcp_getsockopt(struct ust_sock *s, int level, int name, void *val,
 		switch (name) {
 		case IP_MTU_DISCOVER:
 			return ust_sockopt_put_int(val, len, tp->pmtudisc);
+		case IP_TOS:
+			return ust_sockopt_put_int(val, len, tp->tos);
 		case IP_MTU:
 			/* as Linux: the path MTU of a connected socket */
 			if (tp->state == UST_TCP_CLOSED ||

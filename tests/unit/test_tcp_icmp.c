@@ -407,6 +407,9 @@ events_of(struct ust_stack *stk, int epd)
 }
 
 
+/* the TOS byte of the segment expect_df() last found */
+static int last_tos;
+
 /* The next TCP segment we sent, as expect(), and whether its IPv4 header
  * had DF set (-1: no segment). */
 static int
@@ -423,6 +426,7 @@ expect_df(struct peer *p, struct ust_tcp_repr *th, int *df)
 
 		if (l4 != NULL && ip.proto == IPPROTO_TCP) {
 			*df = ip.df;
+			last_tos = ip.tos;
 			/* back at the head, for expect() to read */
 			memmove(&nif.tx[1], &nif.tx[0],
 				nif.tx_n * sizeof(nif.tx[0]));
@@ -622,6 +626,19 @@ test_ip_mtu_discover(void)
 	psend(stk, &p, 0, "x", 1);
 	UT_EQ(expect_df(&p, &th, &df), 0);
 	UT_EQ(df, 1);
+	UT_EQ(last_tos, 0);
+	/* IP_TOS: an int or one byte; the ECN bits stay the stack's */
+	UT_EQ(setopt_int(stk, sd, IPPROTO_IP, IP_TOS, 0x2f), 0);
+	UT_EQ(getopt_int(stk, sd, IPPROTO_IP, IP_TOS), 0x2c);
+	UT_EQ(ust_send(stk, sd, "abc", 3, 0), 3);
+	UT_EQ(expect_df(&p, &th, &df), 3);
+	UT_EQ(last_tos, 0x2c);
+	{
+		uint8_t b = 0x10;
+
+		UT_EQ(ust_setsockopt(stk, sd, IPPROTO_IP, IP_TOS, &b, 1), 0);
+	}
+	UT_EQ(getopt_int(stk, sd, IPPROTO_IP, IP_TOS), 0x10);
 	return teardown(stk);
 }
 
