@@ -24,7 +24,8 @@
  * stays unacknowledged that long, RFC 5482; 0: the retry counts),
  * TCP_INQ (0 or 1, read back as set), TCP_INFO (get:
  * Linux's struct tcp_info from <linux/tcp.h>, min(length, its size)
- * bytes); level IPPROTO_IP: IP_MTU_DISCOVER (IP_PMTUDISC_DONT: no DF and
+ * bytes); level IPPROTO_IP (an int or one byte): IP_TOS (the ECN bits
+ * stay the stack's), IP_MTU_DISCOVER (IP_PMTUDISC_DONT: no DF and
  * ICMP's MTU ignored; WANT, the default, DO, PROBE: DF and PMTU
  * discovery), IP_MTU (get, connected: the path MTU); level SOL_SOCKET:
  * SO_RCVBUF, SO_SNDBUF (clamped to the configured maxima, doubled, as
