@@ -132,6 +132,9 @@ ust_tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tp->ssthresh = INT32_MAX;
 	tp->snd_buf_seq = tp->iss + 1;
 	tp->recover = tp->iss;
+	tp->cwnd_usage_seq = tp->snd_una;
+	tp->max_flight = 0;
+	tp->snd_psh = tp->snd_buf_seq;
 	tp->high_rxt = tp->snd_una;
 	tp->high_sacked = tp->snd_una;
 	tp->quickack = (uint8_t)RTE_MIN(c->quickack, 255u);
@@ -405,7 +408,10 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		} else {
 			if ((tp->tflags & TF_LOSS) && SEQ_GEQ(ack, tp->recover))
 				tp->tflags &= ~TF_LOSS;
-			tp->cc->cong_avoid(stk, tp, acked);
+			/* no growth while application-limited (RFC 7661,
+			 * Linux's tcp_is_cwnd_limited()) */
+			if (ust_tcp_cc_cwnd_limited(tp))
+				tp->cc->cong_avoid(stk, tp, acked);
 		}
 		/* RFC 6298 5.2-5.3: all acknowledged, stop; else restart */
 		tp->tflags &= ~TF_TLP_SENT;

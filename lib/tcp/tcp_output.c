@@ -405,8 +405,9 @@ tcp_tx_blocked(struct ust_stack *stk, struct ust_tcp_sock *tp)
 void
 ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
-	bool sack_rec;
-	uint32_t data_end;
+	bool sack_rec, had_data, limited;
+	uint32_t data_end, in_flight;
+	unsigned int sent = 0;
 
 	switch (tp->state) {
 	case UST_TCP_ESTABLISHED:
@@ -423,6 +424,8 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	data_end = tcp_snd_data_end(tp);
 	sack_rec = (tp->tflags & (TF_RECOVERY | TF_SACK_OK)) ==
 		(TF_RECOVERY | TF_SACK_OK);
+	had_data = SEQ_LT(tp->snd_nxt, data_end) ||
+		(sack_rec && tp->snd_una != tp->snd_max);
 	for (;;) {
 		uint32_t flight, room, peer_room, avail, len;
 		uint8_t flags;
@@ -443,6 +446,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 					break;
 				tp->high_rxt = s + l;
 				ust_tcp_rtx_rearm(stk, tp, false);
+				sent++;
 				continue;
 			}
 		} else if ((tp->tflags & TF_LOSS) && tp->n_sb > 0) {
@@ -518,6 +522,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			/* RFC 8985 7.2: after new data, the probe timer */
 			ust_tcp_rtx_rearm(stk, tp, !rtx && tp->rtx_mode ==
 				      UST_RTX_TLP);
+			sent++;
 			continue;
 		}
 		if (avail == 0 && fin && tp->snd_nxt == data_end) {
@@ -534,6 +539,16 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			continue;
 		}
 		break;
+	}
+	/* was the flight limited by cwnd? (Linux's tcp_write_xmit(): the
+	 * packets in flight reach cwnd; here, no room for a full segment) */
+	if (had_data) {
+		in_flight = sack_rec ? ust_tcp_sack_pipe(tp) :
+			tp->snd_nxt - tp->snd_una -
+			ust_tcp_sack_below(tp, tp->snd_nxt);
+		limited = in_flight + tp->mss > tp->cwnd;
+		if (sent > 0 || limited)
+			ust_tcp_cc_cwnd_validate(tp, limited);
 	}
 	/* a zero window with data waiting and nothing in flight: probe */
 	if (tp->snd_wnd == 0 && SEQ_LT(tp->snd_nxt, data_end) &&

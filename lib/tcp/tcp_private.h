@@ -103,6 +103,9 @@ enum ust_tcp_rtx_mode {
 #define TF_WAS_CONN    (1u << 21) /* reached ESTABLISHED once */
 #define TF_TLP_SENT    (1u << 22) /* a loss probe is out, unanswered */
 #define TF_FIRST_LIN   (1u << 23) /* fl_start..fl_end is first-linear */
+#define TF_CWND_LIMITED (1u << 24) /* the current window's flight was
+				    * limited by cwnd (Linux's
+				    * is_cwnd_limited) */
 
 struct ust_tcp_cc_ops;
 struct ust_tcp_listen;
@@ -173,6 +176,10 @@ struct ust_tcp_sock {
 	uint32_t ssthresh;
 	uint32_t recover;       /* RFC 6582 */
 	uint32_t bytes_acked;   /* RFC 3465 byte counting in CA */
+	uint32_t max_flight;    /* largest flight of the current window,
+				 * bytes (Linux's max_packets_out) */
+	uint32_t cwnd_usage_seq; /* the current window ends when this is
+				  * acknowledged (Linux's cwnd_usage_seq) */
 	const struct ust_tcp_cc_ops *cc;
 	uint64_t cc_priv[8];
 
@@ -194,6 +201,8 @@ struct ust_tcp_sock {
 	 * of the queue (NULL: from the head) */
 	struct rte_mbuf *snd_cur;
 	uint32_t snd_cur_seq;   /* sequence of snd_cur's first byte */
+	uint32_t snd_psh;       /* end of the last application write: the
+				 * segment holding it carries PSH */
 
 	/* the receive queues: in order, and out of order (by sequence) */
 	struct ust_pktq rcvq;

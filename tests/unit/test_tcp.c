@@ -2105,6 +2105,155 @@ test_fast_retransmit(void)
 	return teardown(stk);
 }
 
+/* The peer acknowledges everything up to @seq with a pure ACK. */
+static void
+ack_to(struct ust_stack *stk, struct peer *p, uint32_t seq)
+{
+	p->rcv_nxt = seq;
+	psend(stk, p, 0, NULL, 0);
+}
+
+/* Read @n full segments in a row from @seq on; 0 when they are there and
+ * nothing follows them. */
+static int
+expect_run(struct peer *p, uint32_t seq, int n, uint32_t mss)
+{
+	struct ust_tcp_repr th;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		UT_EQ(expect(p, &th, NULL, 0), (int)mss);
+		UT_EQ(th.seq, seq + (uint32_t)i * mss);
+	}
+	UT_ASSERT(tx_none());
+	return 0;
+}
+
+/* Slow start as Linux's tcp_slow_start(): a stretch ACK grows cwnd by all
+ * it acknowledges (packetdrill slow_start/slow-start-ack-per-1pkt and
+ * -4pkt), up to ssthresh, the rest going to congestion avoidance. */
+static int
+test_slow_start(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[30 * 1448];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 10 * mss);
+	fill(data, sizeof(data), 9);
+	UT_EQ(ust_send(stk, sd, data, sizeof(data), 0), (int)sizeof(data));
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	b = th.seq;
+	UT_EQ(expect_run(&p, b + mss, 9, mss), 0);
+	/* one ACK for the ten: cwnd 20, and the twenty left go at once */
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 20 * mss);
+	UT_EQ(expect_run(&p, b + 10 * mss, 20, mss), 0);
+	/* an ACK of two: 22, two more segments' room, nothing to send */
+	ack_to(stk, &p, b + 12 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 22 * mss);
+	UT_ASSERT(tx_none());
+	/* the flight was cwnd-limited (20 of 20): the rest still counts */
+	ack_to(stk, &p, b + 30 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 40 * mss);
+	UT_EQ(ti.unacked, 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	ack_to(stk, &p, p.rcv_nxt); /* the FIN: no timeout of its own */
+
+	/* capped at ssthresh: after a timeout (NewReno: ssthresh = 5
+	 * segments, cwnd 1), one ACK of the ten segments takes cwnd to 5 in
+	 * slow start, and the 6 segments left over add one in congestion
+	 * avoidance (Linux: tcp_slow_start(), then tcp_cong_avoid_ai()) */
+	peer_init(&p, 3000);
+	p.port = PPORT + 1;
+	sd = handshake_passive(stk, ls, &p);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_setsockopt(stk, sd, IPPROTO_TCP, TCP_CONGESTION, "newreno",
+			     8), 0);
+	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	UT_ASSERT(wait_mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS, 2000) > 0);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.ssthresh, 5 * mss);
+	UT_EQ(ti.cwnd, mss);
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 6 * mss);
+	UT_EQ(ti.unacked, 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* cwnd grows only when the flight was limited by it (RFC 7661, Linux's
+ * tcp_is_cwnd_limited()); in slow start while cwnd < 2 * the largest
+ * flight (packetdrill slow_start/slow-start-ack-per-2pkt-send-5pkt and
+ * -send-6pkt, slow-start-app-limited). */
+static int
+test_cwnd_app_limited(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1448];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd, k, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	fill(data, sizeof(data), 3);
+	for (k = 5; k <= 6; k++) {
+		peer_init(&p, 1000 + (uint32_t)k);
+		p.port = (uint16_t)(PPORT + k);
+		sd = handshake_passive(stk, ls, &p);
+		UT_ASSERT(sd >= 0);
+		/* k segments only, ACKed two at a time */
+		UT_EQ(ust_send(stk, sd, data, (size_t)k * mss, 0),
+		      (int)(k * mss));
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		b = th.seq;
+		UT_EQ(expect_run(&p, b + mss, k - 1, mss), 0);
+		for (i = 2; i <= k + 1; i += 2) {
+			run(stk, 1);
+			ack_to(stk, &p, b + (uint32_t)RTE_MIN(i, k) * mss);
+			UT_EQ(tcp_info(stk, sd, &ti), 0);
+			/* 5 of 10: never; 6 of 10: 10 < 12, once */
+			UT_EQ(ti.cwnd, (k == 5 ? 10 : 12) * mss);
+		}
+		UT_ASSERT(tx_none());
+		/* one small write at a time, each ACKed: no growth */
+		for (i = 0; i < 20; i++) {
+			UT_EQ(ust_send(stk, sd, data, 100, 0), 100);
+			UT_EQ(expect(&p, &th, NULL, 0), 100);
+			run(stk, 1);
+			psend(stk, &p, 0, NULL, 0);
+		}
+		UT_EQ(tcp_info(stk, sd, &ti), 0);
+		UT_EQ(ti.cwnd, (k == 5 ? 10 : 12) * mss);
+		UT_EQ(ust_close(stk, sd), 0);
+		UT_EQ(expect(&p, &th, NULL, 0), 0);
+	}
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 static int
 test_reassembly(void)
 {
@@ -4123,6 +4272,9 @@ static const struct ut_case cases[] = {
 	{ "zero window: theirs, persist probes", test_persist },
 	{ "retransmission timeout, backoff, ETIMEDOUT", test_rto },
 	{ "fast retransmit: SACK and NewReno", test_fast_retransmit },
+	{ "slow start: stretch ACKs, capped at ssthresh", test_slow_start },
+	{ "cwnd not grown while application-limited",
+	  test_cwnd_app_limited },
 	{ "out-of-order reassembly, overlaps, SACK", test_reassembly },
 	{ "half-open entries: SYN-ACK retransmission, RST",
 	  test_half_open },
