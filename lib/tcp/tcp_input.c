@@ -135,6 +135,7 @@ ust_tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tp->cwnd_usage_seq = tp->snd_una;
 	tp->max_flight = 0;
 	tp->snd_psh = tp->snd_buf_seq;
+	tp->snd_sml = tp->snd_buf_seq;
 	tp->high_rxt = tp->snd_una;
 	tp->high_sacked = tp->snd_una;
 	tp->quickack = (uint8_t)RTE_MIN(c->quickack, 255u);

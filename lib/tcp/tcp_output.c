@@ -7,7 +7,8 @@
  *
  *  - the queued path: ust_send() appends to the send queue, then
  *    ust_tcp_output() decides what may go now (RFC 6675 NextSeg() during SACK
- *    recovery, else new data within min(cwnd, snd_wnd), Nagle (RFC 896),
+ *    recovery, else new data within min(cwnd, snd_wnd), Nagle (RFC 896,
+ *    with Minshall's change as Linux), PSH on the end of each write,
  *    sender silly-window avoidance (RFC 9293 3.8.6.2.1), the FIN when the
  *    data is out) and calls ust_tcp_send_segment() for each segment;
  *  - direct sends that carry no data from the queue: ust_tcp_send_ack(),
@@ -164,6 +165,13 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 	th.src_port = rte_be_to_cpu_16(tp->base.lport);
 	th.dst_port = rte_be_to_cpu_16(tp->base.rport);
 	th.seq = seq;
+	/* PSH as Linux sets it: on the segment holding the end of the last
+	 * application write, or the end of the send queue (new data or a
+	 * retransmission, a loss probe among them) */
+	if (len > 0 && !(flags & (UST_TCP_SYN | UST_TCP_RST)) &&
+	    ((SEQ_LT(seq, tp->snd_psh) && SEQ_LEQ(tp->snd_psh, seq + len)) ||
+	     seq + len == tcp_snd_data_end(tp)))
+		flags |= UST_TCP_PSH;
 	th.flags = flags;
 	if (flags & UST_TCP_ACK)
 		th.ack = tp->rcv_nxt;
@@ -492,18 +500,20 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			if (len < tp->mss && len < avail && flight > 0 &&
 			    len < tp->snd_wnd_max / 2)
 				break;
-			/* Nagle: one small segment in flight at a time */
-			if (len < tp->mss && len == avail && flight > 0 &&
+			/* Nagle with Minshall's change (Linux's
+			 * tcp_nagle_check()): one small segment in flight at
+			 * a time; the small tail of a write after full
+			 * segments goes at once */
+			if (len < tp->mss && len == avail &&
+			    SEQ_GT(tp->snd_sml, tp->snd_una) &&
+			    SEQ_LEQ(tp->snd_sml, tp->snd_nxt) &&
 			    !(tp->tflags & TF_NODELAY) && !fin &&
 			    !SEQ_LT(tp->snd_nxt, tp->snd_max))
 				break;
 			rtx = SEQ_LT(tp->snd_nxt, tp->snd_max);
 			flags = UST_TCP_ACK;
-			if (len == avail) {
-				flags |= UST_TCP_PSH;
-				if (fin)
-					flags |= UST_TCP_FIN;
-			}
+			if (len == avail && fin)
+				flags |= UST_TCP_FIN;
 			if (ust_tcp_send_segment(stk, tp, tp->snd_nxt, len, flags,
 					     rtx) != 0)
 				break;
@@ -514,6 +524,8 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 				tp->rtt_start_ns = stk->now;
 			}
 			tp->snd_nxt += len;
+			if (len < tp->mss)
+				tp->snd_sml = tp->snd_nxt;
 			if (flags & UST_TCP_FIN) {
 				tp->snd_nxt++;
 				tp->tflags |= TF_FIN_SENT;

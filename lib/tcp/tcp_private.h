@@ -203,6 +203,8 @@ struct ust_tcp_sock {
 	uint32_t snd_cur_seq;   /* sequence of snd_cur's first byte */
 	uint32_t snd_psh;       /* end of the last application write: the
 				 * segment holding it carries PSH */
+	uint32_t snd_sml;       /* end of the last small segment sent
+				 * (Minshall's Nagle, Linux's snd_sml) */
 
 	/* the receive queues: in order, and out of order (by sequence) */
 	struct ust_pktq rcvq;

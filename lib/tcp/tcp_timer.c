@@ -106,8 +106,7 @@ tcp_tlp_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	    !(tp->tflags & TF_FIN_SENT)) {
 		uint32_t len = RTE_MIN(avail, RTE_MIN((uint32_t)tp->mss, room));
 
-		ust_tcp_send_segment(stk, tp, tp->snd_nxt, len,
-				 UST_TCP_ACK | (len == avail ? UST_TCP_PSH : 0),
+		ust_tcp_send_segment(stk, tp, tp->snd_nxt, len, UST_TCP_ACK,
 				 false);
 		tp->snd_nxt += len;
 		tp->snd_max = tp->snd_nxt;

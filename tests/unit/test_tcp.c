@@ -2254,6 +2254,68 @@ test_cwnd_app_limited(void)
 	return teardown(stk);
 }
 
+/* PSH as Linux sets it: on the last segment of each write (the write
+ * queue's tail when sendmsg() returns), not only on the one that empties
+ * the send queue; writes queued together share one. */
+static int
+test_psh(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[12 * 1448];
+	struct ust_tcp_repr th;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b = 0;
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	fill(data, sizeof(data), 4);
+	/* one write of three segments and a bit: PSH on the fourth only;
+	 * the small tail goes at once (Minshall: no small segment is out) */
+	UT_EQ(ust_send(stk, sd, data, 3 * mss + 100, 0), (int)(3 * mss + 100));
+	for (i = 0; i < 4; i++) {
+		UT_EQ(expect(&p, &th, NULL, 0), i < 3 ? (int)mss : 100);
+		if (i == 0)
+			b = th.seq;
+		UT_EQ(th.flags, UST_TCP_ACK | (i == 3 ? UST_TCP_PSH : 0));
+	}
+	ack_to(stk, &p, b + 3 * mss + 100);
+	/* a write the window cuts: the segments sent now end inside it, no
+	 * PSH; the one that ends it, after the ACK, has it */
+	b += 3 * mss + 100;
+	UT_EQ(ust_send(stk, sd, data, 11 * mss, 0), (int)(11 * mss));
+	for (i = 0; i < 13; i++) {
+		if (expect(&p, &th, NULL, 0) < 0)
+			break;
+		UT_EQ(th.flags, UST_TCP_ACK);
+	}
+	UT_ASSERT(i >= 10 && i < 11, "%d segments", i);
+	/* two more writes while the window is full: they join the unsent
+	 * tail of the first (as Linux appends to the write queue's tail),
+	 * and only the end of the last is marked */
+	UT_EQ(ust_send(stk, sd, data, 1000, 0), 1000);
+	UT_EQ(ust_send(stk, sd, data, 1000, 0), 1000);
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, b + (uint32_t)i * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 10 * mss);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(expect(&p, &th, NULL, 0), 2000 - (int)mss);
+	UT_EQ(th.flags, UST_TCP_ACK | UST_TCP_PSH);
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, p.rcv_nxt);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 static int
 test_reassembly(void)
 {
@@ -4273,6 +4335,7 @@ static const struct ut_case cases[] = {
 	{ "retransmission timeout, backoff, ETIMEDOUT", test_rto },
 	{ "fast retransmit: SACK and NewReno", test_fast_retransmit },
 	{ "slow start: stretch ACKs, capped at ssthresh", test_slow_start },
+	{ "PSH: the last segment of each write", test_psh },
 	{ "cwnd not grown while application-limited",
 	  test_cwnd_app_limited },
 	{ "out-of-order reassembly, overlaps, SACK", test_reassembly },
