@@ -200,6 +200,15 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 		stk->mib[UST_MIB_TCP_RETRANSSEGS]++;
 		tp->retrans++;
 	}
+	if ((len > 0 || (flags & UST_TCP_FIN)) && !(flags & UST_TCP_SYN)) {
+		uint32_t end = seq + len + ((flags & UST_TCP_FIN) ? 1 : 0);
+
+		/* RACK's record of the transmission; PRR's prr_out */
+		ust_tcp_rack_xmit(stk, tp, seq, end,
+				  (flags & UST_TCP_FIN) != 0, rtx);
+		if (tp->tflags & TF_RECOVERY)
+			tp->rack.prr_out += end - seq;
+	}
 	if (flags & UST_TCP_ACK)
 		tcp_ack_sent(stk, tp);
 	ust_ipv4_output(stk, m, tp->base.laddr != 0 ? tp->base.laddr :
@@ -442,17 +451,23 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		if (tcp_tx_blocked(stk, tp))
 			break;
 		if (sack_rec) {
-			uint32_t s, l;
+			uint32_t s, e;
+			bool f;
 
-			flight = ust_tcp_sack_pipe(tp);
+			/* cwnd is PRR's (ust_tcp_prr_ack()) */
+			flight = ust_tcp_rack_in_flight(tp);
 			if (flight + tp->mss > tp->cwnd)
 				break;
-			/* RFC 6675 NextSeg() rule (1): a lost range */
-			if (ust_tcp_sack_next_seg(tp, &s, &l)) {
-				if (ust_tcp_send_segment(stk, tp, s, l, UST_TCP_ACK,
-						     true) != 0)
+			/* first what RACK marked lost, lowest first */
+			if (ust_tcp_rack_next_lost(tp, &s, &e, &f)) {
+				uint32_t l = e - s - (f ? 1 : 0);
+
+				if (ust_tcp_send_segment(stk, tp, s, l,
+					UST_TCP_ACK | (f ? UST_TCP_FIN : 0),
+					true) != 0)
 					break;
-				tp->high_rxt = s + l;
+				if (SEQ_GT(e, tp->high_rxt))
+					tp->high_rxt = e;
 				ust_tcp_rtx_rearm(stk, tp, false);
 				sent++;
 				continue;
@@ -468,6 +483,12 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			}
 			flight = tp->snd_nxt - tp->snd_una -
 				ust_tcp_sack_below(tp, tp->snd_nxt);
+		} else if ((tp->tflags & (TF_SACK_OK | TF_LOSS)) ==
+			   TF_SACK_OK) {
+			/* what the peer SACKed left the network (Linux's
+			 * tcp_packets_in_flight()): limited transmit (RFC
+			 * 3042) and more */
+			flight = ust_tcp_rack_in_flight(tp);
 		} else {
 			flight = tp->snd_nxt - tp->snd_una;
 		}
@@ -477,7 +498,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		/* RFC 3042 limited transmit: a new segment on each of the
 		 * first two duplicate ACKs, so that a small window still
 		 * makes the ACKs that trigger fast retransmit */
-		if (!(tp->tflags & (TF_RECOVERY | TF_LOSS)) &&
+		if (!(tp->tflags & (TF_RECOVERY | TF_LOSS | TF_SACK_OK)) &&
 		    tp->dupacks > 0 && tp->dupacks < UST_TCP_DUPTHRESH &&
 		    SEQ_GEQ(tp->snd_nxt, tp->snd_max))
 			room = tp->cwnd + (uint32_t)tp->dupacks * tp->mss >
@@ -555,7 +576,8 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	/* was the flight limited by cwnd? (Linux's tcp_write_xmit(): the
 	 * packets in flight reach cwnd; here, no room for a full segment) */
 	if (had_data) {
-		in_flight = sack_rec ? ust_tcp_sack_pipe(tp) :
+		in_flight = (tp->tflags & TF_SACK_OK) &&
+			!(tp->tflags & TF_LOSS) ? ust_tcp_rack_in_flight(tp) :
 			tp->snd_nxt - tp->snd_una -
 			ust_tcp_sack_below(tp, tp->snd_nxt);
 		limited = in_flight + tp->mss > tp->cwnd;
