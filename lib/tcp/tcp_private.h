@@ -650,6 +650,9 @@ bool ust_tcp_rack_reo_timeout(struct ust_stack *stk, struct ust_tcp_sock *tp,
 /* bytes in flight: sent, neither delivered nor marked lost (RFC 6675's
  * pipe with RACK's losses, Linux's tcp_packets_in_flight()) */
 uint32_t ust_tcp_rack_in_flight(const struct ust_tcp_sock *tp);
+/* segments sent and not cumulatively acknowledged (Linux's
+ * packets_out) */
+uint32_t ust_tcp_rack_packets_out(const struct ust_tcp_sock *tp);
 /* the lowest segment marked lost: false when none */
 bool ust_tcp_rack_next_lost(const struct ust_tcp_sock *tp, uint32_t *seq,
 			    uint32_t *end, bool *fin);

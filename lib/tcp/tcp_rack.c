@@ -306,6 +306,18 @@ ust_tcp_rack_in_flight(const struct ust_tcp_sock *tp)
 	return n;
 }
 
+uint32_t
+ust_tcp_rack_packets_out(const struct ust_tcp_sock *tp)
+{
+	const struct ust_tcp_rack *r = &tp->rack;
+	uint32_t n = 0, i;
+
+	for (i = 0; i < r->n; i++)
+		if (!(r->recs[i].flags & UST_TXR_DEAD))
+			n++;
+	return n;
+}
+
 bool
 ust_tcp_rack_next_lost(const struct ust_tcp_sock *tp, uint32_t *seq,
 		       uint32_t *end, bool *fin)

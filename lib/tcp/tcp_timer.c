@@ -87,7 +87,7 @@ ust_tcp_rtx_rearm(struct ust_stack *stk, struct ust_tcp_sock *tp, bool restart)
 		uint64_t pto = 2ull * (tp->srtt_us >> 3) * NS_PER_US;
 		uint64_t rto = ust_tcp_rto_ns(tp);
 
-		pto += tp->snd_max - tp->snd_una <= tp->mss ?
+		pto += ust_tcp_rack_packets_out(tp) <= 1 ?
 			(uint64_t)stk->conf.tcp.rto_min_ms * NS_PER_MS :
 			2 * NS_PER_MS;
 		ust_tcp_rtx_arm(stk, tp, UST_RTX_TLP, pto < rto ? pto : rto);
