@@ -136,6 +136,8 @@ struct ust_tcp_rack {
 	struct ust_tcp_txrec *recs;
 	uint32_t n;
 	uint32_t cap;
+	uint32_t live;          /* records not DEAD (Linux's packets_out) */
+	uint32_t flight;        /* bytes of those neither SACKed nor lost */
 	uint64_t xmit_ns;       /* RACK.xmit_ts */
 	uint32_t end_seq;       /* RACK.end_seq */
 	uint32_t fack;          /* RACK.fack */

@@ -46,6 +46,39 @@ rack_sent_after(uint64_t t1, uint32_t seq1, uint64_t t2, uint32_t seq2)
 	return t1 > t2 || (t1 == t2 && SEQ_GT(seq1, seq2));
 }
 
+/* does the record count in the flight? */
+static inline bool
+rack_counted(uint16_t flags)
+{
+	return !(flags & (UST_TXR_DEAD | UST_TXR_SACKED | UST_TXR_LOST));
+}
+
+/* A record's flags change: the counts follow. */
+static void
+rack_set(struct ust_tcp_rack *r, struct ust_tcp_txrec *x, uint16_t flags)
+{
+	if (rack_counted(x->flags))
+		r->flight -= x->end - x->seq;
+	if (!(x->flags & UST_TXR_DEAD))
+		r->live--;
+	x->flags = flags;
+	if (rack_counted(flags))
+		r->flight += x->end - x->seq;
+	if (!(flags & UST_TXR_DEAD))
+		r->live++;
+}
+
+/* A record's range shrinks to [seq, end). */
+static void
+rack_range(struct ust_tcp_rack *r, struct ust_tcp_txrec *x, uint32_t seq,
+	   uint32_t end)
+{
+	if (rack_counted(x->flags))
+		r->flight -= (x->end - x->seq) - (end - seq);
+	x->seq = seq;
+	x->end = end;
+}
+
 static void
 rack_compact(struct ust_tcp_rack *r)
 {
@@ -95,13 +128,15 @@ rack_append(struct ust_stack *stk, struct ust_tcp_rack *r, uint32_t seq,
 		for (i = 1; i < r->n; i++)
 			if (r->recs[i].xmit_ns < r->recs[old].xmit_ns)
 				old = i;
+		rack_set(r, &r->recs[old], UST_TXR_DEAD);
 		r->recs[old] = r->recs[--r->n];
 	}
 	x = &r->recs[r->n++];
 	x->seq = seq;
 	x->end = end;
 	x->xmit_ns = ns;
-	x->flags = flags;
+	x->flags = UST_TXR_DEAD;
+	rack_set(r, x, flags);
 }
 
 void
@@ -109,6 +144,7 @@ ust_tcp_rack_xmit(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		  uint32_t seq, uint32_t end, bool fin, bool rtx)
 {
 	struct ust_tcp_rack *r = &tp->rack;
+	struct ust_tcp_txrec tail = { .flags = UST_TXR_DEAD };
 	uint32_t i, n = r->n;
 
 	if (!(tp->tflags & TF_SACK_OK))
@@ -123,22 +159,24 @@ ust_tcp_rack_xmit(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			    !SEQ_LT(x->seq, end) || !SEQ_GT(x->end, seq))
 				continue;
 			if (SEQ_GEQ(x->seq, seq) && SEQ_LEQ(x->end, end)) {
-				x->flags |= UST_TXR_DEAD;
+				rack_set(r, x, x->flags | UST_TXR_DEAD);
 			} else if (SEQ_LT(x->seq, seq) && SEQ_GT(x->end, end)) {
-				struct ust_tcp_txrec tail = *x;
-
-				x->end = seq;
+				/* (records do not overlap: one at most;
+				 * appended after the walk, which an append
+				 * may compact) */
+				tail = *x;
+				rack_range(r, x, x->seq, seq);
 				x->flags &= (uint16_t)~UST_TXR_FIN;
-				rack_append(stk, r, end, tail.end, tail.xmit_ns,
-					    tail.flags);
-				x = &r->recs[i]; /* (the array may move) */
 			} else if (SEQ_LT(x->seq, seq)) {
-				x->end = seq;
+				rack_range(r, x, x->seq, seq);
 				x->flags &= (uint16_t)~UST_TXR_FIN;
 			} else {
-				x->seq = end;
+				rack_range(r, x, end, x->end);
 			}
 		}
+		if (!(tail.flags & UST_TXR_DEAD))
+			rack_append(stk, r, end, tail.end, tail.xmit_ns,
+				    tail.flags);
 	}
 	rack_append(stk, r, seq, end, stk->now,
 		    (uint16_t)((rtx ? UST_TXR_RETRANS : 0) |
@@ -184,7 +222,7 @@ rack_detect_loss(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			continue;
 		deadline = x->xmit_ns + r->rtt_ns + reo;
 		if (deadline <= stk->now) {
-			x->flags |= UST_TXR_LOST;
+			rack_set(r, x, x->flags | UST_TXR_LOST);
 			lost = true;
 		} else if (deadline - stk->now > timeout) {
 			timeout = deadline - stk->now;
@@ -231,7 +269,7 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 			if (SEQ_LT(x->seq, tp->snd_una)) {
 				/* partly acknowledged */
 				delivered += tp->snd_una - x->seq;
-				x->seq = tp->snd_una;
+				rack_range(r, x, tp->snd_una, x->end);
 			}
 			if ((x->flags & UST_TXR_SACKED) ||
 			    !rack_sacked(tp, x->seq, x->end)) {
@@ -239,11 +277,13 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 					sacked++;
 				continue;
 			}
-			x->flags |= UST_TXR_SACKED;
+			rack_set(r, x, x->flags | UST_TXR_SACKED);
 			sacked++;
 		} else {
-			x->flags |= UST_TXR_DEAD;
-			if (x->flags & UST_TXR_SACKED)
+			bool before = (x->flags & UST_TXR_SACKED) != 0;
+
+			rack_set(r, x, x->flags | UST_TXR_DEAD);
+			if (before)
 				continue; /* delivered before */
 		}
 		delivered += x->end - x->seq;
@@ -270,6 +310,9 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 		}
 	}
 	r->segs_sacked = sacked;
+	/* the walks are over what is in flight, not over what was */
+	if (r->n > 2 * r->live + 16)
+		rack_compact(r);
 	/* step 4: D-SACKs widen the reordering window for 16 recoveries */
 	if (r->dsack_round_set && SEQ_GEQ(tp->snd_una, r->dsack_round))
 		r->dsack_round_set = false;
@@ -296,26 +339,13 @@ ust_tcp_rack_reo_timeout(struct ust_stack *stk, struct ust_tcp_sock *tp,
 uint32_t
 ust_tcp_rack_in_flight(const struct ust_tcp_sock *tp)
 {
-	const struct ust_tcp_rack *r = &tp->rack;
-	uint32_t n = 0, i;
-
-	for (i = 0; i < r->n; i++)
-		if (!(r->recs[i].flags & (UST_TXR_DEAD | UST_TXR_SACKED |
-					  UST_TXR_LOST)))
-			n += r->recs[i].end - r->recs[i].seq;
-	return n;
+	return tp->rack.flight;
 }
 
 uint32_t
 ust_tcp_rack_packets_out(const struct ust_tcp_sock *tp)
 {
-	const struct ust_tcp_rack *r = &tp->rack;
-	uint32_t n = 0, i;
-
-	for (i = 0; i < r->n; i++)
-		if (!(r->recs[i].flags & UST_TXR_DEAD))
-			n++;
-	return n;
+	return tp->rack.live;
 }
 
 bool
@@ -374,7 +404,8 @@ ust_tcp_rack_unsack(struct ust_tcp_sock *tp)
 	uint32_t i;
 
 	for (i = 0; i < r->n; i++)
-		r->recs[i].flags &= (uint16_t)~UST_TXR_SACKED;
+		rack_set(r, &r->recs[i],
+			 r->recs[i].flags & (uint16_t)~UST_TXR_SACKED);
 	r->segs_sacked = 0;
 }
 
@@ -386,7 +417,8 @@ ust_tcp_rack_all_lost(struct ust_tcp_sock *tp)
 
 	for (i = 0; i < r->n; i++)
 		if (!(r->recs[i].flags & (UST_TXR_DEAD | UST_TXR_SACKED)))
-			r->recs[i].flags |= UST_TXR_LOST;
+			rack_set(r, &r->recs[i],
+				 r->recs[i].flags | UST_TXR_LOST);
 	/* step 4: a recovery ended (by timeout) */
 	if (r->reo_wnd_persist > 0 && --r->reo_wnd_persist == 0)
 		r->reo_wnd_mult = 1;
@@ -399,6 +431,8 @@ ust_tcp_rack_free(struct ust_tcp_sock *tp)
 	tp->rack.recs = NULL;
 	tp->rack.n = 0;
 	tp->rack.cap = 0;
+	tp->rack.live = 0;
+	tp->rack.flight = 0;
 }
 
 /* ---- PRR (RFC 6937) ---- */
