@@ -347,6 +347,7 @@ ust_tcp_sock_free(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	if (tp->tflags & TF_PORT_REF)
 		stk->tcp->port_refs[rte_be_to_cpu_16(tp->base.lport)]--;
 	rte_free(tp->listen);
+	ust_tcp_rack_free(tp);
 	*(void **)tp = stk->tcp->tp_free;
 	stk->tcp->tp_free = tp;
 }
@@ -389,6 +390,7 @@ ust_tcp_purge_queues(struct ust_stack *stk, struct ust_tcp_sock *tp, bool rcv)
 		rte_pktmbuf_free(m);
 	tp->snd_buffered = 0;
 	tp->snd_cur = NULL;
+	ust_tcp_rack_free(tp);
 	/* give back the last page(s) kept */
 	if (tp->rcvq.len == 0)
 		ust_tcp_rmem_uncharge(stk, tp, 0, 0);

@@ -31,11 +31,44 @@ ust_tcp_cc_find(const char *name)
 uint32_t
 ust_tcp_cc_slow_start(struct ust_tcp_sock *tp, uint32_t acked)
 {
-	uint32_t inc = acked < 2u * tp->mss ? acked : 2u * tp->mss;
+	/* Linux's tcp_slow_start(): every byte acknowledged grows cwnd (a
+	 * stretch ACK of ten segments grows it by ten), up to ssthresh; what
+	 * is left over goes to congestion avoidance */
 	uint32_t room = tp->ssthresh > tp->cwnd ? tp->ssthresh - tp->cwnd : 0;
+	uint32_t inc = RTE_MIN(acked, room);
 
-	if (inc > room)
-		inc = room;
 	tp->cwnd += inc;
-	return acked > inc ? acked - inc : 0;
+	return acked - inc;
+}
+
+bool
+ust_tcp_cc_cwnd_limited(const struct ust_tcp_sock *tp)
+{
+	/* Linux's tcp_is_cwnd_limited() (RFC 7661 in spirit): the window
+	 * grows only when it was used up; in slow start, while it is below
+	 * twice the largest flight of the current window, so that a flight
+	 * of half the window or more still doubles it */
+	if (tp->tflags & TF_CWND_LIMITED)
+		return true;
+	if (tp->cwnd < tp->ssthresh)
+		return tp->cwnd < 2 * tp->max_flight;
+	return false;
+}
+
+void
+ust_tcp_cc_cwnd_validate(struct ust_tcp_sock *tp, bool cwnd_limited)
+{
+	/* Linux's tcp_cwnd_validate(): remember for the current window
+	 * (until cwnd_usage_seq is acknowledged) whether it was limited by
+	 * cwnd, else the largest flight it had */
+	if (!SEQ_LT(tp->snd_una, tp->cwnd_usage_seq) || cwnd_limited ||
+	    (!(tp->tflags & TF_CWND_LIMITED) &&
+	     tcp_flight(tp) > tp->max_flight)) {
+		if (cwnd_limited)
+			tp->tflags |= TF_CWND_LIMITED;
+		else
+			tp->tflags &= ~TF_CWND_LIMITED;
+		tp->max_flight = tcp_flight(tp);
+		tp->cwnd_usage_seq = tp->snd_nxt;
+	}
 }

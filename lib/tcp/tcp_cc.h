@@ -15,6 +15,7 @@
 #ifndef UST_TCP_CC_H
 #define UST_TCP_CC_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct ust_stack;
@@ -43,8 +44,16 @@ struct ust_tcp_cc_ops {
 extern const struct ust_tcp_cc_ops ust_tcp_cc_newreno;
 extern const struct ust_tcp_cc_ops ust_tcp_cc_cubic;
 
-/* RFC 5681 slow start with RFC 3465 byte counting (L = 2 * SMSS); returns
- * the bytes left over once cwnd reaches ssthresh */
+/* slow start as Linux's tcp_slow_start(): cwnd grows by every byte
+ * acknowledged (RFC 3465 byte counting without its L limit), at most to
+ * ssthresh; returns the bytes left over once cwnd reaches ssthresh */
 uint32_t ust_tcp_cc_slow_start(struct ust_tcp_sock *tp, uint32_t acked);
+/* may cwnd grow? (Linux's tcp_is_cwnd_limited(), RFC 7661): only when
+ * the flight was limited by it, or in slow start while cwnd is below twice
+ * the largest flight of the current window */
+bool ust_tcp_cc_cwnd_limited(const struct ust_tcp_sock *tp);
+/* after output: record whether the flight was cwnd-limited (Linux's
+ * tcp_cwnd_validate()) */
+void ust_tcp_cc_cwnd_validate(struct ust_tcp_sock *tp, bool cwnd_limited);
 
 #endif /* UST_TCP_CC_H */

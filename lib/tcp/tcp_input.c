@@ -133,6 +133,13 @@ ust_tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tp->ssthresh = INT32_MAX;
 	tp->snd_buf_seq = tp->iss + 1;
 	tp->recover = tp->iss;
+	tp->cwnd_usage_seq = tp->snd_una;
+	tp->rack.fack = tp->snd_una;
+	tp->rack.end_seq = tp->snd_una;
+	tp->rack.reo_wnd_mult = 1;
+	tp->max_flight = 0;
+	tp->snd_psh = tp->snd_buf_seq;
+	tp->snd_sml = tp->snd_buf_seq;
 	tp->high_rxt = tp->snd_una;
 	tp->high_sacked = tp->snd_una;
 	tp->quickack = (uint8_t)RTE_MIN(c->quickack, 255u);
@@ -289,8 +296,9 @@ tcp_enter_recovery(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tp->high_rxt = tp->snd_una;
 	tp->cc->event(stk, tp, UST_CC_EV_RECOVERY_ENTER);
 	if (sack) {
-		/* RFC 6675 5: cwnd = ssthresh; NextSeg() does the rest */
-		tp->cwnd = tp->ssthresh;
+		/* RACK marked segments lost (RFC 8985 6.2): PRR sets cwnd
+		 * per ACK from here (RFC 6937), the lost ones go first */
+		ust_tcp_prr_init(tp);
 		return;
 	}
 	/* RFC 6582 3.2 2-3: retransmit, cwnd = ssthresh + 3 * SMSS */
@@ -304,6 +312,44 @@ tcp_enter_recovery(struct ust_stack *stk, struct ust_tcp_sock *tp)
 
 enum ack_result { ACK_OK, ACK_DROP_OLD, ACK_DROP_UNSENT };
 
+/* RFC 2883 4: the first block a D-SACK (below the cumulative ACK, or
+ * within the second block) */
+static bool
+tcp_is_dsack(const struct ust_tcp_opts *o, uint32_t ack)
+{
+	if (!(o->has & UST_TCPOPT_SACK) || o->nsack == 0)
+		return false;
+	if (SEQ_LEQ(o->sack[0].end, ack))
+		return true;
+	return o->nsack > 1 && SEQ_GEQ(o->sack[0].start, o->sack[1].start) &&
+	       SEQ_LEQ(o->sack[0].end, o->sack[1].end);
+}
+
+/* RFC 8985 7.4: did the loss probe repair a loss? (as Linux's
+ * tcp_process_tlp_ack()) If the probe was sent again and what it sent
+ * was not reported twice (D-SACK), the original was lost: congestion
+ * control reduces the window as for a recovery that is already over. */
+static void
+tcp_tlp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t ack,
+	    bool dsack, bool dup)
+{
+	struct ust_tcp_rack *r = &tp->rack;
+
+	if (!r->tlp_out || SEQ_LT(ack, r->tlp_end_seq))
+		return;
+	if (!r->tlp_is_retrans || dsack) {
+		r->tlp_out = false;
+	} else if (SEQ_GT(ack, r->tlp_end_seq)) {
+		r->tlp_out = false;
+		tp->ssthresh = tp->cc->ssthresh(stk, tp);
+		tp->cwnd = tp->ssthresh;
+		tp->cc->event(stk, tp, UST_CC_EV_RECOVERY_EXIT);
+	} else if (dup) {
+		/* a duplicate ACK of the probe: the original arrived */
+		r->tlp_out = false;
+	}
+}
+
 /* Fifth, the ACK field (RFC 9293 3.10.7.4), for synchronized states. */
 static enum ack_result
 tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
@@ -315,7 +361,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	uint32_t win = (th->flags & UST_TCP_SYN) ? th->window :
 		(uint32_t)th->window << tp->snd_wscale;
 	uint32_t max_wnd = RTE_MAX(tp->snd_wnd_max, UST_TCP_MAX_WIN);
-	bool new_sack = false;
+	bool new_sack = false, dsack = false, advanced, dup;
 
 	if (SEQ_GT(ack, tp->snd_max)) {
 		/* it acknowledges what we never sent: RFC 5961 5.2, a
@@ -329,8 +375,15 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		ust_tcp_challenge_ack(stk, tp);
 		return ACK_DROP_OLD;
 	}
+	advanced = SEQ_GT(ack, tp->snd_una);
+	dup = !advanced && payload_len == 0 && win == tp->snd_wnd &&
+		!(th->flags & (UST_TCP_SYN | UST_TCP_FIN));
 	if ((tp->tflags & TF_SACK_OK) && (th->opts.has & UST_TCPOPT_SACK)) {
 		uint32_t before = tp->sacked_bytes;
+
+		dsack = tcp_is_dsack(&th->opts, ack);
+		if (dsack)
+			stk->mib[UST_MIB_TCPEXT_TCPDSACKRECV]++;
 
 		ust_tcp_sack_sender_update(tp, &th->opts);
 		new_sack = tp->sacked_bytes > before;
@@ -407,7 +460,10 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		} else {
 			if ((tp->tflags & TF_LOSS) && SEQ_GEQ(ack, tp->recover))
 				tp->tflags &= ~TF_LOSS;
-			tp->cc->cong_avoid(stk, tp, acked);
+			/* no growth while application-limited (RFC 7661,
+			 * Linux's tcp_is_cwnd_limited()) */
+			if (ust_tcp_cc_cwnd_limited(tp))
+				tp->cc->cong_avoid(stk, tp, acked);
 		}
 		/* RFC 6298 5.2-5.3: all acknowledged, stop; else restart */
 		tp->tflags &= ~TF_TLP_SENT;
@@ -429,13 +485,34 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		if (tp->tflags & TF_RECOVERY) {
 			if (!(tp->tflags & TF_SACK_OK))
 				tp->cwnd += tp->mss; /* RFC 6582: inflate */
-		} else if (!(tp->tflags & TF_LOSS) &&
+		} else if (!(tp->tflags & (TF_LOSS | TF_SACK_OK)) &&
 			   (tp->dupacks >= UST_TCP_DUPTHRESH ||
 			    ((tp->tflags & TF_SACK_OK) &&
 			     tp->sacked_bytes >
 			     (UST_TCP_DUPTHRESH - 1u) * tp->mss))) {
 			tcp_enter_recovery(stk, tp);
 		}
+	}
+	if (tp->tflags & TF_SACK_OK) {
+		/* RACK (RFC 8985 6.2): what this ACK delivered, and what is
+		 * lost; losses start recovery (Linux's tcp_time_to_recover()
+		 * with RACK: no duplicate-ACK threshold), where PRR paces
+		 * the sending (RFC 6937) */
+		uint64_t reo;
+		uint32_t delivered;
+		bool lost;
+
+		delivered = ust_tcp_rack_ack(stk, tp, dsack, &lost, &reo);
+		tcp_tlp_ack(stk, tp, ack, dsack, dup && !new_sack);
+		if (lost && !(tp->tflags & (TF_RECOVERY | TF_LOSS)))
+			tcp_enter_recovery(stk, tp);
+		if (tp->tflags & TF_RECOVERY)
+			ust_tcp_prr_ack(tp, delivered, advanced, lost);
+		/* RFC 8985 6.3: the reordering timer, in the RTO's place */
+		if (reo > 0)
+			ust_tcp_rtx_arm(stk, tp, UST_RTX_REO, reo);
+		else if (tp->rtx_mode == UST_RTX_REO)
+			ust_tcp_rtx_rearm(stk, tp, true);
 	}
 	/* the window (3.10.7.4 fifth, "if SND.UNA =< SEG.ACK =< SND.NXT") */
 	if (SEQ_LT(tp->snd_wl1, th->seq) ||

@@ -7,7 +7,8 @@
  *
  *  - the queued path: ust_send() appends to the send queue, then
  *    ust_tcp_output() decides what may go now (RFC 6675 NextSeg() during SACK
- *    recovery, else new data within min(cwnd, snd_wnd), Nagle (RFC 896),
+ *    recovery, else new data within min(cwnd, snd_wnd), Nagle (RFC 896,
+ *    with Minshall's change as Linux), PSH on the end of each write,
  *    sender silly-window avoidance (RFC 9293 3.8.6.2.1), the FIN when the
  *    data is out) and calls ust_tcp_send_segment() for each segment;
  *  - direct sends that carry no data from the queue: ust_tcp_send_ack(),
@@ -164,6 +165,13 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 	th.src_port = rte_be_to_cpu_16(tp->base.lport);
 	th.dst_port = rte_be_to_cpu_16(tp->base.rport);
 	th.seq = seq;
+	/* PSH as Linux sets it: on the segment holding the end of the last
+	 * application write, or the end of the send queue (new data or a
+	 * retransmission, a loss probe among them) */
+	if (len > 0 && !(flags & (UST_TCP_SYN | UST_TCP_RST)) &&
+	    ((SEQ_LT(seq, tp->snd_psh) && SEQ_LEQ(tp->snd_psh, seq + len)) ||
+	     seq + len == tcp_snd_data_end(tp)))
+		flags |= UST_TCP_PSH;
 	th.flags = flags;
 	if (flags & UST_TCP_ACK)
 		th.ack = tp->rcv_nxt;
@@ -191,6 +199,15 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 	if (rtx) {
 		stk->mib[UST_MIB_TCP_RETRANSSEGS]++;
 		tp->retrans++;
+	}
+	if ((len > 0 || (flags & UST_TCP_FIN)) && !(flags & UST_TCP_SYN)) {
+		uint32_t end = seq + len + ((flags & UST_TCP_FIN) ? 1 : 0);
+
+		/* RACK's record of the transmission; PRR's prr_out */
+		ust_tcp_rack_xmit(stk, tp, seq, end,
+				  (flags & UST_TCP_FIN) != 0, rtx);
+		if (tp->tflags & TF_RECOVERY)
+			tp->rack.prr_out += end - seq;
 	}
 	if (flags & UST_TCP_ACK)
 		tcp_ack_sent(stk, tp);
@@ -414,8 +431,9 @@ tcp_tx_blocked(struct ust_stack *stk, struct ust_tcp_sock *tp)
 void
 ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
-	bool sack_rec;
-	uint32_t data_end;
+	bool sack_rec, had_data, limited;
+	uint32_t data_end, in_flight;
+	unsigned int sent = 0;
 
 	switch (tp->state) {
 	case UST_TCP_ESTABLISHED:
@@ -432,6 +450,8 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	data_end = tcp_snd_data_end(tp);
 	sack_rec = (tp->tflags & (TF_RECOVERY | TF_SACK_OK)) ==
 		(TF_RECOVERY | TF_SACK_OK);
+	had_data = SEQ_LT(tp->snd_nxt, data_end) ||
+		(sack_rec && tp->snd_una != tp->snd_max);
 	for (;;) {
 		uint32_t flight, room, peer_room, avail, len;
 		uint8_t flags;
@@ -440,18 +460,25 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		if (tcp_tx_blocked(stk, tp))
 			break;
 		if (sack_rec) {
-			uint32_t s, l;
+			uint32_t s, e;
+			bool f;
 
-			flight = ust_tcp_sack_pipe(tp);
+			/* cwnd is PRR's (ust_tcp_prr_ack()) */
+			flight = ust_tcp_rack_in_flight(tp);
 			if (flight + tp->mss > tp->cwnd)
 				break;
-			/* RFC 6675 NextSeg() rule (1): a lost range */
-			if (ust_tcp_sack_next_seg(tp, &s, &l)) {
-				if (ust_tcp_send_segment(stk, tp, s, l, UST_TCP_ACK,
-						     true) != 0)
+			/* first what RACK marked lost, lowest first */
+			if (ust_tcp_rack_next_lost(tp, &s, &e, &f)) {
+				uint32_t l = e - s - (f ? 1 : 0);
+
+				if (ust_tcp_send_segment(stk, tp, s, l,
+					UST_TCP_ACK | (f ? UST_TCP_FIN : 0),
+					true) != 0)
 					break;
-				tp->high_rxt = s + l;
+				if (SEQ_GT(e, tp->high_rxt))
+					tp->high_rxt = e;
 				ust_tcp_rtx_rearm(stk, tp, false);
+				sent++;
 				continue;
 			}
 		} else if ((tp->tflags & TF_LOSS) && tp->n_sb > 0) {
@@ -465,6 +492,12 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			}
 			flight = tp->snd_nxt - tp->snd_una -
 				ust_tcp_sack_below(tp, tp->snd_nxt);
+		} else if ((tp->tflags & (TF_SACK_OK | TF_LOSS)) ==
+			   TF_SACK_OK) {
+			/* what the peer SACKed left the network (Linux's
+			 * tcp_packets_in_flight()): limited transmit (RFC
+			 * 3042) and more */
+			flight = ust_tcp_rack_in_flight(tp);
 		} else {
 			flight = tp->snd_nxt - tp->snd_una;
 		}
@@ -474,7 +507,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		/* RFC 3042 limited transmit: a new segment on each of the
 		 * first two duplicate ACKs, so that a small window still
 		 * makes the ACKs that trigger fast retransmit */
-		if (!(tp->tflags & (TF_RECOVERY | TF_LOSS)) &&
+		if (!(tp->tflags & (TF_RECOVERY | TF_LOSS | TF_SACK_OK)) &&
 		    tp->dupacks > 0 && tp->dupacks < UST_TCP_DUPTHRESH &&
 		    SEQ_GEQ(tp->snd_nxt, tp->snd_max))
 			room = tp->cwnd + (uint32_t)tp->dupacks * tp->mss >
@@ -503,19 +536,21 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			    !SEQ_LT(tp->snd_nxt, tp->snd_max) &&
 			    !ust_tcp_cork_allows(stk, tp))
 				break;
-			/* Nagle: one small segment in flight at a time */
-			if (len < tp->mss && len == avail && flight > 0 &&
+			/* Nagle with Minshall's change (Linux's
+			 * tcp_nagle_check()): one small segment in flight at
+			 * a time; the small tail of a write after full
+			 * segments goes at once */
+			if (len < tp->mss && len == avail &&
+			    SEQ_GT(tp->snd_sml, tp->snd_una) &&
+			    SEQ_LEQ(tp->snd_sml, tp->snd_nxt) &&
 			    !(tp->tflags & TF_NODELAY) && !fin &&
 			    !tp->cork_push &&
 			    !SEQ_LT(tp->snd_nxt, tp->snd_max))
 				break;
 			rtx = SEQ_LT(tp->snd_nxt, tp->snd_max);
 			flags = UST_TCP_ACK;
-			if (len == avail) {
-				flags |= UST_TCP_PSH;
-				if (fin)
-					flags |= UST_TCP_FIN;
-			}
+			if (len == avail && fin)
+				flags |= UST_TCP_FIN;
 			if (ust_tcp_send_segment(stk, tp, tp->snd_nxt, len, flags,
 					     rtx) != 0)
 				break;
@@ -526,6 +561,8 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 				tp->rtt_start_ns = stk->now;
 			}
 			tp->snd_nxt += len;
+			if (len < tp->mss)
+				tp->snd_sml = tp->snd_nxt;
 			if (flags & UST_TCP_FIN) {
 				tp->snd_nxt++;
 				tp->tflags |= TF_FIN_SENT;
@@ -534,6 +571,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			/* RFC 8985 7.2: after new data, the probe timer */
 			ust_tcp_rtx_rearm(stk, tp, !rtx && tp->rtx_mode ==
 				      UST_RTX_TLP);
+			sent++;
 			continue;
 		}
 		if (avail == 0 && fin && tp->snd_nxt == data_end) {
@@ -550,6 +588,17 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			continue;
 		}
 		break;
+	}
+	/* was the flight limited by cwnd? (Linux's tcp_write_xmit(): the
+	 * packets in flight reach cwnd; here, no room for a full segment) */
+	if (had_data) {
+		in_flight = (tp->tflags & TF_SACK_OK) &&
+			!(tp->tflags & TF_LOSS) ? ust_tcp_rack_in_flight(tp) :
+			tp->snd_nxt - tp->snd_una -
+			ust_tcp_sack_below(tp, tp->snd_nxt);
+		limited = in_flight + tp->mss > tp->cwnd;
+		if (sent > 0 || limited)
+			ust_tcp_cc_cwnd_validate(tp, limited);
 	}
 	/* a zero window with data waiting and nothing in flight: probe */
 	if (tp->snd_wnd == 0 && SEQ_LT(tp->snd_nxt, data_end) &&

@@ -58,9 +58,6 @@
 #define UST_TCP_MAX_WIN 65535u
 #define UST_TCP_SB_MAX 16           /* scoreboard ranges kept */
 #define UST_TCP_DUPTHRESH 3
-#define UST_TCP_TLP_DELACK_MS 40  /* PTO allowance for a delayed ACK
-				    * when one segment is out (Linux's
-				    * minimum delayed ACK) */
 #define UST_TCP_COALESCE_MAX 1024  /* payload copied into the tail mbuf */
 #define UST_TCP_PAWS_IDLE_MS (24ull * 24 * 3600 * 1000) /* RFC 7323 5.5 */
 
@@ -89,6 +86,7 @@ enum ust_tcp_rtx_mode {
 	UST_RTX_KEEPALIVE,
 	UST_RTX_FIN_WAIT2,  /* orphaned FIN_WAIT_2 */
 	UST_RTX_TLP,        /* tail loss probe (RFC 8985 7), then RTO */
+	UST_RTX_REO,        /* RACK's reordering timer (RFC 8985 6.3) */
 };
 
 /* connection flags */
@@ -116,6 +114,9 @@ enum ust_tcp_rtx_mode {
 #define TF_WAS_CONN    (1u << 21) /* reached ESTABLISHED once */
 #define TF_TLP_SENT    (1u << 22) /* a loss probe is out, unanswered */
 #define TF_FIRST_LIN   (1u << 23) /* fl_start..fl_end is first-linear */
+#define TF_CWND_LIMITED (1u << 24) /* the current window's flight was
+				    * limited by cwnd (Linux's
+				    * is_cwnd_limited) */
 
 struct ust_tcp_cc_ops;
 struct ust_tcp_listen;
@@ -124,6 +125,53 @@ struct ust_tcp_listen;
 struct ust_seq_range {
 	uint32_t start;
 	uint32_t end;
+};
+
+/* A transmission of a segment, for RACK (RFC 8985): the sequence range
+ * it sent (a FIN counts one), when, and what became of it. */
+struct ust_tcp_txrec {
+	uint64_t xmit_ns;       /* Segment.xmit_ts */
+	uint32_t seq;
+	uint32_t end;           /* Segment.end_seq */
+	uint16_t flags;         /* UST_TXR_* */
+};
+
+#define UST_TXR_SACKED  (1u << 0) /* SACKed: delivered, not in flight */
+#define UST_TXR_LOST    (1u << 1) /* marked lost, not yet sent again */
+#define UST_TXR_RETRANS (1u << 2) /* this transmission is a retransmission */
+#define UST_TXR_FIN     (1u << 3) /* ends with our FIN */
+#define UST_TXR_DEAD    (1u << 4) /* acknowledged or sent again: unused */
+
+/* RACK-TLP's state (RFC 8985 5.2, its names) and PRR's (RFC 6937). */
+struct ust_tcp_rack {
+	/* the transmissions in flight, in no particular order (a small
+	 * array compacted and grown as needed; NULL until the first) */
+	struct ust_tcp_txrec *recs;
+	uint32_t n;
+	uint32_t cap;
+	uint32_t live;          /* records not DEAD (Linux's packets_out) */
+	uint32_t flight;        /* bytes of those neither SACKed nor lost */
+	uint64_t xmit_ns;       /* RACK.xmit_ts */
+	uint32_t end_seq;       /* RACK.end_seq */
+	uint32_t fack;          /* RACK.fack */
+	uint64_t rtt_ns;        /* RACK.rtt */
+	uint64_t min_rtt_ns;    /* RACK.min_RTT, 0: none */
+	uint32_t dsack_round;   /* RACK.dsack_round, with dsack_round_set */
+	uint32_t segs_sacked;   /* RACK.segs_sacked */
+	uint8_t reo_wnd_mult;   /* RACK.reo_wnd_mult */
+	uint8_t reo_wnd_persist; /* RACK.reo_wnd_persist */
+	bool reordering_seen;   /* RACK.reordering_seen */
+	bool dsack_round_set;
+	/* TLP (RFC 8985 7) */
+	uint32_t tlp_end_seq;   /* TLP.end_seq: snd_max after the probe */
+	bool tlp_is_retrans;    /* TLP.is_retrans */
+	bool tlp_out;           /* TLP.end_seq is set: an episode's probe
+				 * is unresolved (Linux's tlp_high_seq) */
+	/* PRR (RFC 6937), bytes */
+	uint32_t prr_delivered;
+	uint32_t prr_out;
+	uint32_t recover_fs;    /* RecoverFS: cwnd when recovery began, as
+				 * Linux's prior_cwnd */
 };
 
 /*
@@ -186,6 +234,10 @@ struct ust_tcp_sock {
 	uint32_t ssthresh;
 	uint32_t recover;       /* RFC 6582 */
 	uint32_t bytes_acked;   /* RFC 3465 byte counting in CA */
+	uint32_t max_flight;    /* largest flight of the current window,
+				 * bytes (Linux's max_packets_out) */
+	uint32_t cwnd_usage_seq; /* the current window ends when this is
+				  * acknowledged (Linux's cwnd_usage_seq) */
 	const struct ust_tcp_cc_ops *cc;
 	uint64_t cc_priv[8];
 
@@ -197,6 +249,7 @@ struct ust_tcp_sock {
 	uint32_t sacked_bytes;
 	uint32_t high_rxt;      /* RFC 6675 HighRxt */
 	uint32_t high_sacked;   /* highest SACKed sequence */
+	struct ust_tcp_rack rack; /* RACK-TLP and PRR (tcp_rack.c) */
 
 	/* the send queue: payload mbufs from snd_buf_seq on */
 	struct ust_pktq sndq;
@@ -207,6 +260,10 @@ struct ust_tcp_sock {
 	 * of the queue (NULL: from the head) */
 	struct rte_mbuf *snd_cur;
 	uint32_t snd_cur_seq;   /* sequence of snd_cur's first byte */
+	uint32_t snd_psh;       /* end of the last application write: the
+				 * segment holding it carries PSH */
+	uint32_t snd_sml;       /* end of the last small segment sent
+				 * (Minshall's Nagle, Linux's snd_sml) */
 
 	/* the receive queues: in order, and out of order (by sequence) */
 	struct ust_pktq rcvq;
@@ -621,6 +678,43 @@ uint32_t ust_tcp_sack_skip(const struct ust_tcp_sock *tp, uint32_t seq);
 uint32_t ust_tcp_sack_next_start(const struct ust_tcp_sock *tp, uint32_t seq);
 /* bytes SACKed below @seq */
 uint32_t ust_tcp_sack_below(const struct ust_tcp_sock *tp, uint32_t seq);
+
+/* ---- tcp_rack.c: RACK-TLP loss detection (RFC 8985), PRR (RFC 6937) ----
+ * (for connections with SACK; NewReno's stay with duplicate ACKs) */
+/* a segment [seq, end) left (@rtx: again) */
+void ust_tcp_rack_xmit(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		       uint32_t seq, uint32_t end, bool fin, bool rtx);
+/* an acceptable ACK was processed (snd_una and the scoreboard updated;
+ * @dsack: it carried a D-SACK): RACK's update and loss detection (RFC
+ * 8985 6.2); returns the bytes newly delivered, and in *lost whether
+ * segments were newly marked lost, in *reo_ns the reordering timeout to
+ * arm (0: none) */
+uint32_t ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
+			  bool dsack, bool *lost, uint64_t *reo_ns);
+/* the reordering timer expired: detect again (RFC 8985 6.3) */
+bool ust_tcp_rack_reo_timeout(struct ust_stack *stk, struct ust_tcp_sock *tp,
+			      uint64_t *reo_ns);
+/* bytes in flight: sent, neither delivered nor marked lost (RFC 6675's
+ * pipe with RACK's losses, Linux's tcp_packets_in_flight()) */
+uint32_t ust_tcp_rack_in_flight(const struct ust_tcp_sock *tp);
+/* segments sent and not cumulatively acknowledged (Linux's
+ * packets_out) */
+uint32_t ust_tcp_rack_packets_out(const struct ust_tcp_sock *tp);
+/* the lowest segment marked lost: false when none */
+bool ust_tcp_rack_next_lost(const struct ust_tcp_sock *tp, uint32_t *seq,
+			    uint32_t *end, bool *fin);
+/* the segment sent last by sequence (a loss probe's, RFC 8985 7.3) */
+bool ust_tcp_rack_last(const struct ust_tcp_sock *tp, uint32_t *seq,
+		       uint32_t *end, bool *fin);
+/* the peer reneged (or we forget its SACKs): nothing is SACKed */
+void ust_tcp_rack_unsack(struct ust_tcp_sock *tp);
+/* after a timeout: every segment in flight is lost (go-back-N) */
+void ust_tcp_rack_all_lost(struct ust_tcp_sock *tp);
+void ust_tcp_rack_free(struct ust_tcp_sock *tp);
+/* PRR (RFC 6937): recovery begins; then per ACK, cwnd for the ACK */
+void ust_tcp_prr_init(struct ust_tcp_sock *tp);
+void ust_tcp_prr_ack(struct ust_tcp_sock *tp, uint32_t delivered,
+		     bool una_advanced, bool newly_lost);
 
 /* ---- tcp_reass.c ---- */
 /* queue an out-of-order segment (payload mbuf, data at the payload) */

@@ -64,9 +64,15 @@ ust_tcp_rtx_stop(struct ust_stack *stk, struct ust_tcp_sock *tp)
 static bool
 tcp_tlp_ok(const struct ust_tcp_sock *tp)
 {
-	return tp->srtt_us != 0 &&
+	/* (with SACK only, and in any state with data or a FIN in flight,
+	 * as Linux's tcp_schedule_loss_probe()) */
+	return tp->srtt_us != 0 && (tp->tflags & TF_SACK_OK) &&
 	       (tp->state == UST_TCP_ESTABLISHED ||
-		tp->state == UST_TCP_CLOSE_WAIT) &&
+		tp->state == UST_TCP_CLOSE_WAIT ||
+		tp->state == UST_TCP_FIN_WAIT_1 ||
+		tp->state == UST_TCP_CLOSING ||
+		tp->state == UST_TCP_LAST_ACK) &&
+	       !tp->rack.tlp_out &&
 	       !(tp->tflags & (TF_RECOVERY | TF_LOSS | TF_TLP_SENT));
 }
 
@@ -75,12 +81,15 @@ ust_tcp_rtx_rearm(struct ust_stack *stk, struct ust_tcp_sock *tp, bool restart)
 {
 	if (tcp_tlp_ok(tp)) {
 		/* RFC 8985 7.2: PTO = 2 * SRTT, plus room for a delayed ACK
-		 * when one segment is out, never later than the RTO */
+		 * when one segment is out (WCDelAckT, Linux's rto_min),
+		 * else 2 ms (Linux's TCP_TIMEOUT_MIN); never later than the
+		 * RTO */
 		uint64_t pto = 2ull * (tp->srtt_us >> 3) * NS_PER_US;
 		uint64_t rto = ust_tcp_rto_ns(tp);
 
-		pto += tp->snd_max - tp->snd_una <= tp->mss ?
-			UST_TCP_TLP_DELACK_MS * NS_PER_MS : 2 * NS_PER_MS;
+		pto += ust_tcp_rack_packets_out(tp) <= 1 ?
+			(uint64_t)stk->conf.tcp.rto_min_ms * NS_PER_MS :
+			2 * NS_PER_MS;
 		ust_tcp_rtx_arm(stk, tp, UST_RTX_TLP, pto < rto ? pto : rto);
 		return;
 	}
@@ -89,11 +98,17 @@ ust_tcp_rtx_rearm(struct ust_stack *stk, struct ust_tcp_sock *tp, bool restart)
 }
 
 /* RFC 8985 7.3: the probe timer expired. Send one segment, new data if
- * the window allows, else the last segment again, to draw the SACKs that
- * start fast recovery instead of waiting for the RTO. */
+ * the window allows, else the last segment sent again (Linux's
+ * tcp_send_loss_probe(): the last segment as it was sent: a FIN alone
+ * when it went alone, data with the FIN when they went together), to
+ * draw the SACKs that start fast recovery instead of waiting for the
+ * RTO. */
 static void
 tcp_tlp_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
+	uint32_t s, e;
+	bool f;
+
 	uint32_t data_end = tcp_snd_data_end(tp);
 	uint32_t avail = SEQ_LT(tp->snd_nxt, data_end) ?
 		data_end - tp->snd_nxt : 0;
@@ -106,11 +121,16 @@ tcp_tlp_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	    !(tp->tflags & TF_FIN_SENT)) {
 		uint32_t len = RTE_MIN(avail, RTE_MIN((uint32_t)tp->mss, room));
 
-		ust_tcp_send_segment(stk, tp, tp->snd_nxt, len,
-				 UST_TCP_ACK | (len == avail ? UST_TCP_PSH : 0),
+		ust_tcp_send_segment(stk, tp, tp->snd_nxt, len, UST_TCP_ACK,
 				 false);
 		tp->snd_nxt += len;
 		tp->snd_max = tp->snd_nxt;
+		tp->rack.tlp_is_retrans = false;
+	} else if (ust_tcp_rack_last(tp, &s, &e, &f)) {
+		ust_tcp_send_segment(stk, tp, s, e - s - (f ? 1 : 0),
+				     UST_TCP_ACK | (f ? UST_TCP_FIN : 0), true);
+		tp->tflags &= ~TF_RTT_TIMING;
+		tp->rack.tlp_is_retrans = true;
 	} else {
 		bool fin = (tp->tflags & TF_FIN_SENT) != 0;
 		uint32_t end = fin ? tp->snd_max - 1 : tp->snd_max;
@@ -122,8 +142,45 @@ tcp_tlp_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 				 UST_TCP_ACK | (fin ? UST_TCP_FIN : 0), true);
 		/* Karn: what is sent twice is not timed */
 		tp->tflags &= ~TF_RTT_TIMING;
+		tp->rack.tlp_is_retrans = true;
 	}
+	/* RFC 8985 7.3: TLP.end_seq */
+	tp->rack.tlp_out = true;
+	tp->rack.tlp_end_seq = tp->snd_max;
 	ust_tcp_rtx_arm(stk, tp, UST_RTX_RTO, ust_tcp_rto_ns(tp));
+}
+
+/* RFC 8985 6.3: the reordering timer expired: what RACK now finds lost
+ * goes again, in recovery */
+static void
+tcp_reo_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	uint64_t reo;
+	bool lost;
+
+	tp->rtx_mode = UST_RTX_NONE;
+	lost = ust_tcp_rack_reo_timeout(stk, tp, &reo);
+	if (lost && !(tp->tflags & (TF_RECOVERY | TF_LOSS))) {
+		stk->mib[UST_MIB_TCPEXT_TCPFASTRETRANS]++;
+		stk->mib[UST_MIB_TCPEXT_TCPSACKRECOVERY]++;
+		tp->ssthresh = tp->cc->ssthresh(stk, tp);
+		tp->recover = tp->snd_max;
+		tp->tflags |= TF_RECOVERY;
+		tp->tflags &= ~TF_RTT_TIMING;
+		tp->high_rxt = tp->snd_una;
+		tp->cc->event(stk, tp, UST_CC_EV_RECOVERY_ENTER);
+		ust_tcp_prr_init(tp);
+		/* no ACK to count: the fast retransmit alone (PRR's
+		 * sndcnt of at least one segment) */
+		tp->cwnd = ust_tcp_rack_in_flight(tp) + tp->mss;
+	}
+	if (reo > 0)
+		ust_tcp_rtx_arm(stk, tp, UST_RTX_REO, reo);
+	else
+		ust_tcp_rtx_rearm(stk, tp, true);
+	ust_tcp_output(stk, tp);
+	if (tp->snd_una != tp->snd_max && tp->rtx_mode == UST_RTX_NONE)
+		ust_tcp_rtx_rearm(stk, tp, true);
 }
 
 void
@@ -149,6 +206,11 @@ ust_tcp_rtt_sample(struct ust_tcp_sock *tp, uint32_t rtt_us,
 		return;
 	if (rtt_us == 0)
 		rtt_us = 1;
+	/* RACK's min_RTT (RFC 8985 5.2) takes every sample, as Linux's
+	 * tcp_min_rtt() */
+	if (tp->rack.min_rtt_ns == 0 ||
+	    (uint64_t)rtt_us * 1000 < tp->rack.min_rtt_ns)
+		tp->rack.min_rtt_ns = (uint64_t)rtt_us * 1000;
 	/* RFC 6298 2.2 and 2.3; srtt scaled by 8, rttvar by 4 */
 	if (tp->srtt_us == 0) {
 		tp->srtt_us = rtt_us << 3;
@@ -252,7 +314,12 @@ tcp_rto_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		tp->n_sb = 0;
 		tp->sacked_bytes = 0;
 		tp->high_sacked = tp->snd_una;
+		ust_tcp_rack_unsack(tp);
 	}
+	/* RFC 8985: after a timeout everything in flight is lost; the
+	 * probe's episode is over */
+	ust_tcp_rack_all_lost(tp);
+	tp->rack.tlp_out = false;
 	/* go back N: resend from the first unacknowledged byte */
 	tp->snd_nxt = tp->snd_una;
 	tp->high_rxt = tp->snd_una;
@@ -359,6 +426,9 @@ tcp_rtx_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		break;
 	case UST_RTX_TLP:
 		tcp_tlp_expired(stk, tp);
+		break;
+	case UST_RTX_REO:
+		tcp_reo_expired(stk, tp);
 		break;
 	default:
 		break;

@@ -154,6 +154,10 @@ ust_tcp_tx_note_write(struct ust_tcp_sock *tp, uint32_t seq, uint32_t len,
 {
 	const struct ust_tcp_conf *c = &tp->base.stk->conf.tcp;
 
+	/* the end of the write: its last segment carries PSH (Linux's
+	 * tcp_push() marks the write queue's tail at the end of each
+	 * sendmsg()) */
+	tp->snd_psh = seq + len;
 	if (queue_was_empty && len <= c->first_linear_max) {
 		tp->tflags |= TF_FIRST_LIN;
 		tp->fl_start = seq;

@@ -377,6 +377,28 @@ handshake_passive(struct ust_stack *stk, int ls, struct peer *p)
 	return sd;
 }
 
+/* A passive open from @port whose handshake takes @ms: the connection's
+ * RTT. */
+static int
+open_passive_rtt(struct ust_stack *stk, int ls, struct peer *p, uint32_t isn,
+		 uint16_t port, uint64_t ms)
+{
+	struct ust_tcp_repr th;
+	int sd;
+
+	peer_init(p, isn);
+	p->port = port;
+	peer_syn(stk, p);
+	UT_EQ(expect(p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	run(stk, ms);
+	p->tsval++;
+	psend(stk, p, 0, NULL, 0);
+	sd = ust_accept(stk, ls, NULL, NULL);
+	UT_ASSERT(sd >= 0, "accept: %d", sd);
+	return sd;
+}
+
 /* A passive open from a peer with the usual options. */
 static int
 open_passive(struct ust_stack *stk, int ls, struct peer *p, uint32_t isn)
@@ -1913,14 +1935,15 @@ test_rto(void)
 	UT_ASSERT(ti.rto_us >= 200000 && ti.rto_us < 201000, "rto %u",
 		  ti.rto_us);
 	/* one episode: the segment again after the RTO (200 ms, rto_min; a
-	 * loss probe, RFC 8985, may go first and put the RTO back by its
-	 * own timeout); its ACK ends the episode */
+	 * loss probe, RFC 8985, goes first, at the RTO since one segment is
+	 * out (PTO = 2 * SRTT + rto_min, as Linux), and puts the RTO back by
+	 * its own timeout); its ACK ends the episode */
 	UT_EQ(ust_send(stk, sd, "first", 5, 0), 5);
 	UT_EQ(expect(&p, &th, NULL, 0), 5);
 	seq = th.seq;
 	p.rcv_nxt = seq;
 	t = wait_mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS, 1000);
-	UT_ASSERT(t >= 200 && t < 400, "first RTO after %d ms", t);
+	UT_ASSERT(t >= 200 && t <= 400, "first RTO after %d ms", t);
 	UT_EQ(expect_again(&p, seq, "first", 5), 0);
 	UT_ASSERT(mib(stk, UST_MIB_TCP_RETRANSSEGS) >= 1);
 	UT_EQ(tcp_info(stk, sd, &ti), 0);
@@ -2005,10 +2028,14 @@ test_fast_retransmit(void)
 	ls = listener(stk, LPORT, 8);
 	UT_ASSERT(ls >= 0);
 
-	/* SACK (RFC 6675): duplicate ACKs with blocks for segments 2.. */
-	sd = open_passive(stk, ls, &p, 1000);
+	/* SACK: duplicate ACKs with blocks for segments 2..; RACK (RFC
+	 * 8985) waits a quarter of the RTT for the first two (reordering
+	 * window), and marks the first lost on the third (DupThresh
+	 * segments SACKed, no reordering seen: no window) */
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 10);
 	UT_ASSERT(sd >= 0);
 	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	run(stk, 10);
 	for (i = 1; i <= 2; i++) {
 		blk[0][0] = b + mss;
 		blk[0][1] = b + mss + (uint32_t)i * mss;
@@ -2104,6 +2131,608 @@ test_fast_retransmit(void)
 	UT_EQ(ti.unacked, 0);
 	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 5);
 	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* The peer acknowledges everything up to @seq with a pure ACK. */
+static void
+ack_to(struct ust_stack *stk, struct peer *p, uint32_t seq)
+{
+	p->rcv_nxt = seq;
+	psend(stk, p, 0, NULL, 0);
+}
+
+/* Read @n full segments in a row from @seq on; 0 when they are there and
+ * nothing follows them. */
+static int
+expect_run(struct peer *p, uint32_t seq, int n, uint32_t mss)
+{
+	struct ust_tcp_repr th;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		UT_EQ(expect(p, &th, NULL, 0), (int)mss);
+		UT_EQ(th.seq, seq + (uint32_t)i * mss);
+	}
+	UT_ASSERT(tx_none());
+	return 0;
+}
+
+/* Slow start as Linux's tcp_slow_start(): a stretch ACK grows cwnd by all
+ * it acknowledges (packetdrill slow_start/slow-start-ack-per-1pkt and
+ * -4pkt), up to ssthresh, the rest going to congestion avoidance. */
+static int
+test_slow_start(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[30 * 1448];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 10 * mss);
+	fill(data, sizeof(data), 9);
+	UT_EQ(ust_send(stk, sd, data, sizeof(data), 0), (int)sizeof(data));
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	b = th.seq;
+	UT_EQ(expect_run(&p, b + mss, 9, mss), 0);
+	/* one ACK for the ten: cwnd 20, and the twenty left go at once */
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 20 * mss);
+	UT_EQ(expect_run(&p, b + 10 * mss, 20, mss), 0);
+	/* an ACK of two: 22, two more segments' room, nothing to send */
+	ack_to(stk, &p, b + 12 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 22 * mss);
+	UT_ASSERT(tx_none());
+	/* the flight was cwnd-limited (20 of 20): the rest still counts */
+	ack_to(stk, &p, b + 30 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 40 * mss);
+	UT_EQ(ti.unacked, 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	ack_to(stk, &p, p.rcv_nxt); /* the FIN: no timeout of its own */
+
+	/* capped at ssthresh: after a timeout (NewReno: ssthresh = 5
+	 * segments, cwnd 1), one ACK of the ten segments takes cwnd to 5 in
+	 * slow start, and the 6 segments left over add one in congestion
+	 * avoidance (Linux: tcp_slow_start(), then tcp_cong_avoid_ai()) */
+	peer_init(&p, 3000);
+	p.port = PPORT + 1;
+	sd = handshake_passive(stk, ls, &p);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_setsockopt(stk, sd, IPPROTO_TCP, TCP_CONGESTION, "newreno",
+			     8), 0);
+	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	UT_ASSERT(wait_mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS, 2000) > 0);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.ssthresh, 5 * mss);
+	UT_EQ(ti.cwnd, mss);
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 6 * mss);
+	UT_EQ(ti.unacked, 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* cwnd grows only when the flight was limited by it (RFC 7661, Linux's
+ * tcp_is_cwnd_limited()); in slow start while cwnd < 2 * the largest
+ * flight (packetdrill slow_start/slow-start-ack-per-2pkt-send-5pkt and
+ * -send-6pkt, slow-start-app-limited). */
+static int
+test_cwnd_app_limited(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1448];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd, k, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	fill(data, sizeof(data), 3);
+	for (k = 5; k <= 6; k++) {
+		peer_init(&p, 1000 + (uint32_t)k);
+		p.port = (uint16_t)(PPORT + k);
+		sd = handshake_passive(stk, ls, &p);
+		UT_ASSERT(sd >= 0);
+		/* k segments only, ACKed two at a time */
+		UT_EQ(ust_send(stk, sd, data, (size_t)k * mss, 0),
+		      (int)(k * mss));
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		b = th.seq;
+		UT_EQ(expect_run(&p, b + mss, k - 1, mss), 0);
+		for (i = 2; i <= k + 1; i += 2) {
+			run(stk, 1);
+			ack_to(stk, &p, b + (uint32_t)RTE_MIN(i, k) * mss);
+			UT_EQ(tcp_info(stk, sd, &ti), 0);
+			/* 5 of 10: never; 6 of 10: 10 < 12, once */
+			UT_EQ(ti.cwnd, (k == 5 ? 10 : 12) * mss);
+		}
+		UT_ASSERT(tx_none());
+		/* one small write at a time, each ACKed: no growth */
+		for (i = 0; i < 20; i++) {
+			UT_EQ(ust_send(stk, sd, data, 100, 0), 100);
+			UT_EQ(expect(&p, &th, NULL, 0), 100);
+			run(stk, 1);
+			psend(stk, &p, 0, NULL, 0);
+		}
+		UT_EQ(tcp_info(stk, sd, &ti), 0);
+		UT_EQ(ti.cwnd, (k == 5 ? 10 : 12) * mss);
+		UT_EQ(ust_close(stk, sd), 0);
+		UT_EQ(expect(&p, &th, NULL, 0), 0);
+	}
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* PSH as Linux sets it: on the last segment of each write (the write
+ * queue's tail when sendmsg() returns), not only on the one that empties
+ * the send queue; writes queued together share one. */
+static int
+test_psh(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[12 * 1448];
+	struct ust_tcp_repr th;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b = 0;
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	fill(data, sizeof(data), 4);
+	/* one write of three segments and a bit: PSH on the fourth only;
+	 * the small tail goes at once (Minshall: no small segment is out) */
+	UT_EQ(ust_send(stk, sd, data, 3 * mss + 100, 0), (int)(3 * mss + 100));
+	for (i = 0; i < 4; i++) {
+		UT_EQ(expect(&p, &th, NULL, 0), i < 3 ? (int)mss : 100);
+		if (i == 0)
+			b = th.seq;
+		UT_EQ(th.flags, UST_TCP_ACK | (i == 3 ? UST_TCP_PSH : 0));
+	}
+	ack_to(stk, &p, b + 3 * mss + 100);
+	/* a write the window cuts: the segments sent now end inside it, no
+	 * PSH; the one that ends it, after the ACK, has it */
+	b += 3 * mss + 100;
+	UT_EQ(ust_send(stk, sd, data, 11 * mss, 0), (int)(11 * mss));
+	for (i = 0; i < 13; i++) {
+		if (expect(&p, &th, NULL, 0) < 0)
+			break;
+		UT_EQ(th.flags, UST_TCP_ACK);
+	}
+	UT_ASSERT(i >= 10 && i < 11, "%d segments", i);
+	/* two more writes while the window is full: they join the unsent
+	 * tail of the first (as Linux appends to the write queue's tail),
+	 * and only the end of the last is marked */
+	UT_EQ(ust_send(stk, sd, data, 1000, 0), 1000);
+	UT_EQ(ust_send(stk, sd, data, 1000, 0), 1000);
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, b + (uint32_t)i * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 10 * mss);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(expect(&p, &th, NULL, 0), 2000 - (int)mss);
+	UT_EQ(th.flags, UST_TCP_ACK | UST_TCP_PSH);
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, p.rcv_nxt);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* A pure ACK of @ack from the peer with one SACK block [s, e). */
+static void
+sack1(struct ust_stack *stk, struct peer *p, uint32_t ack, uint32_t s,
+      uint32_t e)
+{
+	const uint32_t blk[1][2] = { { s, e } };
+
+	p->rcv_nxt = ack;
+	psack(stk, p, blk, 1);
+}
+
+/* RACK (RFC 8985 6.3): a SACK above a hole, too early to call it lost
+ * (within RACK.rtt + reo_wnd of its sending, reo_wnd = min_RTT / 4), arms
+ * the reordering timer; its expiry retransmits the hole and starts
+ * recovery. One segment SACKed is not DupThresh: no fast retransmit by
+ * count. */
+static int
+test_rack_reo_timer(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1448];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 100);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	run(stk, 110);
+	sack1(stk, &p, b, b + mss, b + 2 * mss);
+	UT_ASSERT(tx_none());
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 0);
+	/* lost at 110 ms (RACK.rtt) + 25 ms (100 ms / 4) after sending */
+	UT_EQ(wait_tx(stk, 100), 25);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b);
+	UT_ASSERT(tx_none());
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPSACKRECOVERY), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPLOSSPROBES), 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS), 0);
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 0);
+	UT_EQ(ti.unacked, 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* Ten segments out on a connection whose RTT is 100 ms, the first lost;
+ * SACKs for the 2nd, 3rd and 4th at 110, 120 and 130 ms: the third makes
+ * DupThresh SACKed segments, so RACK's window is zero and the first is
+ * lost (packetdrill fast_recovery/prr-ss-10pkt-lost-1). */
+static int
+rack_ten_lost_one(struct ust_stack *stk, int ls, struct peer *p, uint16_t port,
+		  uint32_t *b, uint8_t *data)
+{
+	const uint32_t mss = 1448;
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	int sd, i;
+
+	sd = open_passive_rtt(stk, ls, p, 1000 + port, port, 100);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ten_in_flight(stk, sd, p, b, data), 0);
+	run(stk, 100);
+	for (i = 2; i <= 4; i++) {
+		run(stk, 10);
+		sack1(stk, p, *b, *b + mss, *b + (uint32_t)i * mss);
+		if (i < 4)
+			UT_ASSERT(tx_none());
+	}
+	UT_EQ(expect(p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, *b);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_ASSERT(tx_none());
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 1);
+	return sd;
+}
+
+/* PRR (RFC 6937, PRR-SSRB as Linux's tcp_cwnd_reduction()): in recovery
+ * one segment per segment delivered while the flight is below ssthresh;
+ * cwnd = ssthresh (CUBIC: 7 of 10) when it ends (packetdrill
+ * fast_recovery/prr-ss-10pkt-lost-1). */
+static int
+test_prr(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1448];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = rack_ten_lost_one(stk, ls, &p, PPORT, &b, data);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 7 * mss);
+	UT_EQ(ti.ssthresh, 7 * mss);
+	run(stk, 10);
+	UT_EQ(ust_send(stk, sd, data, 7 * mss, 0), (int)(7 * mss));
+	UT_ASSERT(tx_none());
+	/* each SACK of one more segment: one new segment */
+	for (i = 5; i <= 10; i++) {
+		run(stk, 10);
+		sack1(stk, &p, b, b + mss, b + (uint32_t)i * mss);
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		UT_EQ(th.seq, b + (uint32_t)(i + 5) * mss);
+		UT_EQ(th.flags, UST_TCP_ACK);
+		UT_ASSERT(tx_none(), "SACK %d", i);
+	}
+	/* all ten acknowledged: recovery over, cwnd = ssthresh = 7, six out:
+	 * the last segment goes, PSH (its write's end) */
+	run(stk, 20);
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 16 * mss);
+	UT_EQ(th.flags, UST_TCP_ACK | UST_TCP_PSH);
+	UT_ASSERT(tx_none());
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 0);
+	UT_EQ(ti.cwnd, 7 * mss);
+	UT_EQ(ti.ssthresh, 7 * mss);
+	ack_to(stk, &p, b + 17 * mss);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* RACK finds a lost retransmission (RFC 8985 2.2, 6.2): the segment sent
+ * again is lost too; a SACK of a segment sent after it, once the
+ * retransmission is RACK.rtt old, says so, and it goes a third time
+ * (no RTO). */
+static int
+test_rack_lost_retransmit(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1448];
+	struct ust_tcp_repr th;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = rack_ten_lost_one(stk, ls, &p, PPORT, &b, data);
+	UT_ASSERT(sd >= 0);
+	/* the retransmission went at 130 ms; more data follows it, one
+	 * segment per SACK (PRR) at 140, 150, 160 ms */
+	UT_EQ(ust_send(stk, sd, data, 3 * mss, 0), (int)(3 * mss));
+	UT_ASSERT(tx_none());
+	for (i = 5; i <= 7; i++) {
+		run(stk, 10);
+		sack1(stk, &p, b, b + mss, b + (uint32_t)i * mss);
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		UT_EQ(th.seq, b + (uint32_t)(i + 5) * mss);
+	}
+	/* 250 ms: the segment sent at 140 ms is SACKed (with the rest of
+	 * the first ten); the retransmission, 120 ms old, is lost */
+	run(stk, 90);
+	{
+		const uint32_t two[2][2] = {
+			{ b + 10 * mss, b + 11 * mss },
+			{ b + mss, b + 10 * mss },
+		};
+
+		p.rcv_nxt = b;
+		psack(stk, &p, two, 2);
+	}
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 2);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS), 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPSACKRECOVERY), 1);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	ack_to(stk, &p, b + 13 * mss);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* D-SACK (RFC 8985 6.2 step 4): a retransmission the peer reports twice
+ * was spurious; reo_wnd grows to 2 * min_RTT / 4 for the next rounds. */
+static int
+test_rack_dsack(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1448];
+	struct ust_tcp_repr th;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = rack_ten_lost_one(stk, ls, &p, PPORT, &b, data);
+	UT_ASSERT(sd >= 0);
+	/* the original arrives after all; the retransmission is D-SACKed */
+	run(stk, 100);
+	sack1(stk, &p, b + 10 * mss, b, b + mss);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPDSACKRECV), 1);
+	UT_ASSERT(tx_none());
+	/* the next flight (cwnd 7 now): the first SACK above a hole waits
+	 * 50 ms beyond RACK.rtt, not 25 */
+	UT_EQ(ust_send(stk, sd, data, 7 * mss, 0), (int)(7 * mss));
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	b = th.seq;
+	UT_EQ(expect_run(&p, b + mss, 6, mss), 0);
+	p.rcv_nxt = b;
+	run(stk, 110);
+	sack1(stk, &p, b, b + mss, b + 2 * mss);
+	UT_ASSERT(tx_none());
+	UT_EQ(wait_tx(stk, 100), 50);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b);
+	ack_to(stk, &p, b + 7 * mss);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* The loss probe (RFC 8985 7) as Linux sends it: the last segment as it
+ * was sent, with PSH when it ends a write (packetdrill fast_retransmit/
+ * fr-4pkt-fack-last-byte); a FIN alone when the FIN went alone, also in
+ * FIN_WAIT_1 (shutdown/shutdown-rdwr-write-queue-close); data and FIN
+ * when they went together. */
+static int
+test_tlp(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1448];
+	struct ust_tcp_repr th;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b = 0;
+	int ls, sd, t, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	fill(data, sizeof(data), 7);
+
+	/* four segments, the last byte SACKed: the probe at 2 * SRTT
+	 * (+ 2 ms) resends the fourth, PSH; the RTO the first, no PSH */
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 100);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_send(stk, sd, data, 4 * mss, 0), (int)(4 * mss));
+	for (i = 0; i < 4; i++) {
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		if (i == 0)
+			b = th.seq;
+		UT_EQ(th.flags, UST_TCP_ACK | (i == 3 ? UST_TCP_PSH : 0));
+	}
+	run(stk, 100);
+	sack1(stk, &p, b, b + 4 * mss - 1, b + 4 * mss);
+	UT_ASSERT(tx_none());
+	t = wait_tx(stk, 200);
+	UT_ASSERT(t >= 100 && t <= 105, "probe after %d ms", t);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 3 * mss);
+	UT_EQ(th.flags, UST_TCP_ACK | UST_TCP_PSH);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPLOSSPROBES), 1);
+	t = wait_tx(stk, 400);
+	UT_ASSERT(t >= 300 && t <= 310, "RTO after %d ms", t);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS), 1);
+	ack_to(stk, &p, b + 4 * mss);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	ack_to(stk, &p, p.rcv_nxt);
+
+	/* ten segments, then shutdown(): the FIN alone; the probe, in
+	 * FIN_WAIT_1, is the FIN alone */
+	sd = open_passive_rtt(stk, ls, &p, 5000, PPORT + 1, 100);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	UT_EQ(ust_shutdown(stk, sd, SHUT_RDWR), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	UT_EQ(th.seq, b + 10 * mss);
+	t = wait_tx(stk, 400);
+	UT_ASSERT(t >= 200 && t <= 205, "probe after %d ms", t);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	UT_EQ(th.seq, b + 10 * mss);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPLOSSPROBES), 2);
+	ack_to(stk, &p, b + 10 * mss + 1);
+	UT_EQ(ust_close(stk, sd), 0);
+
+	/* a write Nagle holds goes with the FIN: the probe is that segment
+	 * again, data, FIN and PSH */
+	sd = open_passive_rtt(stk, ls, &p, 9000, PPORT + 2, 100);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_send(stk, sd, data, 100, 0), 100);
+	UT_EQ(expect(&p, &th, NULL, 0), 100);
+	b = th.seq;
+	UT_EQ(ust_send(stk, sd, data, 50, 0), 50);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_shutdown(stk, sd, SHUT_WR), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 50);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_PSH | UST_TCP_ACK);
+	t = wait_tx(stk, 400);
+	UT_ASSERT(t >= 200 && t <= 205, "probe after %d ms", t);
+	UT_EQ(expect(&p, &th, NULL, 0), 50);
+	UT_EQ(th.seq, b + 100);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_PSH | UST_TCP_ACK);
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, b + 151);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* With SACK, what the peer SACKed leaves the flight (Linux's
+ * tcp_packets_in_flight()): a new segment on each of the first duplicate
+ * ACKs, limited transmit (RFC 3042) by another road (packetdrill
+ * limited_transmit/limited-transmit-sack); it turns out to be reordering,
+ * and no recovery begins. */
+static int
+test_limited_transmit_sack(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[15 * 1448];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b = 0;
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 100);
+	UT_ASSERT(sd >= 0);
+	fill(data, sizeof(data), 2);
+	UT_EQ(ust_send(stk, sd, data, sizeof(data), 0), (int)sizeof(data));
+	for (i = 0; i < 10; i++) {
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		if (i == 0)
+			b = th.seq;
+	}
+	UT_ASSERT(tx_none());
+	run(stk, 110);
+	sack1(stk, &p, b, b + mss, b + 2 * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 10 * mss);
+	UT_ASSERT(tx_none());
+	run(stk, 10);
+	sack1(stk, &p, b, b + mss, b + 3 * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 11 * mss);
+	UT_ASSERT(tx_none());
+	/* the first arrives: reordering, not loss */
+	run(stk, 1);
+	ack_to(stk, &p, b + 3 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 0);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 0);
+	ack_to(stk, &p, b + 15 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.unacked, 0);
 	UT_EQ(ust_close(stk, sd), 0);
 	UT_EQ(ust_close(stk, ls), 0);
 	return teardown(stk);
@@ -4129,6 +4758,17 @@ static const struct ut_case cases[] = {
 	{ "zero window: theirs, persist probes", test_persist },
 	{ "retransmission timeout, backoff, ETIMEDOUT", test_rto },
 	{ "fast retransmit: SACK and NewReno", test_fast_retransmit },
+	{ "slow start: stretch ACKs, capped at ssthresh", test_slow_start },
+	{ "PSH: the last segment of each write", test_psh },
+	{ "RACK: the reordering timer", test_rack_reo_timer },
+	{ "RACK: a lost retransmission", test_rack_lost_retransmit },
+	{ "RACK: D-SACK widens the reordering window", test_rack_dsack },
+	{ "PRR: the sending rate in recovery", test_prr },
+	{ "TLP: the last segment as sent, FIN alone, data and FIN",
+	  test_tlp },
+	{ "SACK: limited transmit, reordering", test_limited_transmit_sack },
+	{ "cwnd not grown while application-limited",
+	  test_cwnd_app_limited },
 	{ "out-of-order reassembly, overlaps, SACK", test_reassembly },
 	{ "half-open entries: SYN-ACK retransmission, RST",
 	  test_half_open },

@@ -1,0 +1,487 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * Loss detection by RACK-TLP (RFC 8985) and the sending rate of fast
+ * recovery by PRR (RFC 6937, PRR-SSRB), for connections with SACK, as
+ * Linux does by default (net.ipv4.tcp_recovery = 1).
+ *
+ * Each transmission of a segment (new or again) leaves a record: its
+ * sequence range, its time, and whether it was a retransmission. An ACK
+ * delivers records (cumulatively or by SACK); the most recently sent of
+ * them gives RACK.xmit_ts, RACK.end_seq and RACK.rtt (6.2 step 2). A
+ * record sent before RACK.xmit_ts and still not delivered RACK.rtt +
+ * RACK.reo_wnd after it was sent is lost (step 5); one sent before but
+ * not yet that old arms the reordering timer (6.3). A retransmission is a
+ * new record, so a lost retransmission is found the same way. reo_wnd is
+ * min_RTT / 4 (times the multiplier D-SACKs raise, step 4), none while no
+ * reordering was seen and DupThresh segments are SACKed or recovery runs.
+ *
+ * The records live in a small array per connection, in no order: the
+ * walks are over what is in flight, as Linux's walks of its retransmit
+ * queue. The array grows by doubling (compacted first); when it cannot
+ * grow, the oldest transmissions are forgotten and the RTO covers them.
+ *
+ * PRR (RFC 6937 3): during recovery, per ACK, sndcnt from the bytes
+ * delivered (prr_delivered), sent (prr_out), ssthresh and RecoverFS
+ * (Linux's prior_cwnd); cwnd = in flight + sndcnt, which tcp_output.c's
+ * loop then uses as it does outside recovery.
+ */
+
+#include <string.h>
+
+#include <rte_malloc.h>
+
+#include "tcp_private.h"
+
+#define RACK_CAP_MIN 64u
+#define RACK_REO_PERSIST 16     /* RFC 8985 6.2 step 4 */
+#define RACK_REO_MULT_MAX 255
+
+/* RACK_sent_after(): was (t1, seq1) sent after (t2, seq2)? */
+static inline bool
+rack_sent_after(uint64_t t1, uint32_t seq1, uint64_t t2, uint32_t seq2)
+{
+	return t1 > t2 || (t1 == t2 && SEQ_GT(seq1, seq2));
+}
+
+/* does the record count in the flight? */
+static inline bool
+rack_counted(uint16_t flags)
+{
+	return !(flags & (UST_TXR_DEAD | UST_TXR_SACKED | UST_TXR_LOST));
+}
+
+/* A record's flags change: the counts follow. */
+static void
+rack_set(struct ust_tcp_rack *r, struct ust_tcp_txrec *x, uint16_t flags)
+{
+	if (rack_counted(x->flags))
+		r->flight -= x->end - x->seq;
+	if (!(x->flags & UST_TXR_DEAD))
+		r->live--;
+	x->flags = flags;
+	if (rack_counted(flags))
+		r->flight += x->end - x->seq;
+	if (!(flags & UST_TXR_DEAD))
+		r->live++;
+}
+
+/* A record's range shrinks to [seq, end). */
+static void
+rack_range(struct ust_tcp_rack *r, struct ust_tcp_txrec *x, uint32_t seq,
+	   uint32_t end)
+{
+	if (rack_counted(x->flags))
+		r->flight -= (x->end - x->seq) - (end - seq);
+	x->seq = seq;
+	x->end = end;
+}
+
+static void
+rack_compact(struct ust_tcp_rack *r)
+{
+	uint32_t i, n = 0;
+
+	for (i = 0; i < r->n; i++)
+		if (!(r->recs[i].flags & UST_TXR_DEAD))
+			r->recs[n++] = r->recs[i];
+	r->n = n;
+}
+
+/* Room for one more record; false when there is none. */
+static bool
+rack_room(struct ust_stack *stk, struct ust_tcp_rack *r)
+{
+	struct ust_tcp_txrec *nr;
+	uint32_t cap;
+
+	if (r->n < r->cap)
+		return true;
+	rack_compact(r);
+	if (r->n < r->cap - r->cap / 4)
+		return true;
+	cap = r->cap == 0 ? RACK_CAP_MIN : r->cap * 2;
+	nr = rte_malloc_socket("ust_tcp_rack", cap * sizeof(*nr), 0,
+			       stk->conf.socket_id);
+	if (nr == NULL)
+		return r->n < r->cap;
+	if (r->n > 0)
+		memcpy(nr, r->recs, r->n * sizeof(*nr));
+	rte_free(r->recs);
+	r->recs = nr;
+	r->cap = cap;
+	return true;
+}
+
+static void
+rack_append(struct ust_stack *stk, struct ust_tcp_rack *r, uint32_t seq,
+	    uint32_t end, uint64_t ns, uint16_t flags)
+{
+	struct ust_tcp_txrec *x;
+
+	if (!rack_room(stk, r)) {
+		/* forget the oldest transmission: the RTO will do for it */
+		uint32_t i, old = 0;
+
+		for (i = 1; i < r->n; i++)
+			if (r->recs[i].xmit_ns < r->recs[old].xmit_ns)
+				old = i;
+		rack_set(r, &r->recs[old], UST_TXR_DEAD);
+		r->recs[old] = r->recs[--r->n];
+	}
+	x = &r->recs[r->n++];
+	x->seq = seq;
+	x->end = end;
+	x->xmit_ns = ns;
+	x->flags = UST_TXR_DEAD;
+	rack_set(r, x, flags);
+}
+
+void
+ust_tcp_rack_xmit(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		  uint32_t seq, uint32_t end, bool fin, bool rtx)
+{
+	struct ust_tcp_rack *r = &tp->rack;
+	struct ust_tcp_txrec tail = { .flags = UST_TXR_DEAD };
+	uint32_t i, n = r->n;
+
+	if (!(tp->tflags & TF_SACK_OK))
+		return;
+	if (rtx) {
+		/* what this sends again is no longer in its old records: they
+		 * keep what lies outside [seq, end) */
+		for (i = 0; i < n; i++) {
+			struct ust_tcp_txrec *x = &r->recs[i];
+
+			if ((x->flags & UST_TXR_DEAD) ||
+			    !SEQ_LT(x->seq, end) || !SEQ_GT(x->end, seq))
+				continue;
+			if (SEQ_GEQ(x->seq, seq) && SEQ_LEQ(x->end, end)) {
+				rack_set(r, x, x->flags | UST_TXR_DEAD);
+			} else if (SEQ_LT(x->seq, seq) && SEQ_GT(x->end, end)) {
+				/* (records do not overlap: one at most;
+				 * appended after the walk, which an append
+				 * may compact) */
+				tail = *x;
+				rack_range(r, x, x->seq, seq);
+				x->flags &= (uint16_t)~UST_TXR_FIN;
+			} else if (SEQ_LT(x->seq, seq)) {
+				rack_range(r, x, x->seq, seq);
+				x->flags &= (uint16_t)~UST_TXR_FIN;
+			} else {
+				rack_range(r, x, end, x->end);
+			}
+		}
+		if (!(tail.flags & UST_TXR_DEAD))
+			rack_append(stk, r, end, tail.end, tail.xmit_ns,
+				    tail.flags);
+	}
+	rack_append(stk, r, seq, end, stk->now,
+		    (uint16_t)((rtx ? UST_TXR_RETRANS : 0) |
+			       (fin ? UST_TXR_FIN : 0)));
+}
+
+/* RFC 8985 6.2 step 4: RACK.reo_wnd */
+static uint64_t
+rack_reo_wnd(const struct ust_tcp_sock *tp)
+{
+	const struct ust_tcp_rack *r = &tp->rack;
+	uint64_t w, srtt = (uint64_t)(tp->srtt_us >> 3) * 1000;
+
+	if (!r->reordering_seen) {
+		if (tp->tflags & (TF_RECOVERY | TF_LOSS))
+			return 0;
+		if (r->segs_sacked >= UST_TCP_DUPTHRESH)
+			return 0;
+	}
+	w = (uint64_t)r->reo_wnd_mult * (r->min_rtt_ns / 4);
+	return w < srtt ? w : srtt;
+}
+
+/* RFC 8985 6.2 step 5, RACK_detect_loss(): returns whether segments were
+ * newly marked lost; *reo_ns the time until the next may be (0: none) */
+static bool
+rack_detect_loss(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		 uint64_t *reo_ns)
+{
+	struct ust_tcp_rack *r = &tp->rack;
+	uint64_t reo = rack_reo_wnd(tp), timeout = 0;
+	bool lost = false;
+	uint32_t i;
+
+	for (i = 0; i < r->n; i++) {
+		struct ust_tcp_txrec *x = &r->recs[i];
+		uint64_t deadline;
+
+		if (x->flags & (UST_TXR_DEAD | UST_TXR_SACKED | UST_TXR_LOST))
+			continue;
+		if (!rack_sent_after(r->xmit_ns, r->end_seq, x->xmit_ns,
+				     x->end))
+			continue;
+		deadline = x->xmit_ns + r->rtt_ns + reo;
+		if (deadline <= stk->now) {
+			rack_set(r, x, x->flags | UST_TXR_LOST);
+			lost = true;
+		} else if (deadline - stk->now > timeout) {
+			timeout = deadline - stk->now;
+		}
+	}
+	*reo_ns = timeout;
+	return lost;
+}
+
+/* Is [seq, end) SACKed whole? */
+static bool
+rack_sacked(const struct ust_tcp_sock *tp, uint32_t seq, uint32_t end)
+{
+	unsigned int i;
+
+	for (i = 0; i < tp->n_sb; i++)
+		if (SEQ_LEQ(tp->sb[i].start, seq) && SEQ_GEQ(tp->sb[i].end, end))
+			return true;
+	return false;
+}
+
+uint32_t
+ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
+		 bool *lost, uint64_t *reo_ns)
+{
+	struct ust_tcp_rack *r = &tp->rack;
+	uint32_t prior_fack = r->fack, delivered = 0, sacked = 0, i;
+
+	*lost = false;
+	*reo_ns = 0;
+	if (!(tp->tflags & TF_SACK_OK))
+		return 0;
+	if (SEQ_LT(r->fack, tp->snd_una))
+		r->fack = tp->snd_una;
+	for (i = 0; i < r->n; i++) {
+		struct ust_tcp_txrec *x = &r->recs[i];
+		bool cum;
+		uint64_t rtt;
+
+		if (x->flags & UST_TXR_DEAD)
+			continue;
+		cum = SEQ_LEQ(x->end, tp->snd_una);
+		if (!cum) {
+			if (SEQ_LT(x->seq, tp->snd_una)) {
+				/* partly acknowledged */
+				delivered += tp->snd_una - x->seq;
+				rack_range(r, x, tp->snd_una, x->end);
+			}
+			if ((x->flags & UST_TXR_SACKED) ||
+			    !rack_sacked(tp, x->seq, x->end)) {
+				if (x->flags & UST_TXR_SACKED)
+					sacked++;
+				continue;
+			}
+			rack_set(r, x, x->flags | UST_TXR_SACKED);
+			sacked++;
+		} else {
+			bool before = (x->flags & UST_TXR_SACKED) != 0;
+
+			rack_set(r, x, x->flags | UST_TXR_DEAD);
+			if (before)
+				continue; /* delivered before */
+		}
+		delivered += x->end - x->seq;
+		/* step 3: delivered below what was delivered before, never
+		 * sent again: the network reordered */
+		if (!(x->flags & UST_TXR_RETRANS) && SEQ_LT(x->seq, prior_fack))
+			r->reordering_seen = true;
+		if (SEQ_GT(x->end, r->fack))
+			r->fack = x->end;
+		/* step 2: RACK_update() */
+		rtt = stk->now - x->xmit_ns;
+		if ((x->flags & UST_TXR_RETRANS) && rtt < r->min_rtt_ns)
+			continue; /* the original's ACK, maybe */
+		/* (min_RTT 0 is none: a clock that did not move gives the
+		 * smallest RTT there is, 1 us) */
+		if (!(x->flags & UST_TXR_RETRANS) &&
+		    (r->min_rtt_ns == 0 || rtt < r->min_rtt_ns))
+			r->min_rtt_ns = RTE_MAX(rtt, (uint64_t)1000);
+		if (rack_sent_after(x->xmit_ns, x->end, r->xmit_ns,
+				    r->end_seq)) {
+			r->rtt_ns = rtt;
+			r->xmit_ns = x->xmit_ns;
+			r->end_seq = x->end;
+		}
+	}
+	r->segs_sacked = sacked;
+	/* the walks are over what is in flight, not over what was */
+	if (r->n > 2 * r->live + 16)
+		rack_compact(r);
+	/* step 4: D-SACKs widen the reordering window for 16 recoveries */
+	if (r->dsack_round_set && SEQ_GEQ(tp->snd_una, r->dsack_round))
+		r->dsack_round_set = false;
+	if (!r->dsack_round_set && dsack) {
+		r->dsack_round_set = true;
+		r->dsack_round = tp->snd_max;
+		if (r->reo_wnd_mult < RACK_REO_MULT_MAX)
+			r->reo_wnd_mult++;
+		r->reo_wnd_persist = RACK_REO_PERSIST;
+	}
+	if (r->reo_wnd_mult == 0)
+		r->reo_wnd_mult = 1;
+	*lost = rack_detect_loss(stk, tp, reo_ns);
+	return delivered;
+}
+
+bool
+ust_tcp_rack_reo_timeout(struct ust_stack *stk, struct ust_tcp_sock *tp,
+			 uint64_t *reo_ns)
+{
+	return rack_detect_loss(stk, tp, reo_ns);
+}
+
+uint32_t
+ust_tcp_rack_in_flight(const struct ust_tcp_sock *tp)
+{
+	return tp->rack.flight;
+}
+
+uint32_t
+ust_tcp_rack_packets_out(const struct ust_tcp_sock *tp)
+{
+	return tp->rack.live;
+}
+
+bool
+ust_tcp_rack_next_lost(const struct ust_tcp_sock *tp, uint32_t *seq,
+		       uint32_t *end, bool *fin)
+{
+	const struct ust_tcp_rack *r = &tp->rack;
+	const struct ust_tcp_txrec *best = NULL;
+	uint32_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct ust_tcp_txrec *x = &r->recs[i];
+
+		if ((x->flags & (UST_TXR_DEAD | UST_TXR_SACKED |
+				 UST_TXR_LOST)) != UST_TXR_LOST)
+			continue;
+		if (best == NULL || SEQ_LT(x->seq, best->seq))
+			best = x;
+	}
+	if (best == NULL)
+		return false;
+	*seq = best->seq;
+	*end = best->end;
+	*fin = (best->flags & UST_TXR_FIN) != 0;
+	return true;
+}
+
+bool
+ust_tcp_rack_last(const struct ust_tcp_sock *tp, uint32_t *seq,
+		  uint32_t *end, bool *fin)
+{
+	const struct ust_tcp_rack *r = &tp->rack;
+	const struct ust_tcp_txrec *best = NULL;
+	uint32_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct ust_tcp_txrec *x = &r->recs[i];
+
+		if (x->flags & (UST_TXR_DEAD | UST_TXR_SACKED))
+			continue;
+		if (best == NULL || SEQ_GT(x->end, best->end))
+			best = x;
+	}
+	if (best == NULL)
+		return false;
+	*seq = best->seq;
+	*end = best->end;
+	*fin = (best->flags & UST_TXR_FIN) != 0;
+	return true;
+}
+
+void
+ust_tcp_rack_unsack(struct ust_tcp_sock *tp)
+{
+	struct ust_tcp_rack *r = &tp->rack;
+	uint32_t i;
+
+	for (i = 0; i < r->n; i++)
+		rack_set(r, &r->recs[i],
+			 r->recs[i].flags & (uint16_t)~UST_TXR_SACKED);
+	r->segs_sacked = 0;
+}
+
+void
+ust_tcp_rack_all_lost(struct ust_tcp_sock *tp)
+{
+	struct ust_tcp_rack *r = &tp->rack;
+	uint32_t i;
+
+	for (i = 0; i < r->n; i++)
+		if (!(r->recs[i].flags & (UST_TXR_DEAD | UST_TXR_SACKED)))
+			rack_set(r, &r->recs[i],
+				 r->recs[i].flags | UST_TXR_LOST);
+	/* step 4: a recovery ended (by timeout) */
+	if (r->reo_wnd_persist > 0 && --r->reo_wnd_persist == 0)
+		r->reo_wnd_mult = 1;
+}
+
+void
+ust_tcp_rack_free(struct ust_tcp_sock *tp)
+{
+	rte_free(tp->rack.recs);
+	tp->rack.recs = NULL;
+	tp->rack.n = 0;
+	tp->rack.cap = 0;
+	tp->rack.live = 0;
+	tp->rack.flight = 0;
+}
+
+/* ---- PRR (RFC 6937) ---- */
+
+void
+ust_tcp_prr_init(struct ust_tcp_sock *tp)
+{
+	struct ust_tcp_rack *r = &tp->rack;
+
+	r->prr_delivered = 0;
+	r->prr_out = 0;
+	r->recover_fs = tp->cwnd;
+	/* step 4: one recovery more with the window D-SACKs widened */
+	if (r->reo_wnd_persist > 0 && --r->reo_wnd_persist == 0)
+		r->reo_wnd_mult = 1;
+}
+
+void
+ust_tcp_prr_ack(struct ust_tcp_sock *tp, uint32_t delivered,
+		bool una_advanced, bool newly_lost)
+{
+	struct ust_tcp_rack *r = &tp->rack;
+	uint32_t pipe = ust_tcp_rack_in_flight(tp);
+	int64_t sndcnt;
+
+	if (delivered == 0 || r->recover_fs == 0)
+		return;
+	r->prr_delivered += delivered;
+	if (pipe > tp->ssthresh) {
+		/* proportional rate reduction (RFC 6937 3.1) */
+		sndcnt = ((uint64_t)r->prr_delivered * tp->ssthresh +
+			  r->recover_fs - 1) / r->recover_fs;
+		sndcnt -= r->prr_out;
+	} else {
+		/* slow start reduction bound: catch up to ssthresh, no
+		 * faster than slow start (PRR-SSRB; the extra segment only
+		 * for an ACK that advances SND.UNA and finds no new loss, as
+		 * Linux's tcp_cwnd_reduction()) */
+		int64_t limit = RTE_MAX((int64_t)r->prr_delivered -
+					r->prr_out, (int64_t)delivered);
+
+		if (una_advanced && !newly_lost)
+			limit += tp->mss;
+		sndcnt = RTE_MIN((int64_t)tp->ssthresh - pipe, limit);
+	}
+	/* the fast retransmit goes whatever the rest says */
+	if (r->prr_out == 0 && sndcnt < tp->mss)
+		sndcnt = tp->mss;
+	if (sndcnt < 0)
+		sndcnt = 0;
+	tp->cwnd = pipe + (uint32_t)sndcnt;
+}
