@@ -14,8 +14,9 @@
  *  - a control block in any other state: ust_tcp_rcv_established() runs the
  *    steps of 3.10.7.4 in the RFC's order, each in its own function:
  *    PAWS (RFC 7323 5.3), sequence check, RST (with RFC 5961's challenge
- *    ACK), SYN (RFC 5961 4), ACK (tcp_ack(): RTT, congestion control, fast
- *    retransmit and recovery, window update), segment text (tcp_data_in()),
+ *    ACK), SYN (RFC 5961 4), ACK (tcp_ack(): RTT, congestion control, loss
+ *    detection (RACK-TLP with SACK, tcp_rack.c; duplicate ACKs and NewReno
+ *    without), recovery with PRR, window update), segment text (tcp_data_in()),
  *    FIN (tcp_fin_in()), then output;
  *  - a half-open entry or a listener: tcp_listen.c;
  *  - a TIME_WAIT entry: tcp_timer.c, unless a newer SYN reuses the 4-tuple

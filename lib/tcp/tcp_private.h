@@ -16,6 +16,7 @@
  *                 FIN_WAIT_2 and TIME_WAIT timers on the stack's wheel
  *  tcp_sack.c     the receiver's SACK blocks, the sender's scoreboard
  *                 (RFC 2018, RFC 6675)
+ *  tcp_rack.c     loss detection by RACK-TLP (RFC 8985) and PRR (RFC 6937)
  *  tcp_reass.c    the out-of-order queue
  *  tcp_cc.c, cc/  congestion control behind struct ust_tcp_cc_ops
  *  tcp_isn.c      SipHash-2-4 for initial sequence numbers (RFC 6528),

@@ -6,10 +6,12 @@
  * TCP timers on the stack's wheel (lib/core/timer.c), and what happens
  * when they fire:
  *
- *  - rtx_timer, one per connection, in one of four modes: RTO (RFC 6298:
+ *  - rtx_timer, one per connection, in one of six modes: RTO (RFC 6298:
  *    retransmit, back off, RFC 5681 loss window, give up after retries2),
- *    PERSIST (RFC 9293 3.8.6.1: probe a zero window), KEEPALIVE (RFC 1122
- *    4.2.3.6) and FIN_WAIT2 (an orphaned connection waiting for a FIN);
+ *    TLP (RFC 8985 7: the loss probe), REO (RFC 8985 6.3: RACK's
+ *    reordering timer), PERSIST (RFC 9293 3.8.6.1: probe a zero window),
+ *    KEEPALIVE (RFC 1122 4.2.3.6) and FIN_WAIT2 (an orphaned connection
+ *    waiting for a FIN);
  *  - delack_timer: the delayed ACK (RFC 1122 4.2.3.2, RFC 9293 3.8.6.3);
  *  - a half-open entry's SYN-ACK retransmission (tcp_listen.c);
  *  - the end of a TIME_WAIT entry, and TIME_WAIT itself (RFC 9293
