@@ -281,8 +281,8 @@ sndq_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t n)
 	}
 }
 
-static void
-tcp_enter_recovery(struct ust_stack *stk, struct ust_tcp_sock *tp)
+void
+ust_tcp_enter_recovery(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	bool sack = (tp->tflags & TF_SACK_OK) != 0;
 
@@ -444,6 +444,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 					RTE_MIN(tp->ssthresh,
 						tcp_flight(tp) + tp->mss);
 				tp->tflags &= ~TF_RECOVERY;
+				ust_tcp_rack_recovery_end(tp);
 				tp->cc->event(stk, tp,
 					      UST_CC_EV_RECOVERY_EXIT);
 			} else if (!(tp->tflags & TF_SACK_OK)) {
@@ -489,7 +490,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			    ((tp->tflags & TF_SACK_OK) &&
 			     tp->sacked_bytes >
 			     (UST_TCP_DUPTHRESH - 1u) * tp->mss))) {
-			tcp_enter_recovery(stk, tp);
+			ust_tcp_enter_recovery(stk, tp);
 		}
 	}
 	if (tp->tflags & TF_SACK_OK) {
@@ -504,7 +505,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		delivered = ust_tcp_rack_ack(stk, tp, dsack, &lost, &reo);
 		tcp_tlp_ack(stk, tp, ack, dsack, dup && !new_sack);
 		if (lost && !(tp->tflags & (TF_RECOVERY | TF_LOSS)))
-			tcp_enter_recovery(stk, tp);
+			ust_tcp_enter_recovery(stk, tp);
 		if (tp->tflags & TF_RECOVERY)
 			ust_tcp_prr_ack(tp, delivered, advanced, lost);
 		/* RFC 8985 6.3: the reordering timer, in the RTO's place */
