@@ -35,7 +35,7 @@
 
 #include "tcp_private.h"
 
-#define RACK_CAP_MIN 64u
+#define RACK_CAP_MIN 8u
 #define RACK_REO_PERSIST 16     /* RFC 8985 6.2 step 4 */
 #define RACK_REO_MULT_MAX 255
 
