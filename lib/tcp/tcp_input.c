@@ -14,8 +14,9 @@
  *  - a control block in any other state: ust_tcp_rcv_established() runs the
  *    steps of 3.10.7.4 in the RFC's order, each in its own function:
  *    PAWS (RFC 7323 5.3), sequence check, RST (with RFC 5961's challenge
- *    ACK), SYN (RFC 5961 4), ACK (tcp_ack(): RTT, congestion control, fast
- *    retransmit and recovery, window update), segment text (tcp_data_in()),
+ *    ACK), SYN (RFC 5961 4), ACK (tcp_ack(): RTT, congestion control, loss
+ *    detection (RACK-TLP with SACK, tcp_rack.c; duplicate ACKs and NewReno
+ *    without), recovery with PRR, window update), segment text (tcp_data_in()),
  *    FIN (tcp_fin_in()), then output;
  *  - a half-open entry or a listener: tcp_listen.c;
  *  - a TIME_WAIT entry: tcp_timer.c, unless a newer SYN reuses the 4-tuple
@@ -281,8 +282,8 @@ sndq_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t n)
 	}
 }
 
-static void
-tcp_enter_recovery(struct ust_stack *stk, struct ust_tcp_sock *tp)
+void
+ust_tcp_enter_recovery(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	bool sack = (tp->tflags & TF_SACK_OK) != 0;
 
@@ -445,6 +446,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 					RTE_MIN(tp->ssthresh,
 						tcp_flight(tp) + tp->mss);
 				tp->tflags &= ~TF_RECOVERY;
+				ust_tcp_rack_recovery_end(tp);
 				tp->cc->event(stk, tp,
 					      UST_CC_EV_RECOVERY_EXIT);
 			} else if (!(tp->tflags & TF_SACK_OK)) {
@@ -490,7 +492,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			    ((tp->tflags & TF_SACK_OK) &&
 			     tp->sacked_bytes >
 			     (UST_TCP_DUPTHRESH - 1u) * tp->mss))) {
-			tcp_enter_recovery(stk, tp);
+			ust_tcp_enter_recovery(stk, tp);
 		}
 	}
 	if (tp->tflags & TF_SACK_OK) {
@@ -505,7 +507,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		delivered = ust_tcp_rack_ack(stk, tp, dsack, &lost, &reo);
 		tcp_tlp_ack(stk, tp, ack, dsack, dup && !new_sack);
 		if (lost && !(tp->tflags & (TF_RECOVERY | TF_LOSS)))
-			tcp_enter_recovery(stk, tp);
+			ust_tcp_enter_recovery(stk, tp);
 		if (tp->tflags & TF_RECOVERY)
 			ust_tcp_prr_ack(tp, delivered, advanced, lost);
 		/* RFC 8985 6.3: the reordering timer, in the RTO's place */

@@ -16,6 +16,7 @@
  *                 FIN_WAIT_2 and TIME_WAIT timers on the stack's wheel
  *  tcp_sack.c     the receiver's SACK blocks, the sender's scoreboard
  *                 (RFC 2018, RFC 6675)
+ *  tcp_rack.c     loss detection by RACK-TLP (RFC 8985) and PRR (RFC 6937)
  *  tcp_reass.c    the out-of-order queue
  *  tcp_cc.c, cc/  congestion control behind struct ust_tcp_cc_ops
  *  tcp_isn.c      SipHash-2-4 for initial sequence numbers (RFC 6528),
@@ -574,6 +575,8 @@ void ust_tcp_rcv_init(struct ust_tcp_sock *tp, uint32_t wnd);
 void ust_tcp_options_from_peer(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			   const struct ust_tcp_opts *o, bool syn);
 void ust_tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp);
+/* fast recovery begins (RFC 6582 3.2, RFC 8985 with PRR) */
+void ust_tcp_enter_recovery(struct ust_stack *stk, struct ust_tcp_sock *tp);
 
 /* ---- tcp_output.c ---- */
 void ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp);
@@ -710,6 +713,8 @@ bool ust_tcp_rack_last(const struct ust_tcp_sock *tp, uint32_t *seq,
 void ust_tcp_rack_unsack(struct ust_tcp_sock *tp);
 /* after a timeout: every segment in flight is lost (go-back-N) */
 void ust_tcp_rack_all_lost(struct ust_tcp_sock *tp);
+/* a recovery ended (RFC 8985 6.2 step 4: reo_wnd_persist) */
+void ust_tcp_rack_recovery_end(struct ust_tcp_sock *tp);
 void ust_tcp_rack_free(struct ust_tcp_sock *tp);
 /* PRR (RFC 6937): recovery begins; then per ACK, cwnd for the ACK */
 void ust_tcp_prr_init(struct ust_tcp_sock *tp);

@@ -35,7 +35,7 @@
 
 #include "tcp_private.h"
 
-#define RACK_CAP_MIN 64u
+#define RACK_CAP_MIN 8u
 #define RACK_REO_PERSIST 16     /* RFC 8985 6.2 step 4 */
 #define RACK_REO_MULT_MAX 255
 
@@ -419,7 +419,16 @@ ust_tcp_rack_all_lost(struct ust_tcp_sock *tp)
 		if (!(r->recs[i].flags & (UST_TXR_DEAD | UST_TXR_SACKED)))
 			rack_set(r, &r->recs[i],
 				 r->recs[i].flags | UST_TXR_LOST);
-	/* step 4: a recovery ended (by timeout) */
+	/* a recovery ends in a timeout */
+	ust_tcp_rack_recovery_end(tp);
+}
+
+void
+ust_tcp_rack_recovery_end(struct ust_tcp_sock *tp)
+{
+	struct ust_tcp_rack *r = &tp->rack;
+
+	/* step 4: the window D-SACKs widened lasts 16 recoveries */
 	if (r->reo_wnd_persist > 0 && --r->reo_wnd_persist == 0)
 		r->reo_wnd_mult = 1;
 }
@@ -445,9 +454,6 @@ ust_tcp_prr_init(struct ust_tcp_sock *tp)
 	r->prr_delivered = 0;
 	r->prr_out = 0;
 	r->recover_fs = tp->cwnd;
-	/* step 4: one recovery more with the window D-SACKs widened */
-	if (r->reo_wnd_persist > 0 && --r->reo_wnd_persist == 0)
-		r->reo_wnd_mult = 1;
 }
 
 void

@@ -6,7 +6,9 @@
  * SACK. Receiver (RFC 2018 4): the blocks we announce describe the
  * out-of-order data we hold, the block holding the latest segment first.
  * Sender (RFC 6675): a scoreboard of the ranges the peer SACKed above
- * snd_una, from which recovery takes IsLost(), NextSeg() and the pipe.
+ * snd_una, which RACK (tcp_rack.c) reads to know what was delivered and
+ * going back N after a timeout skips; IsLost(), NextSeg() and the pipe of
+ * RFC 6675 are kept, no longer used for sending.
  *
  * Called from tcp_input.c (updates) and tcp_output.c (NextSeg, pipe).
  */

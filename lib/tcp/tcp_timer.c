@@ -6,10 +6,12 @@
  * TCP timers on the stack's wheel (lib/core/timer.c), and what happens
  * when they fire:
  *
- *  - rtx_timer, one per connection, in one of four modes: RTO (RFC 6298:
+ *  - rtx_timer, one per connection, in one of six modes: RTO (RFC 6298:
  *    retransmit, back off, RFC 5681 loss window, give up after retries2),
- *    PERSIST (RFC 9293 3.8.6.1: probe a zero window), KEEPALIVE (RFC 1122
- *    4.2.3.6) and FIN_WAIT2 (an orphaned connection waiting for a FIN);
+ *    TLP (RFC 8985 7: the loss probe), REO (RFC 8985 6.3: RACK's
+ *    reordering timer), PERSIST (RFC 9293 3.8.6.1: probe a zero window),
+ *    KEEPALIVE (RFC 1122 4.2.3.6) and FIN_WAIT2 (an orphaned connection
+ *    waiting for a FIN);
  *  - delack_timer: the delayed ACK (RFC 1122 4.2.3.2, RFC 9293 3.8.6.3);
  *  - a half-open entry's SYN-ACK retransmission (tcp_listen.c);
  *  - the end of a TIME_WAIT entry, and TIME_WAIT itself (RFC 9293
@@ -161,18 +163,10 @@ tcp_reo_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tp->rtx_mode = UST_RTX_NONE;
 	lost = ust_tcp_rack_reo_timeout(stk, tp, &reo);
 	if (lost && !(tp->tflags & (TF_RECOVERY | TF_LOSS))) {
-		stk->mib[UST_MIB_TCPEXT_TCPFASTRETRANS]++;
-		stk->mib[UST_MIB_TCPEXT_TCPSACKRECOVERY]++;
-		tp->ssthresh = tp->cc->ssthresh(stk, tp);
-		tp->recover = tp->snd_max;
-		tp->tflags |= TF_RECOVERY;
-		tp->tflags &= ~TF_RTT_TIMING;
-		tp->high_rxt = tp->snd_una;
-		tp->cc->event(stk, tp, UST_CC_EV_RECOVERY_ENTER);
-		ust_tcp_prr_init(tp);
-		/* no ACK to count: the fast retransmit alone (PRR's
-		 * sndcnt of at least one segment) */
-		tp->cwnd = ust_tcp_rack_in_flight(tp) + tp->mss;
+		ust_tcp_enter_recovery(stk, tp);
+		/* no ACK to count: as one segment delivered (Linux's
+		 * tcp_rack_reo_timeout()), the fast retransmit goes */
+		ust_tcp_prr_ack(tp, tp->mss, false, true);
 	}
 	if (reo > 0)
 		ust_tcp_rtx_arm(stk, tp, UST_RTX_REO, reo);

@@ -2683,6 +2683,72 @@ test_tlp(void)
 	return teardown(stk);
 }
 
+/* The probe's episode (RFC 8985 7.4, Linux's tcp_process_tlp_ack()): a
+ * probe that resent the last segment and is acknowledged without a D-SACK
+ * repaired a loss: cwnd is reduced (CUBIC: 10 -> 7) once an ACK goes
+ * beyond it; with a D-SACK for it, the original had arrived: no
+ * reduction. */
+static int
+test_tlp_episode(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[4 * 1448];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b = 0;
+	int ls, sd, i, k;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	fill(data, sizeof(data), 1);
+	for (k = 0; k < 2; k++) {
+		sd = open_passive_rtt(stk, ls, &p, 1000 + 7u * (uint32_t)k,
+				      (uint16_t)(PPORT + k), 100);
+		UT_ASSERT(sd >= 0);
+		UT_EQ(ust_send(stk, sd, data, 4 * mss, 0), (int)(4 * mss));
+		for (i = 0; i < 4; i++) {
+			UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+			if (i == 0)
+				b = th.seq;
+		}
+		/* the first three arrive; the last (k = 0) or its ACK
+		 * (k = 1) is lost */
+		run(stk, 100);
+		ack_to(stk, &p, b + 3 * mss);
+		UT_ASSERT(tx_none());
+		/* one segment out: the probe at the RTO's time */
+		UT_ASSERT(wait_tx(stk, 400) > 0);
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		UT_EQ(th.seq, b + 3 * mss);
+		UT_EQ(th.flags, UST_TCP_ACK | UST_TCP_PSH);
+		UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPLOSSPROBES), k + 1);
+		run(stk, 100);
+		if (k == 0)
+			ack_to(stk, &p, b + 4 * mss);
+		else
+			sack1(stk, &p, b + 4 * mss, b + 3 * mss, b + 4 * mss);
+		UT_EQ(tcp_info(stk, sd, &ti), 0);
+		UT_EQ(ti.cwnd, 10 * mss);
+		/* the next data, and its ACK beyond the probe's episode */
+		UT_EQ(ust_send(stk, sd, data, mss, 0), (int)mss);
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		run(stk, 100);
+		ack_to(stk, &p, b + 5 * mss);
+		UT_EQ(tcp_info(stk, sd, &ti), 0);
+		UT_EQ(ti.cwnd, (k == 0 ? 7 : 10) * mss);
+		UT_EQ(ti.ssthresh, k == 0 ? 7 * mss : 0x7fffffffu);
+		UT_EQ(ti.in_recovery, 0);
+		UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS), 0);
+		UT_EQ(ust_close(stk, sd), 0);
+		UT_EQ(expect(&p, &th, NULL, 0), 0);
+		ack_to(stk, &p, p.rcv_nxt);
+	}
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 /* With SACK, what the peer SACKed leaves the flight (Linux's
  * tcp_packets_in_flight()): a new segment on each of the first duplicate
  * ACKs, limited transmit (RFC 3042) by another road (packetdrill
@@ -4767,6 +4833,8 @@ static const struct ut_case cases[] = {
 	{ "TLP: the last segment as sent, FIN alone, data and FIN",
 	  test_tlp },
 	{ "SACK: limited transmit, reordering", test_limited_transmit_sack },
+	{ "TLP: the episode, a loss repaired or a D-SACK",
+	  test_tlp_episode },
 	{ "cwnd not grown while application-limited",
 	  test_cwnd_app_limited },
 	{ "out-of-order reassembly, overlaps, SACK", test_reassembly },
