@@ -295,9 +295,11 @@ ust_tcp_user_timeout_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	 * 0, which would start a new episode */
 	if (tp->backoff > 30)
 		tp->backoff = 30;
-	if (tp->backoff == 0) {
+	if (tp->backoff == 0 && !(tp->tflags & TF_TLP_SENT)) {
 		/* the first timeout of an episode: the head went unacked
-		 * when the timer that just expired was armed, one RTO ago */
+		 * when the timer that just expired was armed, one RTO ago
+		 * (after a loss probe, when the probe timer was armed:
+		 * tcp_tlp_expired() set it) */
 		uint64_t rto = ust_tcp_rto_ns(tp);
 
 		tp->ut_start_ns = stk->now > rto ? stk->now - rto : 0;

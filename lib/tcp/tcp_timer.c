@@ -78,21 +78,26 @@ tcp_tlp_ok(const struct ust_tcp_sock *tp)
 	       !(tp->tflags & (TF_RECOVERY | TF_LOSS | TF_TLP_SENT));
 }
 
+/* RFC 8985 7.2: PTO = 2 * SRTT, plus room for a delayed ACK when one
+ * segment is out (WCDelAckT, Linux's rto_min), else 2 ms (Linux's
+ * TCP_TIMEOUT_MIN); never later than the RTO */
+static uint64_t
+tcp_pto_ns(const struct ust_stack *stk, const struct ust_tcp_sock *tp)
+{
+	uint64_t pto = 2ull * (tp->srtt_us >> 3) * NS_PER_US;
+	uint64_t rto = ust_tcp_rto_ns(tp);
+
+	pto += ust_tcp_rack_packets_out(tp) <= 1 ?
+		(uint64_t)stk->conf.tcp.rto_min_ms * NS_PER_MS :
+		2 * NS_PER_MS;
+	return pto < rto ? pto : rto;
+}
+
 void
 ust_tcp_rtx_rearm(struct ust_stack *stk, struct ust_tcp_sock *tp, bool restart)
 {
 	if (tcp_tlp_ok(tp)) {
-		/* RFC 8985 7.2: PTO = 2 * SRTT, plus room for a delayed ACK
-		 * when one segment is out (WCDelAckT, Linux's rto_min),
-		 * else 2 ms (Linux's TCP_TIMEOUT_MIN); never later than the
-		 * RTO */
-		uint64_t pto = 2ull * (tp->srtt_us >> 3) * NS_PER_US;
-		uint64_t rto = ust_tcp_rto_ns(tp);
-
-		pto += ust_tcp_rack_packets_out(tp) <= 1 ?
-			(uint64_t)stk->conf.tcp.rto_min_ms * NS_PER_MS :
-			2 * NS_PER_MS;
-		ust_tcp_rtx_arm(stk, tp, UST_RTX_TLP, pto < rto ? pto : rto);
+		ust_tcp_rtx_arm(stk, tp, UST_RTX_TLP, tcp_pto_ns(stk, tp));
 		return;
 	}
 	if (tp->rtx_mode != UST_RTX_RTO || restart)
@@ -118,6 +123,15 @@ tcp_tlp_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		tp->snd_una + tp->snd_wnd - tp->snd_nxt : 0;
 
 	stk->mib[UST_MIB_TCPEXT_TCPLOSSPROBES]++;
+	/* TCP_USER_TIMEOUT counts from when what is outstanding went
+	 * unanswered, the probe timer's arming (Linux's retrans_stamp, the
+	 * probed segment's send time), not from this probe: the RTO that
+	 * follows keeps it (ust_tcp_user_timeout_expired()) */
+	if (tp->backoff == 0) {
+		uint64_t pto = tcp_pto_ns(stk, tp);
+
+		tp->ut_start_ns = stk->now > pto ? stk->now - pto : 0;
+	}
 	tp->tflags |= TF_TLP_SENT;
 	if (avail > 0 && room > 0 && tp->snd_nxt == tp->snd_max &&
 	    !(tp->tflags & TF_FIN_SENT)) {
