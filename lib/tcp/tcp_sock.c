@@ -759,7 +759,10 @@ tcp_set_sol_tcp(struct ust_tcp_sock *tp, int name, const void *val,
 	case TCP_NODELAY:
 		if (v) {
 			tp->tflags |= TF_NODELAY;
-			ust_tcp_output(stk, tp); /* what Nagle held goes now */
+			/* what Nagle held goes now, and once a partial
+			 * segment that TCP_CORK holds, as Linux's
+			 * TCP_NAGLE_PUSH (the socket stays corked) */
+			ust_tcp_cork_expired(stk, tp);
 		} else {
 			tp->tflags &= ~TF_NODELAY;
 		}

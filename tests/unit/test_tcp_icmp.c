@@ -985,6 +985,21 @@ test_cork(void)
 	UT_ASSERT(tx_none());
 	run(stk, 300);
 	ut_tx_drain(&nif);
+	p.tsval++;
+	psend(stk, &p, 0, NULL, 0);
+	/* corked again: TCP_NODELAY pushes what the cork holds, once
+	 * (Linux's TCP_NAGLE_PUSH), and the socket stays corked */
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_CORK, 1), 0);
+	UT_EQ(ust_send(stk, sd, buf, 20, 0), 20);
+	UT_ASSERT(tx_none());
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_NODELAY, 1), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 20);
+	UT_EQ(getopt_int(stk, sd, IPPROTO_TCP, TCP_CORK), 1);
+	p.tsval++;
+	psend(stk, &p, 0, NULL, 0);
+	UT_EQ(ust_send(stk, sd, buf, 20, 0), 20);
+	UT_ASSERT(tx_none());
+	ut_tx_drain(&nif);
 	return teardown(stk);
 }
 
