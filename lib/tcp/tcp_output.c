@@ -428,9 +428,42 @@ tcp_tx_blocked(struct ust_stack *stk, struct ust_tcp_sock *tp)
 }
 
 
+/*
+ * How many full segments Linux would put in one TSO packet now (its
+ * tcp_tso_autosize(): about 1 ms at the pacing rate, which is 200% of
+ * cwnd / SRTT in slow start and 120% after (tcp_update_pacing_rate()),
+ * plus a bonus on short paths (tcp_tso_rtt_log 9); at least
+ * tcp_min_tso_segs, 2; at most 64 KiB). Linux's TSO packets each end with
+ * PSH, and a NIC's segmentation leaves it on the packet's last segment:
+ * on Linux's wire, PSH comes every that many segments of a burst. ustack
+ * builds MSS segments itself and marks the same ones, so that what a
+ * receiver (or packetdrill) sees is what Linux sends.
+ */
+static unsigned int
+tcp_tso_chunk_segs(const struct ust_tcp_sock *tp)
+{
+	uint32_t mss = RTE_MAX((uint32_t)tp->mss, 1u);
+	uint64_t max_segs = RTE_MAX(65536u / mss, 2u);
+	uint64_t srtt_us = tp->srtt_us >> 3;
+	uint64_t min_rtt_us = tp->rack.min_rtt_ns / 1000;
+	uint64_t ratio, rate, bytes, segs;
+
+	if (srtt_us == 0)
+		return (unsigned int)max_segs; /* no pacing rate yet */
+	ratio = tp->cwnd < tp->ssthresh / 2 ? 200 : 120;
+	/* bytes a second: cwnd * ratio% / SRTT */
+	rate = (uint64_t)tp->cwnd * ratio * 10000 / srtt_us;
+	bytes = rate >> 10;
+	if (min_rtt_us != 0 && (min_rtt_us >> 9) < 32)
+		bytes += 65536u >> (min_rtt_us >> 9);
+	segs = bytes / mss;
+	return (unsigned int)RTE_MIN(RTE_MAX(segs, 2u), max_segs);
+}
+
 void
 ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
+	unsigned int chunk = 0, chunk_segs = 0;
 	bool sack_rec, had_data, limited;
 	uint32_t data_end, in_flight;
 	unsigned int sent = 0;
@@ -551,6 +584,19 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			flags = UST_TCP_ACK;
 			if (len == avail && fin)
 				flags |= UST_TCP_FIN;
+			/* PSH at the end of each TSO-sized run of full new
+			 * segments in this burst, as on Linux's wire
+			 * (tcp_tso_chunk_segs()) */
+			if (!rtx && len == tp->mss) {
+				if (chunk_segs == 0)
+					chunk_segs = tcp_tso_chunk_segs(tp);
+				if (++chunk == chunk_segs) {
+					flags |= UST_TCP_PSH;
+					chunk = 0;
+				}
+			} else {
+				chunk = 0;
+			}
 			if (ust_tcp_send_segment(stk, tp, tp->snd_nxt, len, flags,
 					     rtx) != 0)
 				break;
