@@ -366,7 +366,7 @@ ust_connect(struct ust_stack *stk, int sd, const struct sockaddr *addr,
 	return ops->connect(stk, s, sin);
 }
 
-#define UST_SEND_FLAGS (MSG_DONTWAIT | MSG_NOSIGNAL)
+#define UST_SEND_FLAGS (MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE | MSG_EOR)
 #define UST_RECV_FLAGS (MSG_DONTWAIT | MSG_PEEK | MSG_TRUNC)
 
 ssize_t

@@ -124,6 +124,10 @@ int ust_connect(struct ust_stack *stk, int sd, const struct sockaddr *addr,
  * fragment), -ENETUNREACH (no route), -EDESTADDRREQ, -EISCONN,
  * -ECONNREFUSED (a pending ICMP error on a connected socket), -EACCES
  * (broadcast without SO_BROADCAST), -EINVAL, -EBADF, -ENOTSOCK.
+ * flags: MSG_DONTWAIT and MSG_NOSIGNAL (always so); on TCP sockets also
+ * MSG_MORE (hold a partial segment: more follows) and MSG_EOR (the write
+ * ends a record: no segment crosses its end), doc/tcp.md; UDP refuses
+ * those two with -EOPNOTSUPP, other flags get -EOPNOTSUPP everywhere.
  */
 ssize_t ust_sendto(struct ust_stack *stk, int sd, const void *buf,
 		   size_t len, int flags, const struct sockaddr *to,

@@ -339,12 +339,26 @@ ust_tcp_user_timeout_clamp(struct ust_stack *stk,
 bool
 ust_tcp_cork_allows(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
-	if (!tp->corked || tp->cork_push)
+	if (tp->cork_push)
 		return true;
-	if (!ust_timer_armed(&tp->cork_timer))
-		ust_timer_arm(&stk->tcp->wheel, &tp->cork_timer,
-			      stk->now + UST_TCP_CORK_MS * NS_PER_MS);
-	return false;
+	if (tp->corked) {
+		if (!ust_timer_armed(&tp->cork_timer))
+			ust_timer_arm(&stk->tcp->wheel, &tp->cork_timer,
+				      stk->now + UST_TCP_CORK_MS * NS_PER_MS);
+		return false;
+	}
+	if (tp->tflags & TF_MORE_HOLD) {
+		/* MSG_MORE with nothing in flight: no ACK will push what
+		 * is held; Linux's probe timer does, after an RTO */
+		if (tp->snd_una == tp->snd_max &&
+		    !ust_timer_armed(&tp->cork_timer)) {
+			ust_timer_arm(&stk->tcp->wheel, &tp->cork_timer,
+				      stk->now + ust_tcp_rto_ns(tp));
+			tp->tflags |= TF_PROBE_PSH;
+		}
+		return false;
+	}
+	return true;
 }
 
 void
@@ -353,4 +367,5 @@ ust_tcp_cork_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tp->cork_push = true;
 	ust_tcp_output(stk, tp);
 	tp->cork_push = false;
+	tp->tflags &= ~TF_PROBE_PSH;
 }

@@ -167,11 +167,23 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 	th.seq = seq;
 	/* PSH as Linux sets it: on the segment holding the end of the last
 	 * application write, or the end of the send queue (new data or a
-	 * retransmission, a loss probe among them) */
+	 * retransmission, a loss probe among them) unless that end came
+	 * with MSG_MORE; on data the probe timer pushes out (Linux's
+	 * tcp_write_wakeup()) */
 	if (len > 0 && !(flags & (UST_TCP_SYN | UST_TCP_RST)) &&
 	    ((SEQ_LT(seq, tp->snd_psh) && SEQ_LEQ(tp->snd_psh, seq + len)) ||
-	     seq + len == tcp_snd_data_end(tp)))
+	     (seq + len == tcp_snd_data_end(tp) &&
+	      !(tp->tflags & TF_MORE)) ||
+	     (tp->tflags & TF_PROBE_PSH)))
 		flags |= UST_TCP_PSH;
+	/* a record's end (MSG_EOR) is a write's end: PSH, retransmitted
+	 * too */
+	if (len > 0 && (tp->tflags & TF_EOR_USED) && !(flags & UST_TCP_PSH)) {
+		bool eor;
+
+		if (ust_tcp_sndq_eor_cut(stk, tp, seq, len, &eor) == len && eor)
+			flags |= UST_TCP_PSH;
+	}
 	th.flags = flags;
 	if (flags & UST_TCP_ACK)
 		th.ack = tp->rcv_nxt;
@@ -464,6 +476,16 @@ void
 ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	unsigned int chunk = 0, chunk_segs = 0;
+
+	/* data MSG_MORE held for the probe timer goes now with this push,
+	 * unless this push is the MSG_MORE one (Linux's probe timer runs
+	 * only while nothing is in flight) */
+	if ((tp->tflags & TF_PROBE_PSH) &&
+	    !(tp->tflags & TF_MORE_HOLD) && !tp->cork_push) {
+		tp->tflags &= ~TF_PROBE_PSH;
+		if (!tp->corked)
+			ust_timer_cancel(&stk->tcp->wheel, &tp->cork_timer);
+	}
 	bool sack_rec, had_data, limited;
 	uint32_t data_end, in_flight;
 	unsigned int sent = 0;
@@ -552,16 +574,22 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		fin = (tp->tflags & TF_FIN_QUEUED) && tp->snd_nxt + avail ==
 			data_end && SEQ_LEQ(tp->snd_nxt, data_end);
 		if (avail > 0 && room > 0) {
+			bool eor = false;
+
 			len = RTE_MIN(avail, RTE_MIN((uint32_t)tp->mss, room));
 			if ((tp->tflags & TF_LOSS) && tp->n_sb > 0 &&
 			    SEQ_LT(tp->snd_nxt, tp->snd_max))
 				/* up to the next SACKed range */
 				len = RTE_MIN(len, ust_tcp_sack_next_start(tp,
 					tp->snd_nxt) - tp->snd_nxt);
+			/* MSG_EOR: no segment crosses the end of a record */
+			if (tp->tflags & TF_EOR_USED)
+				len = ust_tcp_sndq_eor_cut(stk, tp, tp->snd_nxt,
+							   len, &eor);
 			/* sender SWS avoidance: no small segment because the
 			 * window is small, while data is in flight */
 			if (len < tp->mss && len < avail && flight > 0 &&
-			    len < tp->snd_wnd_max / 2)
+			    len < tp->snd_wnd_max / 2 && !eor)
 				break;
 			/* TCP_CORK: no partial segment while corked, up to
 			 * the 200 ms ceiling (tcp_icmp.c) */

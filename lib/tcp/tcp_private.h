@@ -118,6 +118,15 @@ enum ust_tcp_rtx_mode {
 #define TF_CWND_LIMITED (1u << 24) /* the current window's flight was
 				    * limited by cwnd (Linux's
 				    * is_cwnd_limited) */
+#define TF_MORE        (1u << 25) /* the send queue's tail came with
+				   * MSG_MORE: its end is no PSH mark */
+#define TF_MORE_HOLD   (1u << 26) /* this send's push holds a partial
+				   * segment (MSG_MORE, Linux's
+				   * TCP_NAGLE_CORK for one push) */
+#define TF_PROBE_PSH   (1u << 27) /* the held data goes on the probe
+				   * timer, with PSH (tcp_write_wakeup) */
+#define TF_EOR_USED    (1u << 28) /* MSG_EOR marks may be in the send
+				   * queue (ust_tcp_sndq_eor_cut()) */
 
 struct ust_tcp_cc_ops;
 struct ust_tcp_listen;
@@ -621,6 +630,37 @@ int ust_tcp_tx_small_pool(struct ust_stack *stk);
 int ust_tcp_tx_layout_check(struct ust_stack *stk, unsigned int layout);
 void ust_tcp_tx_note_write(struct ust_tcp_sock *tp, uint32_t seq, uint32_t len,
 		       bool queue_was_empty);
+
+/* The send queue's buffers: one whose last byte ends a MSG_EOR write is
+ * marked in its metadata's port field (RX-only otherwise), and no later
+ * write is appended to it; every buffer enters the queue through
+ * ust_tcp_sndq_push(), which sets or clears the mark. */
+static inline void
+ust_tcp_sndq_push(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		  struct rte_mbuf *m)
+{
+	ust_meta(stk->meta_off, m)->port = 0;
+	ust_pktq_push(stk->meta_off, &tp->sndq, m);
+}
+
+static inline bool
+ust_tcp_sndq_is_eor(const struct ust_stack *stk, struct rte_mbuf *m)
+{
+	return ust_meta(stk->meta_off, m)->port != 0;
+}
+
+static inline void
+ust_tcp_sndq_mark_eor(const struct ust_stack *stk, struct rte_mbuf *m)
+{
+	ust_meta(stk->meta_off, m)->port = 1;
+}
+
+/* @len, or less so that the segment [@seq, @seq + @len) does not cross
+ * the end of a MSG_EOR write (Linux's tcp_skb_can_collapse_to(): a record
+ * never shares a segment with what follows it); *@at_eor: the segment
+ * ends one. Only called when TF_EOR_USED. */
+uint32_t ust_tcp_sndq_eor_cut(struct ust_stack *stk, struct ust_tcp_sock *tp,
+			      uint32_t seq, uint32_t len, bool *at_eor);
 /* tcp_zc.c (the rest in tcp_zc_private.h) */
 ssize_t ust_tcp_send_zc(struct ust_stack *stk, struct ust_sock *s,
 			const void *buf, size_t len, uint64_t cookie);
@@ -777,7 +817,7 @@ bool ust_tcp_user_timeout_expired(struct ust_stack *stk,
 uint64_t ust_tcp_user_timeout_clamp(struct ust_stack *stk,
 				    const struct ust_tcp_sock *tp,
 				    uint64_t rto_ns);
-/* TCP_CORK: may a partial segment go now? No while corked, within the
+/* TCP_CORK and MSG_MORE: may a partial segment go now? No while corked, within the
  * 200 ms ceiling (armed here) */
 bool ust_tcp_cork_allows(struct ust_stack *stk, struct ust_tcp_sock *tp);
 /* the ceiling expired, or the socket was uncorked: push what is held */

@@ -358,7 +358,8 @@ sndq_append(struct ust_stack *stk, struct ust_tcp_sock *tp, const uint8_t *buf,
 	/* fill the tail first: small writes share a buffer (its bytes
 	 * already sent do not move) */
 	if (tail != NULL && tail->nb_segs == 1 && RTE_MBUF_DIRECT(tail) &&
-	    rte_mbuf_refcnt_read(tail) == 1 && tail->data_len < goal) {
+	    rte_mbuf_refcnt_read(tail) == 1 && tail->data_len < goal &&
+	    !((tp->tflags & TF_EOR_USED) && ust_tcp_sndq_is_eor(stk, tail))) {
 		size_t k = RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(tail));
 
 		k = RTE_MIN(k, goal - tail->data_len);
@@ -382,7 +383,7 @@ sndq_append(struct ust_stack *stk, struct ust_tcp_sock *tp, const uint8_t *buf,
 		memcpy(rte_pktmbuf_mtod(m, uint8_t *), buf + done, k);
 		m->data_len = (uint16_t)k;
 		m->pkt_len = (uint32_t)k;
-		ust_pktq_push(stk->meta_off, &tp->sndq, m);
+		ust_tcp_sndq_push(stk, tp, m);
 		done += k;
 	}
 	tp->snd_buffered += (uint32_t)done;
@@ -394,12 +395,11 @@ ust_tcp_send(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 	     size_t len, int flags)
 {
 	struct ust_tcp_sock *tp = tcp_sk(s);
+	uint32_t seq, psh;
 	size_t room, n;
-	uint32_t seq;
 	bool empty;
 	int rc;
 
-	RTE_SET_USED(flags);
 	rc = ust_tcp_send_state_error(tp);
 	if (rc != 0)
 		return rc;
@@ -416,8 +416,28 @@ ust_tcp_send(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 	n = sndq_append(stk, tp, buf, RTE_MIN(len, room));
 	if (n == 0)
 		return -ENOBUFS;
+	psh = tp->snd_psh;
 	ust_tcp_tx_note_write(tp, seq, (uint32_t)n, empty);
-	ust_tcp_output(stk, tp);
+	if ((flags & MSG_EOR) && n == RTE_MIN(len, room)) {
+		/* the end of a record (Linux's skb->eor): no later write
+		 * joins its last buffer, no segment crosses it */
+		ust_tcp_sndq_mark_eor(stk, tp->sndq.tail);
+		tp->tflags |= TF_EOR_USED;
+	}
+	if (flags & MSG_MORE) {
+		/* MSG_MORE (as Linux's tcp_push() with it): the end of this
+		 * write is no PSH mark, and this push sends full segments
+		 * only; what is held goes with the next push (an ACK, a
+		 * write without it, TCP_NODELAY) or, with nothing in flight,
+		 * on the probe timer */
+		tp->snd_psh = psh;
+		tp->tflags |= TF_MORE | TF_MORE_HOLD;
+		ust_tcp_output(stk, tp);
+		tp->tflags &= ~TF_MORE_HOLD;
+	} else {
+		tp->tflags &= ~TF_MORE;
+		ust_tcp_output(stk, tp);
+	}
 	return (ssize_t)n;
 }
 
@@ -444,7 +464,7 @@ ust_tcp_send_burst(struct ust_stack *stk, struct ust_sock *s,
 			continue;
 		}
 		tp->snd_buffered += m->pkt_len;
-		ust_pktq_push(stk->meta_off, &tp->sndq, m);
+		ust_tcp_sndq_push(stk, tp, m);
 	}
 	if (i == 0 && n > 0)
 		return -EAGAIN;

@@ -197,6 +197,30 @@ sndq_find(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t off,
 	return m;
 }
 
+uint32_t
+ust_tcp_sndq_eor_cut(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		     uint32_t seq, uint32_t len, bool *at_eor)
+{
+	uint32_t moff, mseq, end = seq + len;
+	struct rte_mbuf *m;
+
+	*at_eor = false;
+	m = sndq_find(stk, tp, seq - tp->snd_buf_seq, &moff);
+	mseq = seq - moff;
+	/* at most a segment's worth of buffers */
+	while (m != NULL && SEQ_LT(mseq, end)) {
+		uint32_t mend = mseq + m->pkt_len;
+
+		if (SEQ_LEQ(mend, end) && ust_tcp_sndq_is_eor(stk, m)) {
+			*at_eor = true;
+			return mend - seq;
+		}
+		mseq = mend;
+		m = ust_meta(stk->meta_off, m)->nextpkt;
+	}
+	return len;
+}
+
 /* Copy @len bytes from the send queue, @off bytes after snd_buf_seq. */
 static void
 sndq_copy(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t off,

@@ -482,7 +482,7 @@ ust_tcp_send_zc(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 					  &rec->shinfo);
 		ms[i]->data_len = k;
 		ms[i]->pkt_len = k;
-		ust_pktq_push(stk->meta_off, &tp->sndq, ms[i]);
+		ust_tcp_sndq_push(stk, tp, ms[i]);
 	}
 	tp->snd_buffered += (uint32_t)len;
 	a->outstanding++;

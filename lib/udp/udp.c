@@ -1205,7 +1205,10 @@ udp_sock_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 {
 	int rc;
 
-	RTE_SET_USED(flags); /* MSG_DONTWAIT, MSG_NOSIGNAL: always so */
+	/* MSG_DONTWAIT, MSG_NOSIGNAL: always so; MSG_MORE (UDP corking) and
+	 * MSG_EOR are TCP's here */
+	if (flags & (MSG_MORE | MSG_EOR))
+		return -EOPNOTSUPP;
 	if (to != NULL && to->sin_family != AF_INET)
 		return -EAFNOSUPPORT;
 	rc = udp_dest_check(s, to);

@@ -186,6 +186,11 @@ test_arp_resolve(void)
 	rte_pktmbuf_free(m);
 	UT_EQ(mib(stk, UST_MIB_ARP_INREPLIES), 1);
 	UT_EQ(mib(stk, UST_MIB_UDP_OUTDATAGRAMS), 1);
+	/* MSG_MORE (UDP corking) and MSG_EOR are TCP's in ustack */
+	UT_EQ(ust_sendto(stk, sd, "x", 1, MSG_MORE, (struct sockaddr *)&to,
+			 sizeof(to)), -EOPNOTSUPP);
+	UT_EQ(ust_sendto(stk, sd, "x", 1, MSG_EOR, (struct sockaddr *)&to,
+			 sizeof(to)), -EOPNOTSUPP);
 	/* next send goes straight out */
 	UT_EQ(ust_sendto(stk, sd, "x", 1, 0, (struct sockaddr *)&to,
 			 sizeof(to)), 1);

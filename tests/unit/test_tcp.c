@@ -2287,6 +2287,80 @@ test_cwnd_app_limited(void)
 	return teardown(stk);
 }
 
+/* MSG_EOR: a record never shares a segment with what follows it, and its
+ * end carries PSH (Linux's skb->eor); MSG_MORE: the write's own push holds
+ * a partial segment and its end is no PSH mark, a later push (a write
+ * without it) sends it, and with nothing in flight the probe timer does,
+ * after an RTO, with PSH (tcp_write_wakeup()). */
+static int
+test_eor_more(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[4000];
+	struct ust_tcp_repr th;
+	struct peer p;
+	int ls, sd, t;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	fill(data, sizeof(data), 5);
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_NODELAY, 1), 0);
+	/* corked: a record ends its segment, which is not the queue's tail
+	 * and so goes (as Linux's cork holds only the last skb); what
+	 * follows a record never joins it; the tail waits for the uncork */
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_CORK, 1), 0);
+	UT_EQ(ust_send(stk, sd, data, 500, MSG_EOR), 500);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_send(stk, sd, data, 500, 0), 500);
+	UT_EQ(expect(&p, &th, NULL, 0), 500);
+	UT_EQ(th.flags, UST_TCP_ACK | UST_TCP_PSH);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_send(stk, sd, data, 300, MSG_EOR), 300);
+	UT_EQ(ust_send(stk, sd, data, 200, 0), 200);
+	UT_EQ(expect(&p, &th, NULL, 0), 800);
+	UT_EQ(th.flags, UST_TCP_ACK | UST_TCP_PSH);
+	UT_ASSERT(tx_none());
+	UT_EQ(setopt_int(stk, sd, IPPROTO_TCP, TCP_CORK, 0), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 200);
+	UT_EQ(th.flags, UST_TCP_ACK | UST_TCP_PSH);
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, p.rcv_nxt);
+	/* MSG_MORE with nothing in flight: held, then the probe timer */
+	UT_EQ(ust_send(stk, sd, data, 40, MSG_MORE), 40);
+	UT_ASSERT(tx_none());
+	t = wait_tx(stk, 1000);
+	UT_ASSERT(t >= 200 && t <= 210, "probe after %d ms", t);
+	UT_EQ(expect(&p, &th, NULL, 0), 40);
+	UT_EQ(th.flags, UST_TCP_ACK | UST_TCP_PSH);
+	ack_to(stk, &p, p.rcv_nxt);
+	/* held by MSG_MORE writes, sent by the write without it, whose end
+	 * carries PSH */
+	UT_EQ(ust_send(stk, sd, data, 100, MSG_MORE), 100);
+	UT_EQ(ust_send(stk, sd, data, 160, MSG_MORE), 160);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_send(stk, sd, data, 5, 0), 5);
+	UT_EQ(expect(&p, &th, NULL, 0), 265);
+	UT_EQ(th.flags, UST_TCP_ACK | UST_TCP_PSH);
+	ack_to(stk, &p, p.rcv_nxt);
+	/* full segments go at once, the rest waits for a push; no PSH */
+	UT_EQ(ust_send(stk, sd, data, 1448 + 50, MSG_MORE), 1448 + 50);
+	UT_EQ(expect(&p, &th, NULL, 0), 1448);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_ASSERT(tx_none());
+	/* the ACK pushes the rest (no PSH: its write came with MSG_MORE) */
+	ack_to(stk, &p, p.rcv_nxt);
+	UT_EQ(expect(&p, &th, NULL, 0), 50);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	ack_to(stk, &p, p.rcv_nxt);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	ut_tx_drain(&nif);
+	return teardown(stk);
+}
+
 /* PSH as Linux sets it: on the last segment of each write (the write
  * queue's tail when sendmsg() returns), not only on the one that empties
  * the send queue; writes queued together share one. */
@@ -4830,6 +4904,7 @@ static const struct ut_case cases[] = {
 	{ "fast retransmit: SACK and NewReno", test_fast_retransmit },
 	{ "slow start: stretch ACKs, capped at ssthresh", test_slow_start },
 	{ "PSH: the last segment of each write", test_psh },
+	{ "MSG_EOR and MSG_MORE", test_eor_more },
 	{ "RACK: the reordering timer", test_rack_reo_timer },
 	{ "RACK: a lost retransmission", test_rack_lost_retransmit },
 	{ "RACK: D-SACK widens the reordering window", test_rack_dsack },
