@@ -130,6 +130,8 @@ tcp_info_fill_linux(const struct ust_tcp_sock *tp, struct tcp_info *ti)
 	ti->tcpi_unacked = segs_of(tp->snd_max - tp->snd_una, mss);
 	ti->tcpi_sacked = segs_of(tp->sacked_bytes, mss);
 	ti->tcpi_last_ack_recv = ms_since(stk, tp->last_rcv_ns);
+	ti->tcpi_last_data_recv = UST_TCP_T_MS(UST_TCP_T(stk->now) - tp->lrcv_t);
+	ti->tcpi_last_data_sent = UST_TCP_T_MS(UST_TCP_T(stk->now) - tp->lsnd_t);
 	ti->tcpi_pmtu = ust_tcp_pmtu(tp);
 	ti->tcpi_rcv_ssthresh = tp->rcv_wnd;
 	ti->tcpi_rtt = tp->srtt_us >> 3;

@@ -147,6 +147,8 @@ ust_tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tp->backoff = 0;
 	tp->probes = 0;
 	tp->tflags |= TF_WAS_CONN;
+	tp->lrcv_t = UST_TCP_T(stk->now);
+	tp->lsnd_t = tp->lrcv_t;
 	tp->ts_rto = tcp_ts_now(stk, tp->ts_offset);
 	tp->cc->init(stk, tp);
 	ust_timer_cancel(&stk->tcp->wheel, &tp->rtx_timer);
@@ -652,6 +654,7 @@ tcp_data_in(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	ust_pktq_push(off, &tp->rcvq, m);
 	ust_consumed(stk);
 queued:
+	tp->lrcv_t = UST_TCP_T(stk->now);
 	tp->rcv_buffered += len;
 	tp->rcv_nxt += len;
 	tp->bytes_received += len;

@@ -208,6 +208,8 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 	tp->segs_out++;
 	if (len > 0 || (flags & (UST_TCP_SYN | UST_TCP_FIN)))
 		tp->ts_data_tx = th.opts.tsval;
+	if (len > 0)
+		tp->lsnd_t = UST_TCP_T(stk->now);
 	if (rtx) {
 		stk->mib[UST_MIB_TCP_RETRANSSEGS]++;
 		tp->retrans++;

@@ -128,6 +128,12 @@ enum ust_tcp_rtx_mode {
 #define TF_EOR_USED    (1u << 28) /* MSG_EOR marks may be in the send
 				   * queue (ust_tcp_sndq_eor_cut()) */
 
+/* A coarse 32-bit clock for the times TCP_INFO reports in milliseconds:
+ * the stack's nanoseconds >> 20 (1.05 ms units), taken with a shift on the
+ * data path and converted to milliseconds only when asked. */
+#define UST_TCP_T(ns) ((uint32_t)((ns) >> 20))
+#define UST_TCP_T_MS(t) ((uint32_t)(((uint64_t)(t) << 20) / 1000000u))
+
 struct ust_tcp_cc_ops;
 struct ust_tcp_listen;
 
@@ -274,6 +280,9 @@ struct ust_tcp_sock {
 				 * segment holding it carries PSH */
 	uint32_t snd_sml;       /* end of the last small segment sent
 				 * (Minshall's Nagle, Linux's snd_sml) */
+	uint32_t lrcv_t;        /* when data last came in order (and at
+				 * establishment), in UST_TCP_T units:
+				 * TCP_INFO's last_data_recv */
 
 	/* the receive queues: in order, and out of order (by sequence) */
 	struct ust_pktq rcvq;
@@ -336,6 +345,9 @@ struct ust_tcp_sock {
 				  * reported if the connection times out */
 	uint32_t notsent_lowat;  /* TCP_NOTSENT_LOWAT, bytes: 0, off */
 	uint32_t user_timeout_ms; /* TCP_USER_TIMEOUT (RFC 5482): 0, off */
+	uint32_t lsnd_t;         /* when data last went out (and at
+				  * establishment), UST_TCP_T units:
+				  * TCP_INFO's last_data_sent */
 	uint64_t ut_start_ns;    /* since when the head has gone unacked,
 				  * as the RTO timer saw it (0: not timing) */
 	struct ust_timer cork_timer;

@@ -1090,6 +1090,18 @@ test_tcp_info(void)
 	psend(stk, &p, 0, NULL, 0);
 	UT_EQ(linux_info(stk, sd, &ti), 0);
 	UT_EQ(ti.tcpi_bytes_acked, 3000);
+	/* the times since data last went each way, in milliseconds */
+	UT_ASSERT(ti.tcpi_last_data_sent <= 2, "%u", ti.tcpi_last_data_sent);
+	run(stk, 300);
+	p.tsval++;
+	psend(stk, &p, 0, "abc", 3);
+	run(stk, 100);
+	UT_EQ(linux_info(stk, sd, &ti), 0);
+	UT_ASSERT(ti.tcpi_last_data_recv >= 98 && ti.tcpi_last_data_recv <= 102,
+		  "last_data_recv %u", ti.tcpi_last_data_recv);
+	UT_ASSERT(ti.tcpi_last_data_sent >= 398 &&
+		  ti.tcpi_last_data_sent <= 402, "last_data_sent %u",
+		  ti.tcpi_last_data_sent);
 	UT_EQ(ti.tcpi_unacked, 0);
 	/* a caller with a newer, longer struct (Linux 6.18's: tcpi_rcv_wnd
 	 * and on after tcpi_snd_wnd) gets it all: our window right after
