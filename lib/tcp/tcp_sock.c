@@ -335,9 +335,12 @@ ust_tcp_send_state_error(struct ust_tcp_sock *tp)
 		/* (a FIN queued in SYN-RECEIVED: tcp_shut_wr()) */
 		return (tp->tflags & TF_FIN_QUEUED) ? -EPIPE : -EAGAIN;
 	case UST_TCP_CLOSED:
-		return (tp->tflags & TF_WAS_CONN) ? -EPIPE : -ENOTCONN;
 	case UST_TCP_LISTEN:
-		return -ENOTCONN;
+		/* as Linux's sk_stream_wait_connect(): a socket that is not
+		 * connecting (never connected, refused, listening) gets
+		 * EPIPE for a write; a pending error goes first
+		 * (ust_tcp_send()'s caller) */
+		return -EPIPE;
 	default:
 		return -EPIPE; /* shut down for writing */
 	}
