@@ -1025,6 +1025,12 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 			if ((th.flags & UST_TCP_SYN) &&
 			    !(th.flags & UST_TCP_ACK) && newer) {
 				stk->mib[UST_MIB_TCPEXT_TWRECYCLED]++;
+				/* the new connection's ISN beyond anything
+				 * the old one sent, as Linux chooses it
+				 * (RFC 9293 3.4.1: no overlap) */
+				stk->tcp->tw_isn = tw->snd_nxt + 65535 + 2;
+				if (stk->tcp->tw_isn == 0)
+					stk->tcp->tw_isn = 1;
 				ust_tcp_tw_free(stk, tw);
 				break; /* on to the listener */
 			}
@@ -1039,9 +1045,11 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 
 		if (rte_hash_lookup_data(stk->tcp->listeners, &lport, &lp) >= 0) {
 			ust_tcp_listen_input(stk, lp, m, ip, &th, seg_len);
+			stk->tcp->tw_isn = 0;
 			return;
 		}
 	}
+	stk->tcp->tw_isn = 0;
 	/* RFC 9293 3.10.7.1: no connection, reset */
 	ust_tcp_reset_reply(stk, &k, &th, seg_len);
 	ust_drop(stk, m, UST_DROP_NO_SOCKET);

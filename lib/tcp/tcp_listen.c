@@ -427,7 +427,8 @@ ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	rq->lport = k.lport;
 	rq->rport = k.rport;
 	rq->irs = th->seq;
-	rq->iss = ust_tcp_isn(stk, &k);
+	rq->iss = stk->tcp->tw_isn != 0 ? stk->tcp->tw_isn :
+		ust_tcp_isn(stk, &k);
 	rq->ts_offset = ust_tcp_ts_offset(stk, &k);
 	rq->ts_recent = th->opts.tsval;
 	rq->opts = agreed;

@@ -444,6 +444,10 @@ tcp_obj_ptr(void *data)
 struct ust_tcp_stack {
 	struct rte_hash *conns;       /* 4-tuple -> tagged object */
 	struct rte_hash *listeners;   /* local port -> listener */
+	uint32_t tw_isn;              /* while a SYN that reused a TIME_WAIT
+				       * entry goes to its listener: the ISN
+				       * to give it (0: none; Linux's
+				       * tcp_tw_isn) */
 	struct ust_wheel wheel;
 	struct rte_mempool *req_pool;
 	struct rte_mempool *tw_pool;

@@ -3677,6 +3677,7 @@ test_time_wait_reuse(void)
 	UT_EQ(close_to_time_wait(stk, sd, &p), 0);
 	UT_EQ(mib(stk, UST_MIB_TCPEXT_TW), 1);
 	old_rcv = p.rcv_nxt;
+	/* (our snd_nxt in TIME_WAIT is what the peer acknowledged last) */
 	/* a SYN with an older (here: equal) timestamp: an old duplicate,
 	 * answered with the TIME_WAIT ACK and dropped */
 	p.snd_nxt = 500000;
@@ -3695,6 +3696,9 @@ test_time_wait_reuse(void)
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
 	UT_EQ(th.ack, 500001);
+	/* its ISN beyond anything the old connection sent: Linux's old
+	 * snd_nxt + 65537 */
+	UT_EQ(th.seq, old_rcv + 65535 + 2);
 	psend(stk, &p, 0, NULL, 0);
 	sd = ust_accept(stk, ls, NULL, NULL);
 	UT_ASSERT(sd >= 0);
