@@ -88,6 +88,35 @@ ms_since(const struct ust_stack *stk, uint64_t t_ns)
 		(uint32_t)((stk->now - t_ns) / NS_PER_MS);
 }
 
+/* Linux's lost_out and retrans_out from RACK's transmission records:
+ * segments marked lost and not since delivered (sent again or not), and
+ * retransmissions in flight. */
+static void
+tcp_info_lost(const struct ust_tcp_sock *tp, uint32_t *lost,
+	      uint32_t *retrans)
+{
+	const struct ust_tcp_rack *r = &tp->rack;
+	uint32_t i;
+
+	*lost = 0;
+	*retrans = 0;
+	for (i = 0; r->recs != NULL && i < r->n; i++) {
+		uint16_t f = r->recs[i].flags;
+
+		if (f & (UST_TXR_DEAD | UST_TXR_SACKED))
+			continue;
+		if (f & UST_TXR_LOST)
+			(*lost)++;
+		else if (f & UST_TXR_RETRANS) {
+			(*retrans)++;
+			/* a retransmission in recovery: its segment was
+			 * found lost (a loss probe's was not) */
+			if (tp->tflags & (TF_RECOVERY | TF_LOSS))
+				(*lost)++;
+		}
+	}
+}
+
 static void
 tcp_info_fill_linux(const struct ust_tcp_sock *tp, struct tcp_info *ti)
 {
@@ -141,6 +170,7 @@ tcp_info_fill_linux(const struct ust_tcp_sock *tp, struct tcp_info *ti)
 	ti->tcpi_snd_cwnd = tp->cwnd / RTE_MAX(mss, 1u);
 	ti->tcpi_advmss = tp->rcv_mss;
 	ti->tcpi_reordering = UST_TCP_DUPTHRESH;
+	tcp_info_lost(tp, &ti->tcpi_lost, &ti->tcpi_retrans);
 	ti->tcpi_rcv_space = tp->rcv_wnd;
 	ti->tcpi_total_retrans = (uint32_t)tp->retrans;
 	ti->tcpi_bytes_acked = tp->bytes_acked_total;
