@@ -250,6 +250,9 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 {
 	struct ust_tcp_rack *r = &tp->rack;
 	uint32_t prior_fack = r->fack, delivered = 0, sacked = 0, i;
+	uint32_t rtt_end_cum = 0, rtt_end_sack = 0;
+	bool rtt_cum = false, rtt_sack = false;
+	uint64_t rtt_last = 0;
 
 	*lost = false;
 	*reo_ns = 0;
@@ -304,11 +307,26 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 			r->min_rtt_ns = RTE_MAX(rtt, (uint64_t)1000);
 		if (rack_sent_after(x->xmit_ns, x->end, r->xmit_ns,
 				    r->end_seq)) {
-			r->rtt_ns = rtt;
 			r->xmit_ns = x->xmit_ns;
 			r->end_seq = x->end;
 		}
+		/* RACK.rtt is the last sample taken; Linux takes the SACKed
+		 * segments first, then the cumulatively acknowledged ones in
+		 * sequence order: the last is the highest of the latter */
+		if (cum ? !rtt_cum || SEQ_GT(x->end, rtt_end_cum) :
+		    !rtt_cum && (!rtt_sack || SEQ_GT(x->end, rtt_end_sack))) {
+			if (cum) {
+				rtt_cum = true;
+				rtt_end_cum = x->end;
+			} else {
+				rtt_sack = true;
+				rtt_end_sack = x->end;
+			}
+			rtt_last = rtt;
+		}
 	}
+	if (rtt_cum || rtt_sack)
+		r->rtt_ns = rtt_last;
 	r->segs_sacked = sacked;
 	/* the walks are over what is in flight, not over what was */
 	if (r->n > 2 * r->live + 16)

@@ -2487,6 +2487,132 @@ test_prr(void)
 	return teardown(stk);
 }
 
+/* PRR's slow start reduction bound (RFC 6937, pipe below ssthresh):
+ * four lost of ten, found at once by the third SACK; one retransmission
+ * per segment SACKed; at the end cwnd = ssthresh = 7, sent at once
+ * (packetdrill fast_recovery/prr-ss-30pkt-lost1_4). */
+static int
+test_prr_lost_four(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1448];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 10);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	run(stk, 10);
+	sack1(stk, &p, b, b + 4 * mss, b + 5 * mss);
+	UT_ASSERT(tx_none());
+	run(stk, 2);
+	sack1(stk, &p, b, b + 4 * mss, b + 6 * mss);
+	UT_ASSERT(tx_none());
+	for (i = 0; i < 4; i++) {
+		sack1(stk, &p, b, b + 4 * mss, b + (uint32_t)(7 + i) * mss);
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		UT_EQ(th.seq, b + (uint32_t)i * mss);
+		UT_ASSERT(tx_none(), "SACK %d", i);
+	}
+	run(stk, 10);
+	for (i = 1; i <= 3; i++) {
+		sack1(stk, &p, b + (uint32_t)i * mss, b + 4 * mss,
+		      b + 10 * mss);
+		UT_ASSERT(tx_none());
+	}
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 0);
+	UT_EQ(ti.cwnd, 7 * mss);
+	run(stk, 10);
+	UT_EQ(ust_send(stk, sd, data, 10 * mss, 0), (int)(10 * mss));
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	b = th.seq;
+	UT_EQ(expect_run(&p, b + mss, 6, mss), 0);
+	ack_to(stk, &p, b + 10 * mss);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 4);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* PRR with an ACK that arrives late, below SND.UNA: its new SACKs still
+ * count as delivered (packetdrill fast_recovery/
+ * prr-ss-ack-below-snd_una-cubic: segments 1, 5 and 8 lost). RACK.rtt is
+ * the last sample as Linux takes them (the cumulative ACK's highest), so
+ * the tenth segment is not yet lost when the late ACK comes. */
+static int
+test_prr_ack_below_una(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1448];
+	struct ust_tcp_repr th;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 10);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	run(stk, 10);
+	sack1(stk, &p, b, b + mss, b + 2 * mss);
+	sack1(stk, &p, b, b + mss, b + 3 * mss);
+	UT_ASSERT(tx_none());
+	{
+		const uint32_t two[2][2] = {
+			{ b + mss, b + 3 * mss },
+			{ b + 8 * mss, b + 9 * mss },
+		};
+
+		psack(stk, &p, two, 2);
+	}
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b);
+	UT_ASSERT(tx_none());
+	/* segments 1 to 4 arrive: three of the lost go (PRR: 2 delivered,
+	 * one more for SND.UNA advancing) */
+	run(stk, 12);
+	sack1(stk, &p, b + 4 * mss, b + 8 * mss, b + 9 * mss);
+	for (i = 0; i < 3; i++) {
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		UT_EQ(th.seq, b + (uint32_t)(4 + i) * mss);
+	}
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_send(stk, sd, data, 10 * mss, 0), (int)(10 * mss));
+	UT_ASSERT(tx_none());
+	/* a late ACK below SND.UNA SACKs 6 and 7: two more go, the last
+	 * lost segment and new data */
+	run(stk, 2);
+	sack1(stk, &p, b + 2 * mss, b + 5 * mss, b + 7 * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 7 * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 10 * mss);
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, b + 11 * mss);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	ack_to(stk, &p, b + 20 * mss);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 /* RACK finds a lost retransmission (RFC 8985 2.2, 6.2): the segment sent
  * again is lost too; a SACK of a segment sent after it, once the
  * retransmission is RACK.rtt old, says so, and it goes a third time
@@ -4824,6 +4950,8 @@ static const struct ut_case cases[] = {
 	{ "RACK: a lost retransmission", test_rack_lost_retransmit },
 	{ "RACK: D-SACK widens the reordering window", test_rack_dsack },
 	{ "PRR: the sending rate in recovery", test_prr },
+	{ "PRR: four lost, slow start reduction bound", test_prr_lost_four },
+	{ "PRR: an ACK below SND.UNA", test_prr_ack_below_una },
 	{ "TLP: the last segment as sent, FIN alone, data and FIN",
 	  test_tlp },
 	{ "SACK: limited transmit, reordering", test_limited_transmit_sack },
