@@ -10,7 +10,8 @@
  * Each transmission of a segment (new or again) leaves a record: its
  * sequence range, its time, and whether it was a retransmission. An ACK
  * delivers records (cumulatively or by SACK); the most recently sent of
- * them gives RACK.xmit_ts, RACK.end_seq and RACK.rtt (6.2 step 2). A
+ * them gives RACK.xmit_ts and RACK.end_seq, the last sample in Linux's
+ * order RACK.rtt (6.2 step 2). A
  * record sent before RACK.xmit_ts and still not delivered RACK.rtt +
  * RACK.reo_wnd after it was sent is lost (step 5); one sent before but
  * not yet that old arms the reordering timer (6.3). A retransmission is a
