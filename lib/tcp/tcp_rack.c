@@ -39,6 +39,7 @@
 #define RACK_CAP_MIN 8u
 #define RACK_REO_PERSIST 16     /* RFC 8985 6.2 step 4 */
 #define RACK_REO_MULT_MAX 255
+#define RACK_REO_SLACK_NS 2000000ull
 
 /* RACK_sent_after(): was (t1, seq1) sent after (t2, seq2)? */
 static inline bool
@@ -229,7 +230,9 @@ rack_detect_loss(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			timeout = deadline - stk->now;
 		}
 	}
-	*reo_ns = timeout;
+	/* the timer goes 2 ms after the deadline (Linux's
+	 * tcp_rack_mark_lost(): + TCP_TIMEOUT_MIN) */
+	*reo_ns = timeout > 0 ? timeout + RACK_REO_SLACK_NS : 0;
 	return lost;
 }
 
