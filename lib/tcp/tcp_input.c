@@ -126,10 +126,8 @@ ust_tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	const struct ust_tcp_conf *c = &stk->conf.tcp;
 
 	ust_tcp_set_state(stk, tp, UST_TCP_ESTABLISHED);
-	/* RFC 6928: IW = min(10 * MSS, max(2 * MSS, 14600)) for 10 */
-	tp->cwnd = c->init_cwnd * tp->mss;
-	if (c->init_cwnd >= 10)
-		tp->cwnd = RTE_MIN(tp->cwnd, RTE_MAX(2u * tp->mss, 14600u));
+	tp->cwnd = ust_tcp_cc_init_cwnd(stk, tp);
+	tp->lsnd_ns = stk->now;
 	tp->ssthresh = INT32_MAX;
 	tp->snd_buf_seq = tp->iss + 1;
 	tp->recover = tp->iss;

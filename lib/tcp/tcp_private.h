@@ -226,6 +226,7 @@ struct ust_tcp_sock {
 				 * bytes (Linux's max_packets_out) */
 	uint32_t cwnd_usage_seq; /* the current window ends when this is
 				  * acknowledged (Linux's cwnd_usage_seq) */
+	uint64_t lsnd_ns;       /* last data sent (Linux's lsndtime) */
 	const struct ust_tcp_cc_ops *cc;
 	uint64_t cc_priv[8];
 

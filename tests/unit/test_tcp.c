@@ -2227,6 +2227,55 @@ test_slow_start(void)
 	return teardown(stk);
 }
 
+/* Slow start after idle (RFC 5681 4.1, Linux's tcp_cwnd_restart()): new
+ * data after more than an RTO with nothing in flight starts from
+ * min(cwnd halved per RTO idle, the initial window) (packetdrill
+ * slow_start/slow-start-after-idle: 10, 20, 36, then 10). */
+static int
+test_slow_start_after_idle(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[26 * 1448];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 100);
+	UT_ASSERT(sd >= 0);
+	fill(data, sizeof(data), 6);
+	UT_EQ(ust_send(stk, sd, data, sizeof(data), 0), (int)sizeof(data));
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	b = th.seq;
+	UT_EQ(expect_run(&p, b + mss, 9, mss), 0);
+	run(stk, 100);
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 20 * mss);
+	UT_EQ(expect_run(&p, b + 10 * mss, 16, mss), 0);
+	run(stk, 100);
+	ack_to(stk, &p, b + 26 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 36 * mss);
+	/* two seconds idle: 36 -> 18 -> 9, not below the initial 10 */
+	run(stk, 2000);
+	UT_EQ(ust_send(stk, sd, data, 20 * mss, 0), (int)(20 * mss));
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 10 * mss);
+	UT_EQ(expect_run(&p, b + 26 * mss, 10, mss), 0);
+	ack_to(stk, &p, b + 36 * mss);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	ack_to(stk, &p, b + 46 * mss);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 /* cwnd grows only when the flight was limited by it (RFC 7661, Linux's
  * tcp_is_cwnd_limited()); in slow start while cwnd < 2 * the largest
  * flight (packetdrill slow_start/slow-start-ack-per-2pkt-send-5pkt and
@@ -4968,6 +5017,7 @@ static const struct ut_case cases[] = {
 	  test_tlp_episode },
 	{ "cwnd not grown while application-limited",
 	  test_cwnd_app_limited },
+	{ "slow start after idle", test_slow_start_after_idle },
 	{ "out-of-order reassembly, overlaps, SACK", test_reassembly },
 	{ "half-open entries: SYN-ACK retransmission, RST",
 	  test_half_open },
