@@ -16,8 +16,8 @@
  *    PAWS (RFC 7323 5.3), sequence check, RST (with RFC 5961's challenge
  *    ACK), SYN (RFC 5961 4), ACK (tcp_ack(): RTT, congestion control, loss
  *    detection (RACK-TLP with SACK, tcp_rack.c; duplicate ACKs and NewReno
- *    without), recovery with PRR, window update), segment text (tcp_data_in()),
- *    FIN (tcp_fin_in()), then output;
+ *    without), recovery with PRR, window update), segment text
+ *    (tcp_data_in()), FIN (tcp_fin_in()), then output;
  *  - a half-open entry or a listener: tcp_listen.c;
  *  - a TIME_WAIT entry: tcp_timer.c, unless a newer SYN reuses the 4-tuple
  *    (RFC 6191);
@@ -484,10 +484,8 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			if (!(tp->tflags & TF_SACK_OK))
 				tp->cwnd += tp->mss; /* RFC 6582: inflate */
 		} else if (!(tp->tflags & (TF_LOSS | TF_SACK_OK)) &&
-			   (tp->dupacks >= UST_TCP_DUPTHRESH ||
-			    ((tp->tflags & TF_SACK_OK) &&
-			     tp->sacked_bytes >
-			     (UST_TCP_DUPTHRESH - 1u) * tp->mss))) {
+			   tp->dupacks >= UST_TCP_DUPTHRESH) {
+			/* without SACK only: with it, RACK decides below */
 			ust_tcp_enter_recovery(stk, tp);
 		}
 	}

@@ -243,7 +243,8 @@ rack_sacked(const struct ust_tcp_sock *tp, uint32_t seq, uint32_t end)
 	unsigned int i;
 
 	for (i = 0; i < tp->n_sb; i++)
-		if (SEQ_LEQ(tp->sb[i].start, seq) && SEQ_GEQ(tp->sb[i].end, end))
+		if (SEQ_LEQ(tp->sb[i].start, seq) &&
+		    SEQ_GEQ(tp->sb[i].end, end))
 			return true;
 	return false;
 }
@@ -347,7 +348,9 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 	}
 	if (r->reo_wnd_mult == 0)
 		r->reo_wnd_mult = 1;
-	*lost = rack_detect_loss(stk, tp, reo_ns);
+	/* (after a timeout, going back N sends everything again) */
+	if (!(tp->tflags & TF_LOSS))
+		*lost = rack_detect_loss(stk, tp, reo_ns);
 	return delivered;
 }
 
