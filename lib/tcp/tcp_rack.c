@@ -85,11 +85,19 @@ static void
 rack_compact(struct ust_tcp_rack *r)
 {
 	uint32_t i, n = 0;
+	bool sorted = true;
 
-	for (i = 0; i < r->n; i++)
-		if (!(r->recs[i].flags & UST_TXR_DEAD))
-			r->recs[n++] = r->recs[i];
+	for (i = 0; i < r->n; i++) {
+		if (r->recs[i].flags & UST_TXR_DEAD)
+			continue;
+		if (n > 0 && (SEQ_LT(r->recs[i].seq, r->recs[n - 1].end) ||
+			      r->recs[i].xmit_ns < r->recs[n - 1].xmit_ns))
+			sorted = false;
+		r->recs[n++] = r->recs[i];
+	}
 	r->n = n;
+	r->head = 0;
+	r->sorted = sorted;
 }
 
 /* Room for one more record; false when there is none. */
@@ -123,6 +131,11 @@ rack_append(struct ust_stack *stk, struct ust_tcp_rack *r, uint32_t seq,
 {
 	struct ust_tcp_txrec *x;
 
+	if (r->live == 0) {
+		r->n = 0;
+		r->head = 0;
+		r->sorted = true;
+	}
 	if (!rack_room(stk, r)) {
 		/* forget the oldest transmission: the RTO will do for it */
 		uint32_t i, old = 0;
@@ -132,7 +145,12 @@ rack_append(struct ust_stack *stk, struct ust_tcp_rack *r, uint32_t seq,
 				old = i;
 		rack_set(r, &r->recs[old], UST_TXR_DEAD);
 		r->recs[old] = r->recs[--r->n];
+		r->sorted = false;
+		r->head = 0;
 	}
+	if (r->n > 0 && (SEQ_LT(seq, r->recs[r->n - 1].end) ||
+			 ns < r->recs[r->n - 1].xmit_ns))
+		r->sorted = false;
 	x = &r->recs[r->n++];
 	x->seq = seq;
 	x->end = end;
@@ -256,7 +274,7 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 	struct ust_tcp_rack *r = &tp->rack;
 	uint32_t prior_fack = r->fack, delivered = 0, sacked = 0, i;
 	uint32_t rtt_end_cum = 0, rtt_end_sack = 0;
-	bool rtt_cum = false, rtt_sack = false;
+	bool rtt_cum = false, rtt_sack = false, fast;
 	uint64_t rtt_last = 0;
 
 	*lost = false;
@@ -265,7 +283,12 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 		return 0;
 	if (SEQ_LT(r->fack, tp->snd_una))
 		r->fack = tp->snd_una;
-	for (i = 0; i < r->n; i++) {
+	/* the common case: records in order, nothing SACKed; the ACK
+	 * delivers a prefix of them, and none left can be lost (all were
+	 * sent after those delivered), so the walk stops at the first one
+	 * still out */
+	fast = r->sorted && tp->n_sb == 0;
+	for (i = fast ? r->head : 0; i < r->n; i++) {
 		struct ust_tcp_txrec *x = &r->recs[i];
 		bool cum;
 		uint64_t rtt;
@@ -279,6 +302,8 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 				delivered += tp->snd_una - x->seq;
 				rack_range(r, x, tp->snd_una, x->end);
 			}
+			if (fast)
+				break;
 			if ((x->flags & UST_TXR_SACKED) ||
 			    !rack_sacked(tp, x->seq, x->end)) {
 				if (x->flags & UST_TXR_SACKED)
@@ -330,12 +355,19 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 			rtt_last = rtt;
 		}
 	}
+	if (fast)
+		r->head = i;
 	if (rtt_cum || rtt_sack)
 		r->rtt_ns = rtt_last;
 	r->segs_sacked = sacked;
 	/* the walks are over what is in flight, not over what was */
-	if (r->n > 2 * r->live + 16)
+	if (r->live == 0) {
+		r->n = 0;
+		r->head = 0;
+		r->sorted = true;
+	} else if (r->n > 2 * r->live + 16) {
 		rack_compact(r);
+	}
 	/* step 4: D-SACKs widen the reordering window for 16 recoveries */
 	if (r->dsack_round_set && SEQ_GEQ(tp->snd_una, r->dsack_round))
 		r->dsack_round_set = false;
@@ -349,7 +381,7 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 	if (r->reo_wnd_mult == 0)
 		r->reo_wnd_mult = 1;
 	/* (after a timeout, going back N sends everything again) */
-	if (!(tp->tflags & TF_LOSS))
+	if (!(tp->tflags & TF_LOSS) && !fast)
 		*lost = rack_detect_loss(stk, tp, reo_ns);
 	return delivered;
 }
