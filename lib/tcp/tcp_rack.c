@@ -140,6 +140,9 @@ rack_append(struct ust_stack *stk, struct ust_tcp_rack *r, uint32_t seq,
 		/* forget the oldest transmission: the RTO will do for it */
 		uint32_t i, old = 0;
 
+		if (r->n == 0)
+			return; /* no array at all: nothing recorded */
+
 		for (i = 1; i < r->n; i++)
 			if (r->recs[i].xmit_ns < r->recs[old].xmit_ns)
 				old = i;
