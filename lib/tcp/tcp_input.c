@@ -459,8 +459,10 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			if ((tp->tflags & TF_LOSS) && SEQ_GEQ(ack, tp->recover))
 				tp->tflags &= ~TF_LOSS;
 			/* no growth while application-limited (RFC 7661,
-			 * Linux's tcp_is_cwnd_limited()) */
-			if (ust_tcp_cc_cwnd_limited(tp))
+			 * Linux's tcp_is_cwnd_limited()); with SACK, after
+			 * RACK below, by what the ACK delivered */
+			if (!(tp->tflags & TF_SACK_OK) &&
+			    ust_tcp_cc_cwnd_limited(tp))
 				tp->cc->cong_avoid(stk, tp, acked);
 		}
 		/* RFC 6298 5.2-5.3: all acknowledged, stop; else restart */
@@ -504,6 +506,12 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			ust_tcp_enter_recovery(stk, tp);
 		if (tp->tflags & TF_RECOVERY)
 			ust_tcp_prr_ack(tp, delivered, advanced, lost);
+		else if (advanced && ust_tcp_cc_cwnd_limited(tp))
+			/* cwnd grows by what this ACK delivered, SACKed
+			 * segments included (Linux's tcp_cong_control() with
+			 * tcp_may_raise_cwnd(): on an ACK that advances
+			 * SND.UNA); what was SACKed before counts no more */
+			tp->cc->cong_avoid(stk, tp, delivered);
 		/* RFC 8985 6.3: the reordering timer, in the RTO's place */
 		if (reo > 0)
 			ust_tcp_rtx_arm(stk, tp, UST_RTX_REO, reo);

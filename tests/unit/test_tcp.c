@@ -2933,7 +2933,7 @@ test_tlp_episode(void)
  * tcp_packets_in_flight()): a new segment on each of the first duplicate
  * ACKs, limited transmit (RFC 3042) by another road (packetdrill
  * limited_transmit/limited-transmit-sack); it turns out to be reordering,
- * and no recovery begins. */
+ * and no recovery begins; cwnd grows by what each ACK newly delivered. */
 static int
 test_limited_transmit_sack(void)
 {
@@ -2968,13 +2968,24 @@ test_limited_transmit_sack(void)
 	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
 	UT_EQ(th.seq, b + 11 * mss);
 	UT_ASSERT(tx_none());
-	/* the first arrives: reordering, not loss */
-	run(stk, 1);
+	/* the first arrives: reordering, not loss; one segment newly
+	 * delivered (the other two were SACKed): cwnd 10 -> 11, nine out,
+	 * two go */
+	run(stk, 10);
 	ack_to(stk, &p, b + 3 * mss);
 	UT_EQ(tcp_info(stk, sd, &ti), 0);
 	UT_EQ(ti.in_recovery, 0);
-	while (expect(&p, &th, NULL, 0) >= 0)
-		;
+	UT_EQ(ti.cwnd, 11 * mss);
+	UT_EQ(expect_run(&p, b + 12 * mss, 2, mss), 0);
+	/* two more delivered: 13, the last segment goes, PSH */
+	run(stk, 20);
+	ack_to(stk, &p, b + 5 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 13 * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 14 * mss);
+	UT_EQ(th.flags, UST_TCP_ACK | UST_TCP_PSH);
+	UT_ASSERT(tx_none());
 	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 0);
 	ack_to(stk, &p, b + 15 * mss);
 	UT_EQ(tcp_info(stk, sd, &ti), 0);
