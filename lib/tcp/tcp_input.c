@@ -388,7 +388,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	}
 
 	if (SEQ_GT(ack, tp->snd_una)) {
-		uint32_t acked = ack - tp->snd_una;
+		uint32_t acked = ack - tp->snd_una, cc_acked = acked;
 		uint32_t data_end = tcp_snd_data_end(tp);
 		uint32_t data_acked;
 
@@ -432,6 +432,16 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		if (SEQ_LT(tp->high_rxt, tp->snd_una))
 			tp->high_rxt = tp->snd_una;
 		ust_tcp_sack_sender_clean(tp);
+		/* without SACK, each duplicate ACK told of a segment that
+		 * arrived: the ACK that fills the hole delivers the rest only
+		 * (at least one segment), as Linux's tcp_remove_reno_sacks() */
+		if (!(tp->tflags & TF_SACK_OK) && tp->dupacks > 0) {
+			uint32_t told = (uint32_t)tp->dupacks * tp->mss;
+
+			cc_acked = acked > told ? acked - told : 0;
+			cc_acked = RTE_MAX(cc_acked,
+					   RTE_MIN(acked, (uint32_t)tp->mss));
+		}
 		tp->dupacks = 0;
 		tp->backoff = 0;
 		if (tp->tflags & TF_RECOVERY) {
@@ -463,7 +473,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			 * RACK below, by what the ACK delivered */
 			if (!(tp->tflags & TF_SACK_OK) &&
 			    ust_tcp_cc_cwnd_limited(tp))
-				tp->cc->cong_avoid(stk, tp, acked);
+				tp->cc->cong_avoid(stk, tp, cc_acked);
 		}
 		/* RFC 6298 5.2-5.3: all acknowledged, stop; else restart */
 		tp->tflags &= ~TF_TLP_SENT;

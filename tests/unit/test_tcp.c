@@ -2991,6 +2991,42 @@ test_limited_transmit_sack(void)
 	UT_EQ(tcp_info(stk, sd, &ti), 0);
 	UT_EQ(ti.unacked, 0);
 	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	ack_to(stk, &p, p.rcv_nxt);
+
+	/* the same without SACK (limited-transmit-no-sack): RFC 3042 on
+	 * the duplicate ACKs, and the ACK that fills the hole delivers one
+	 * segment, the duplicates having told of the other two */
+	peer_init(&p, 5000);
+	p.port = PPORT + 1;
+	p.sack = false;
+	sd = handshake_passive(stk, ls, &p);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_send(stk, sd, data, sizeof(data), 0), (int)sizeof(data));
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	b = th.seq;
+	UT_EQ(expect_run(&p, b + mss, 9, mss), 0);
+	p.rcv_nxt = b;
+	for (i = 0; i < 2; i++) {
+		psend(stk, &p, 0, NULL, 0);
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		UT_EQ(th.seq, b + (uint32_t)(10 + i) * mss);
+		UT_ASSERT(tx_none());
+	}
+	ack_to(stk, &p, b + 3 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 0);
+	UT_EQ(ti.cwnd, 11 * mss);
+	UT_EQ(expect_run(&p, b + 12 * mss, 2, mss), 0);
+	ack_to(stk, &p, b + 5 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 13 * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 14 * mss);
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, b + 15 * mss);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 0);
+	UT_EQ(ust_close(stk, sd), 0);
 	UT_EQ(ust_close(stk, ls), 0);
 	return teardown(stk);
 }
