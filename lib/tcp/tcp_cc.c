@@ -72,3 +72,37 @@ ust_tcp_cc_cwnd_validate(struct ust_tcp_sock *tp, bool cwnd_limited)
 		tp->cwnd_usage_seq = tp->snd_nxt;
 	}
 }
+
+uint32_t
+ust_tcp_cc_init_cwnd(const struct ust_stack *stk, const struct ust_tcp_sock *tp)
+{
+	const struct ust_tcp_conf *c = &stk->conf.tcp;
+	uint32_t iw = c->init_cwnd * tp->mss;
+
+	/* RFC 6928: IW = min(10 * MSS, max(2 * MSS, 14600)) for 10 */
+	if (c->init_cwnd >= 10)
+		iw = RTE_MIN(iw, RTE_MAX(2u * tp->mss, 14600u));
+	return iw;
+}
+
+void
+ust_tcp_cc_idle_restart(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	/* Linux's tcp_cwnd_restart() (RFC 5681 4.1, RFC 2861): after more
+	 * than an RTO without sending, cwnd is halved per RTO idle, down to
+	 * the initial window; ssthresh keeps 3/4 of the old cwnd */
+	uint64_t idle = stk->now - tp->lsnd_ns;
+	uint64_t rto = (uint64_t)tp->rto_us * 1000;
+	uint32_t restart = RTE_MIN(ust_tcp_cc_init_cwnd(stk, tp), tp->cwnd);
+	uint32_t cwnd = tp->cwnd;
+
+	tp->cc->event(stk, tp, UST_CC_EV_IDLE);
+	if (!(tp->tflags & TF_RECOVERY))
+		tp->ssthresh = RTE_MAX(tp->ssthresh,
+				       (tp->cwnd >> 1) + (tp->cwnd >> 2));
+	while (rto > 0 && idle > rto && cwnd > restart) {
+		idle -= rto;
+		cwnd >>= 1;
+	}
+	tp->cwnd = RTE_MAX(cwnd, restart);
+}

@@ -55,5 +55,11 @@ bool ust_tcp_cc_cwnd_limited(const struct ust_tcp_sock *tp);
 /* after output: record whether the flight was cwnd-limited (Linux's
  * tcp_cwnd_validate()) */
 void ust_tcp_cc_cwnd_validate(struct ust_tcp_sock *tp, bool cwnd_limited);
+/* the initial window (RFC 6928 for 10 segments) */
+uint32_t ust_tcp_cc_init_cwnd(const struct ust_stack *stk,
+			      const struct ust_tcp_sock *tp);
+/* sending after more than an RTO idle: slow start again (Linux's
+ * tcp_cwnd_restart(), net.ipv4.tcp_slow_start_after_idle = 1) */
+void ust_tcp_cc_idle_restart(struct ust_stack *stk, struct ust_tcp_sock *tp);
 
 #endif /* UST_TCP_CC_H */

@@ -16,8 +16,8 @@
  *    PAWS (RFC 7323 5.3), sequence check, RST (with RFC 5961's challenge
  *    ACK), SYN (RFC 5961 4), ACK (tcp_ack(): RTT, congestion control, loss
  *    detection (RACK-TLP with SACK, tcp_rack.c; duplicate ACKs and NewReno
- *    without), recovery with PRR, window update), segment text (tcp_data_in()),
- *    FIN (tcp_fin_in()), then output;
+ *    without), recovery with PRR, window update), segment text
+ *    (tcp_data_in()), FIN (tcp_fin_in()), then output;
  *  - a half-open entry or a listener: tcp_listen.c;
  *  - a TIME_WAIT entry: tcp_timer.c, unless a newer SYN reuses the 4-tuple
  *    (RFC 6191);
@@ -127,10 +127,8 @@ ust_tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	const struct ust_tcp_conf *c = &stk->conf.tcp;
 
 	ust_tcp_set_state(stk, tp, UST_TCP_ESTABLISHED);
-	/* RFC 6928: IW = min(10 * MSS, max(2 * MSS, 14600)) for 10 */
-	tp->cwnd = c->init_cwnd * tp->mss;
-	if (c->init_cwnd >= 10)
-		tp->cwnd = RTE_MIN(tp->cwnd, RTE_MAX(2u * tp->mss, 14600u));
+	tp->cwnd = ust_tcp_cc_init_cwnd(stk, tp);
+	tp->lsnd_ns = stk->now;
 	tp->ssthresh = INT32_MAX;
 	tp->snd_buf_seq = tp->iss + 1;
 	tp->recover = tp->iss;
@@ -393,7 +391,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	}
 
 	if (SEQ_GT(ack, tp->snd_una)) {
-		uint32_t acked = ack - tp->snd_una;
+		uint32_t acked = ack - tp->snd_una, cc_acked = acked;
 		uint32_t data_end = tcp_snd_data_end(tp);
 		uint32_t data_acked;
 
@@ -437,6 +435,16 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		if (SEQ_LT(tp->high_rxt, tp->snd_una))
 			tp->high_rxt = tp->snd_una;
 		ust_tcp_sack_sender_clean(tp);
+		/* without SACK, each duplicate ACK told of a segment that
+		 * arrived: the ACK that fills the hole delivers the rest only
+		 * (at least one segment), as Linux's tcp_remove_reno_sacks() */
+		if (!(tp->tflags & TF_SACK_OK) && tp->dupacks > 0) {
+			uint32_t told = (uint32_t)tp->dupacks * tp->mss;
+
+			cc_acked = acked > told ? acked - told : 0;
+			cc_acked = RTE_MAX(cc_acked,
+					   RTE_MIN(acked, (uint32_t)tp->mss));
+		}
 		tp->dupacks = 0;
 		tp->backoff = 0;
 		tp->soft_err = 0; /* the path works: an ICMP error is old */
@@ -465,9 +473,11 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			if ((tp->tflags & TF_LOSS) && SEQ_GEQ(ack, tp->recover))
 				tp->tflags &= ~TF_LOSS;
 			/* no growth while application-limited (RFC 7661,
-			 * Linux's tcp_is_cwnd_limited()) */
-			if (ust_tcp_cc_cwnd_limited(tp))
-				tp->cc->cong_avoid(stk, tp, acked);
+			 * Linux's tcp_is_cwnd_limited()); with SACK, after
+			 * RACK below, by what the ACK delivered */
+			if (!(tp->tflags & TF_SACK_OK) &&
+			    ust_tcp_cc_cwnd_limited(tp))
+				tp->cc->cong_avoid(stk, tp, cc_acked);
 		}
 		/* RFC 6298 5.2-5.3: all acknowledged, stop; else restart */
 		tp->tflags &= ~TF_TLP_SENT;
@@ -490,10 +500,8 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			if (!(tp->tflags & TF_SACK_OK))
 				tp->cwnd += tp->mss; /* RFC 6582: inflate */
 		} else if (!(tp->tflags & (TF_LOSS | TF_SACK_OK)) &&
-			   (tp->dupacks >= UST_TCP_DUPTHRESH ||
-			    ((tp->tflags & TF_SACK_OK) &&
-			     tp->sacked_bytes >
-			     (UST_TCP_DUPTHRESH - 1u) * tp->mss))) {
+			   tp->dupacks >= UST_TCP_DUPTHRESH) {
+			/* without SACK only: with it, RACK decides below */
 			ust_tcp_enter_recovery(stk, tp);
 		}
 	}
@@ -512,6 +520,12 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			ust_tcp_enter_recovery(stk, tp);
 		if (tp->tflags & TF_RECOVERY)
 			ust_tcp_prr_ack(tp, delivered, advanced, lost);
+		else if (advanced && ust_tcp_cc_cwnd_limited(tp))
+			/* cwnd grows by what this ACK delivered, SACKed
+			 * segments included (Linux's tcp_cong_control() with
+			 * tcp_may_raise_cwnd(): on an ACK that advances
+			 * SND.UNA); what was SACKed before counts no more */
+			tp->cc->cong_avoid(stk, tp, delivered);
 		/* RFC 8985 6.3: the reordering timer, in the RTO's place */
 		if (reo > 0)
 			ust_tcp_rtx_arm(stk, tp, UST_RTX_REO, reo);

@@ -220,6 +220,7 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 		/* RACK's record of the transmission; PRR's prr_out */
 		ust_tcp_rack_xmit(stk, tp, seq, end,
 				  (flags & UST_TCP_FIN) != 0, rtx);
+		tp->lsnd_ns = stk->now;
 		if (tp->tflags & TF_RECOVERY)
 			tp->rack.prr_out += end - seq;
 	}
@@ -509,6 +510,12 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		(TF_RECOVERY | TF_SACK_OK);
 	had_data = SEQ_LT(tp->snd_nxt, data_end) ||
 		(sack_rec && tp->snd_una != tp->snd_max);
+	/* new data after more than an RTO with nothing in flight: slow start
+	 * again (RFC 5681 4.1, Linux's tcp_slow_start_after_idle) */
+	if (tp->snd_una == tp->snd_max && SEQ_LT(tp->snd_nxt, data_end) &&
+	    !(tp->tflags & (TF_RECOVERY | TF_LOSS)) &&
+	    stk->now - tp->lsnd_ns > (uint64_t)tp->rto_us * 1000)
+		ust_tcp_cc_idle_restart(stk, tp);
 	for (;;) {
 		uint32_t flight, room, peer_room, avail, len;
 		uint8_t flags;

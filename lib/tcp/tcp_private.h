@@ -166,6 +166,10 @@ struct ust_tcp_rack {
 	uint32_t n;
 	uint32_t cap;
 	uint32_t live;          /* records not DEAD (Linux's packets_out) */
+	uint32_t head;          /* records below are DEAD (when sorted) */
+	bool sorted;            /* records in sequence order, and sent in
+				 * that order: an ACK without SACK blocks
+				 * delivers a prefix and can show no loss */
 	uint32_t flight;        /* bytes of those neither SACKed nor lost */
 	uint64_t xmit_ns;       /* RACK.xmit_ts */
 	uint32_t end_seq;       /* RACK.end_seq */
@@ -254,6 +258,7 @@ struct ust_tcp_sock {
 				 * bytes (Linux's max_packets_out) */
 	uint32_t cwnd_usage_seq; /* the current window ends when this is
 				  * acknowledged (Linux's cwnd_usage_seq) */
+	uint64_t lsnd_ns;       /* last data sent (Linux's lsndtime) */
 	const struct ust_tcp_cc_ops *cc;
 	uint64_t cc_priv[8];
 

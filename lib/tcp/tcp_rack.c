@@ -10,7 +10,8 @@
  * Each transmission of a segment (new or again) leaves a record: its
  * sequence range, its time, and whether it was a retransmission. An ACK
  * delivers records (cumulatively or by SACK); the most recently sent of
- * them gives RACK.xmit_ts, RACK.end_seq and RACK.rtt (6.2 step 2). A
+ * them gives RACK.xmit_ts and RACK.end_seq, the last sample in Linux's
+ * order RACK.rtt (6.2 step 2). A
  * record sent before RACK.xmit_ts and still not delivered RACK.rtt +
  * RACK.reo_wnd after it was sent is lost (step 5); one sent before but
  * not yet that old arms the reordering timer (6.3). A retransmission is a
@@ -38,6 +39,7 @@
 #define RACK_CAP_MIN 8u
 #define RACK_REO_PERSIST 16     /* RFC 8985 6.2 step 4 */
 #define RACK_REO_MULT_MAX 255
+#define RACK_REO_SLACK_NS 2000000ull
 
 /* RACK_sent_after(): was (t1, seq1) sent after (t2, seq2)? */
 static inline bool
@@ -83,11 +85,19 @@ static void
 rack_compact(struct ust_tcp_rack *r)
 {
 	uint32_t i, n = 0;
+	bool sorted = true;
 
-	for (i = 0; i < r->n; i++)
-		if (!(r->recs[i].flags & UST_TXR_DEAD))
-			r->recs[n++] = r->recs[i];
+	for (i = 0; i < r->n; i++) {
+		if (r->recs[i].flags & UST_TXR_DEAD)
+			continue;
+		if (n > 0 && (SEQ_LT(r->recs[i].seq, r->recs[n - 1].end) ||
+			      r->recs[i].xmit_ns < r->recs[n - 1].xmit_ns))
+			sorted = false;
+		r->recs[n++] = r->recs[i];
+	}
 	r->n = n;
+	r->head = 0;
+	r->sorted = sorted;
 }
 
 /* Room for one more record; false when there is none. */
@@ -121,16 +131,29 @@ rack_append(struct ust_stack *stk, struct ust_tcp_rack *r, uint32_t seq,
 {
 	struct ust_tcp_txrec *x;
 
+	if (r->live == 0) {
+		r->n = 0;
+		r->head = 0;
+		r->sorted = true;
+	}
 	if (!rack_room(stk, r)) {
 		/* forget the oldest transmission: the RTO will do for it */
 		uint32_t i, old = 0;
+
+		if (r->n == 0)
+			return; /* no array at all: nothing recorded */
 
 		for (i = 1; i < r->n; i++)
 			if (r->recs[i].xmit_ns < r->recs[old].xmit_ns)
 				old = i;
 		rack_set(r, &r->recs[old], UST_TXR_DEAD);
 		r->recs[old] = r->recs[--r->n];
+		r->sorted = false;
+		r->head = 0;
 	}
+	if (r->n > 0 && (SEQ_LT(seq, r->recs[r->n - 1].end) ||
+			 ns < r->recs[r->n - 1].xmit_ns))
+		r->sorted = false;
 	x = &r->recs[r->n++];
 	x->seq = seq;
 	x->end = end;
@@ -228,7 +251,9 @@ rack_detect_loss(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			timeout = deadline - stk->now;
 		}
 	}
-	*reo_ns = timeout;
+	/* the timer goes 2 ms after the deadline (Linux's
+	 * tcp_rack_mark_lost(): + TCP_TIMEOUT_MIN) */
+	*reo_ns = timeout > 0 ? timeout + RACK_REO_SLACK_NS : 0;
 	return lost;
 }
 
@@ -239,7 +264,8 @@ rack_sacked(const struct ust_tcp_sock *tp, uint32_t seq, uint32_t end)
 	unsigned int i;
 
 	for (i = 0; i < tp->n_sb; i++)
-		if (SEQ_LEQ(tp->sb[i].start, seq) && SEQ_GEQ(tp->sb[i].end, end))
+		if (SEQ_LEQ(tp->sb[i].start, seq) &&
+		    SEQ_GEQ(tp->sb[i].end, end))
 			return true;
 	return false;
 }
@@ -250,6 +276,9 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 {
 	struct ust_tcp_rack *r = &tp->rack;
 	uint32_t prior_fack = r->fack, delivered = 0, sacked = 0, i;
+	uint32_t rtt_end_cum = 0, rtt_end_sack = 0;
+	bool rtt_cum = false, rtt_sack = false, fast;
+	uint64_t rtt_last = 0;
 
 	*lost = false;
 	*reo_ns = 0;
@@ -257,7 +286,12 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 		return 0;
 	if (SEQ_LT(r->fack, tp->snd_una))
 		r->fack = tp->snd_una;
-	for (i = 0; i < r->n; i++) {
+	/* the common case: records in order, nothing SACKed; the ACK
+	 * delivers a prefix of them, and none left can be lost (all were
+	 * sent after those delivered), so the walk stops at the first one
+	 * still out */
+	fast = r->sorted && tp->n_sb == 0;
+	for (i = fast ? r->head : 0; i < r->n; i++) {
 		struct ust_tcp_txrec *x = &r->recs[i];
 		bool cum;
 		uint64_t rtt;
@@ -271,6 +305,8 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 				delivered += tp->snd_una - x->seq;
 				rack_range(r, x, tp->snd_una, x->end);
 			}
+			if (fast)
+				break;
 			if ((x->flags & UST_TXR_SACKED) ||
 			    !rack_sacked(tp, x->seq, x->end)) {
 				if (x->flags & UST_TXR_SACKED)
@@ -304,15 +340,37 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 			r->min_rtt_ns = RTE_MAX(rtt, (uint64_t)1000);
 		if (rack_sent_after(x->xmit_ns, x->end, r->xmit_ns,
 				    r->end_seq)) {
-			r->rtt_ns = rtt;
 			r->xmit_ns = x->xmit_ns;
 			r->end_seq = x->end;
 		}
+		/* RACK.rtt is the last sample taken; Linux takes the SACKed
+		 * segments first, then the cumulatively acknowledged ones in
+		 * sequence order: the last is the highest of the latter */
+		if (cum ? !rtt_cum || SEQ_GT(x->end, rtt_end_cum) :
+		    !rtt_cum && (!rtt_sack || SEQ_GT(x->end, rtt_end_sack))) {
+			if (cum) {
+				rtt_cum = true;
+				rtt_end_cum = x->end;
+			} else {
+				rtt_sack = true;
+				rtt_end_sack = x->end;
+			}
+			rtt_last = rtt;
+		}
 	}
+	if (fast)
+		r->head = i;
+	if (rtt_cum || rtt_sack)
+		r->rtt_ns = rtt_last;
 	r->segs_sacked = sacked;
 	/* the walks are over what is in flight, not over what was */
-	if (r->n > 2 * r->live + 16)
+	if (r->live == 0) {
+		r->n = 0;
+		r->head = 0;
+		r->sorted = true;
+	} else if (r->n > 2 * r->live + 16) {
 		rack_compact(r);
+	}
 	/* step 4: D-SACKs widen the reordering window for 16 recoveries */
 	if (r->dsack_round_set && SEQ_GEQ(tp->snd_una, r->dsack_round))
 		r->dsack_round_set = false;
@@ -325,7 +383,9 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 	}
 	if (r->reo_wnd_mult == 0)
 		r->reo_wnd_mult = 1;
-	*lost = rack_detect_loss(stk, tp, reo_ns);
+	/* (after a timeout, going back N sends everything again) */
+	if (!(tp->tflags & TF_LOSS) && !fast)
+		*lost = rack_detect_loss(stk, tp, reo_ns);
 	return delivered;
 }
 

@@ -141,6 +141,8 @@ tcp_tlp_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 				 false);
 		tp->snd_nxt += len;
 		tp->snd_max = tp->snd_nxt;
+		if (len < tp->mss)
+			tp->snd_sml = tp->snd_nxt; /* (Minshall) */
 		tp->rack.tlp_is_retrans = false;
 	} else if (ust_tcp_rack_last(tp, &s, &e, &f)) {
 		ust_tcp_send_segment(stk, tp, s, e - s - (f ? 1 : 0),

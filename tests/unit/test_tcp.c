@@ -2233,10 +2233,60 @@ test_slow_start(void)
 	return teardown(stk);
 }
 
+/* Slow start after idle (RFC 5681 4.1, Linux's tcp_cwnd_restart()): new
+ * data after more than an RTO with nothing in flight starts from
+ * min(cwnd halved per RTO idle, the initial window) (packetdrill
+ * slow_start/slow-start-after-idle: 10, 20, 36, then 10). */
+static int
+test_slow_start_after_idle(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[26 * 1448];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 100);
+	UT_ASSERT(sd >= 0);
+	fill(data, sizeof(data), 6);
+	UT_EQ(ust_send(stk, sd, data, sizeof(data), 0), (int)sizeof(data));
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	b = th.seq;
+	UT_EQ(expect_run(&p, b + mss, 9, mss), 0);
+	run(stk, 100);
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 20 * mss);
+	UT_EQ(expect_run(&p, b + 10 * mss, 16, mss), 0);
+	run(stk, 100);
+	ack_to(stk, &p, b + 26 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 36 * mss);
+	/* two seconds idle: 36 -> 18 -> 9, not below the initial 10 */
+	run(stk, 2000);
+	UT_EQ(ust_send(stk, sd, data, 20 * mss, 0), (int)(20 * mss));
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 10 * mss);
+	UT_EQ(expect_run(&p, b + 26 * mss, 10, mss), 0);
+	ack_to(stk, &p, b + 36 * mss);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	ack_to(stk, &p, b + 46 * mss);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 /* cwnd grows only when the flight was limited by it (RFC 7661, Linux's
  * tcp_is_cwnd_limited()); in slow start while cwnd < 2 * the largest
  * flight (packetdrill slow_start/slow-start-ack-per-2pkt-send-5pkt and
- * -send-6pkt, slow-start-app-limited). */
+ * -send-6pkt, slow-start-app-limited-9-packets-out, slow-start-app-limited:
+ * 5, 6, 9 and 10 segments of IW10). */
 static int
 test_cwnd_app_limited(void)
 {
@@ -2252,7 +2302,13 @@ test_cwnd_app_limited(void)
 	ls = listener(stk, LPORT, 8);
 	UT_ASSERT(ls >= 0);
 	fill(data, sizeof(data), 3);
-	for (k = 5; k <= 6; k++) {
+	for (k = 5; k <= 10; k++) {
+		/* in slow start, cwnd grows while below twice the flight;
+		 * ten of ten is cwnd-limited: no bound */
+		uint32_t cap = k >= 10 ? UINT32_MAX : 2u * (uint32_t)k;
+
+		if (k == 7 || k == 8)
+			continue;
 		peer_init(&p, 1000 + (uint32_t)k);
 		p.port = (uint16_t)(PPORT + k);
 		sd = handshake_passive(stk, ls, &p);
@@ -2267,8 +2323,8 @@ test_cwnd_app_limited(void)
 			run(stk, 1);
 			ack_to(stk, &p, b + (uint32_t)RTE_MIN(i, k) * mss);
 			UT_EQ(tcp_info(stk, sd, &ti), 0);
-			/* 5 of 10: never; 6 of 10: 10 < 12, once */
-			UT_EQ(ti.cwnd, (k == 5 ? 10 : 12) * mss);
+			UT_EQ(ti.cwnd, RTE_MIN(10u + (uint32_t)RTE_MIN(i, k),
+					       cap) * mss);
 		}
 		UT_ASSERT(tx_none());
 		/* one small write at a time, each ACKed: no growth */
@@ -2279,7 +2335,7 @@ test_cwnd_app_limited(void)
 			psend(stk, &p, 0, NULL, 0);
 		}
 		UT_EQ(tcp_info(stk, sd, &ti), 0);
-		UT_EQ(ti.cwnd, (k == 5 ? 10 : 12) * mss);
+		UT_EQ(ti.cwnd, RTE_MIN(10u + (uint32_t)k, cap) * mss);
 		UT_EQ(ust_close(stk, sd), 0);
 		UT_EQ(expect(&p, &th, NULL, 0), 0);
 	}
@@ -2461,8 +2517,10 @@ test_rack_reo_timer(void)
 	UT_ASSERT(tx_none());
 	UT_EQ(tcp_info(stk, sd, &ti), 0);
 	UT_EQ(ti.in_recovery, 0);
-	/* lost at 110 ms (RACK.rtt) + 25 ms (100 ms / 4) after sending */
-	UT_EQ(wait_tx(stk, 100), 25);
+	/* lost at 110 ms (RACK.rtt) + 25 ms (100 ms / 4) after sending;
+	 * the timer goes 2 ms later, as Linux's (packetdrill sack/
+	 * sack-shift-sacked-7-3-4-8-9-fack: +.027) */
+	UT_EQ(wait_tx(stk, 100), 27);
 	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
 	UT_EQ(th.seq, b);
 	UT_ASSERT(tx_none());
@@ -2567,6 +2625,132 @@ test_prr(void)
 	return teardown(stk);
 }
 
+/* PRR's slow start reduction bound (RFC 6937, pipe below ssthresh):
+ * four lost of ten, found at once by the third SACK; one retransmission
+ * per segment SACKed; at the end cwnd = ssthresh = 7, sent at once
+ * (packetdrill fast_recovery/prr-ss-30pkt-lost1_4). */
+static int
+test_prr_lost_four(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1448];
+	struct ust_tcp_repr th;
+	struct ust_tcp_info ti;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 10);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	run(stk, 10);
+	sack1(stk, &p, b, b + 4 * mss, b + 5 * mss);
+	UT_ASSERT(tx_none());
+	run(stk, 2);
+	sack1(stk, &p, b, b + 4 * mss, b + 6 * mss);
+	UT_ASSERT(tx_none());
+	for (i = 0; i < 4; i++) {
+		sack1(stk, &p, b, b + 4 * mss, b + (uint32_t)(7 + i) * mss);
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		UT_EQ(th.seq, b + (uint32_t)i * mss);
+		UT_ASSERT(tx_none(), "SACK %d", i);
+	}
+	run(stk, 10);
+	for (i = 1; i <= 3; i++) {
+		sack1(stk, &p, b + (uint32_t)i * mss, b + 4 * mss,
+		      b + 10 * mss);
+		UT_ASSERT(tx_none());
+	}
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 0);
+	UT_EQ(ti.cwnd, 7 * mss);
+	run(stk, 10);
+	UT_EQ(ust_send(stk, sd, data, 10 * mss, 0), (int)(10 * mss));
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	b = th.seq;
+	UT_EQ(expect_run(&p, b + mss, 6, mss), 0);
+	ack_to(stk, &p, b + 10 * mss);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 4);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* PRR with an ACK that arrives late, below SND.UNA: its new SACKs still
+ * count as delivered (packetdrill fast_recovery/
+ * prr-ss-ack-below-snd_una-cubic: segments 1, 5 and 8 lost). RACK.rtt is
+ * the last sample as Linux takes them (the cumulative ACK's highest), so
+ * the tenth segment is not yet lost when the late ACK comes. */
+static int
+test_prr_ack_below_una(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1448];
+	struct ust_tcp_repr th;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 10);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	run(stk, 10);
+	sack1(stk, &p, b, b + mss, b + 2 * mss);
+	sack1(stk, &p, b, b + mss, b + 3 * mss);
+	UT_ASSERT(tx_none());
+	{
+		const uint32_t two[2][2] = {
+			{ b + mss, b + 3 * mss },
+			{ b + 8 * mss, b + 9 * mss },
+		};
+
+		psack(stk, &p, two, 2);
+	}
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b);
+	UT_ASSERT(tx_none());
+	/* segments 1 to 4 arrive: three of the lost go (PRR: 2 delivered,
+	 * one more for SND.UNA advancing) */
+	run(stk, 12);
+	sack1(stk, &p, b + 4 * mss, b + 8 * mss, b + 9 * mss);
+	for (i = 0; i < 3; i++) {
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		UT_EQ(th.seq, b + (uint32_t)(4 + i) * mss);
+	}
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_send(stk, sd, data, 10 * mss, 0), (int)(10 * mss));
+	UT_ASSERT(tx_none());
+	/* a late ACK below SND.UNA SACKs 6 and 7: two more go, the last
+	 * lost segment and new data */
+	run(stk, 2);
+	sack1(stk, &p, b + 2 * mss, b + 5 * mss, b + 7 * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 7 * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 10 * mss);
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, b + 11 * mss);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	ack_to(stk, &p, b + 20 * mss);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 /* RACK finds a lost retransmission (RFC 8985 2.2, 6.2): the segment sent
  * again is lost too; a SACK of a segment sent after it, once the
  * retransmission is RACK.rtt old, says so, and it goes a third time
@@ -2653,7 +2837,7 @@ test_rack_dsack(void)
 	run(stk, 110);
 	sack1(stk, &p, b, b + mss, b + 2 * mss);
 	UT_ASSERT(tx_none());
-	UT_EQ(wait_tx(stk, 100), 50);
+	UT_EQ(wait_tx(stk, 100), 52);
 	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
 	UT_EQ(th.seq, b);
 	ack_to(stk, &p, b + 7 * mss);
@@ -2831,7 +3015,7 @@ test_tlp_episode(void)
  * tcp_packets_in_flight()): a new segment on each of the first duplicate
  * ACKs, limited transmit (RFC 3042) by another road (packetdrill
  * limited_transmit/limited-transmit-sack); it turns out to be reordering,
- * and no recovery begins. */
+ * and no recovery begins; cwnd grows by what each ACK newly delivered. */
 static int
 test_limited_transmit_sack(void)
 {
@@ -2866,17 +3050,64 @@ test_limited_transmit_sack(void)
 	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
 	UT_EQ(th.seq, b + 11 * mss);
 	UT_ASSERT(tx_none());
-	/* the first arrives: reordering, not loss */
-	run(stk, 1);
+	/* the first arrives: reordering, not loss; one segment newly
+	 * delivered (the other two were SACKed): cwnd 10 -> 11, nine out,
+	 * two go */
+	run(stk, 10);
 	ack_to(stk, &p, b + 3 * mss);
 	UT_EQ(tcp_info(stk, sd, &ti), 0);
 	UT_EQ(ti.in_recovery, 0);
-	while (expect(&p, &th, NULL, 0) >= 0)
-		;
+	UT_EQ(ti.cwnd, 11 * mss);
+	UT_EQ(expect_run(&p, b + 12 * mss, 2, mss), 0);
+	/* two more delivered: 13, the last segment goes, PSH */
+	run(stk, 20);
+	ack_to(stk, &p, b + 5 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 13 * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 14 * mss);
+	UT_EQ(th.flags, UST_TCP_ACK | UST_TCP_PSH);
+	UT_ASSERT(tx_none());
 	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 0);
 	ack_to(stk, &p, b + 15 * mss);
 	UT_EQ(tcp_info(stk, sd, &ti), 0);
 	UT_EQ(ti.unacked, 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	ack_to(stk, &p, p.rcv_nxt);
+
+	/* the same without SACK (limited-transmit-no-sack): RFC 3042 on
+	 * the duplicate ACKs, and the ACK that fills the hole delivers one
+	 * segment, the duplicates having told of the other two */
+	peer_init(&p, 5000);
+	p.port = PPORT + 1;
+	p.sack = false;
+	sd = handshake_passive(stk, ls, &p);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_send(stk, sd, data, sizeof(data), 0), (int)sizeof(data));
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	b = th.seq;
+	UT_EQ(expect_run(&p, b + mss, 9, mss), 0);
+	p.rcv_nxt = b;
+	for (i = 0; i < 2; i++) {
+		psend(stk, &p, 0, NULL, 0);
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		UT_EQ(th.seq, b + (uint32_t)(10 + i) * mss);
+		UT_ASSERT(tx_none());
+	}
+	ack_to(stk, &p, b + 3 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.in_recovery, 0);
+	UT_EQ(ti.cwnd, 11 * mss);
+	UT_EQ(expect_run(&p, b + 12 * mss, 2, mss), 0);
+	ack_to(stk, &p, b + 5 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 13 * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 14 * mss);
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, b + 15 * mss);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 0);
 	UT_EQ(ust_close(stk, sd), 0);
 	UT_EQ(ust_close(stk, ls), 0);
 	return teardown(stk);
@@ -4914,6 +5145,8 @@ static const struct ut_case cases[] = {
 	{ "RACK: a lost retransmission", test_rack_lost_retransmit },
 	{ "RACK: D-SACK widens the reordering window", test_rack_dsack },
 	{ "PRR: the sending rate in recovery", test_prr },
+	{ "PRR: four lost, slow start reduction bound", test_prr_lost_four },
+	{ "PRR: an ACK below SND.UNA", test_prr_ack_below_una },
 	{ "TLP: the last segment as sent, FIN alone, data and FIN",
 	  test_tlp },
 	{ "SACK: limited transmit, reordering", test_limited_transmit_sack },
@@ -4921,6 +5154,7 @@ static const struct ut_case cases[] = {
 	  test_tlp_episode },
 	{ "cwnd not grown while application-limited",
 	  test_cwnd_app_limited },
+	{ "slow start after idle", test_slow_start_after_idle },
 	{ "out-of-order reassembly, overlaps, SACK", test_reassembly },
 	{ "half-open entries: SYN-ACK retransmission, RST",
 	  test_half_open },
