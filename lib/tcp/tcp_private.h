@@ -228,6 +228,7 @@ struct ust_tcp_sock {
 	uint8_t dupacks;
 	uint8_t quickack;       /* segments still ACKed at once */
 	uint32_t unacked_segs;  /* full segments received since our ACK */
+	uint32_t icmp_in;       /* ICMP errors that matched (tcp_icmp.c) */
 	/* our last ACK to an invalid segment (out of window, PAWS, challenge:
 	 * ust_tcp_oow_rate_limited()): the clock + 1, 0: none yet */
 	uint64_t oow_ack_ns;
@@ -299,6 +300,7 @@ struct ust_tcp_sock {
 	uint32_t rcvbuf;
 	uint32_t rmem_alloc;    /* truesize in rcvq and ofoq */
 	int32_t fwd_alloc;      /* pages charged to the TCP pool, in bytes */
+	uint32_t notsent_lowat;  /* TCP_NOTSENT_LOWAT, bytes: 0, off */
 
 	/* timers */
 	struct ust_timer rtx_timer;
@@ -326,6 +328,7 @@ struct ust_tcp_sock {
 	uint16_t copy_small;
 	uint32_t fl_start;
 	uint32_t fl_end;
+	uint32_t user_timeout_ms; /* TCP_USER_TIMEOUT (RFC 5482): 0, off */
 
 	/* per-connection counters, for UST_TCP_INFO */
 	uint64_t tx_pkts;
@@ -348,15 +351,12 @@ struct ust_tcp_sock {
 	uint16_t pmtu;           /* path MTU (RFC 1191): 0, the netif's */
 	int soft_err;            /* RFC 1122 4.2.3.9: a soft ICMP error,
 				  * reported if the connection times out */
-	uint32_t notsent_lowat;  /* TCP_NOTSENT_LOWAT, bytes: 0, off */
-	uint32_t user_timeout_ms; /* TCP_USER_TIMEOUT (RFC 5482): 0, off */
 	uint32_t lsnd_t;         /* when data last went out (and at
 				  * establishment), UST_TCP_T units:
 				  * TCP_INFO's last_data_sent */
 	uint64_t ut_start_ns;    /* since when the head has gone unacked,
 				  * as the RTO timer saw it (0: not timing) */
 	struct ust_timer cork_timer;
-	uint64_t icmp_in;        /* ICMP errors that matched (TCP_INFO) */
 };
 
 /* A listener's queues. */
