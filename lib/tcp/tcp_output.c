@@ -621,11 +621,11 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			flags = UST_TCP_ACK;
 			if (len == avail && fin)
 				flags |= UST_TCP_FIN;
-			/* PSH at the end of each TSO-sized run of full
-			 * segments in this burst (new or sent again: Linux
-			 * retransmits in TSO packets too), as on Linux's
-			 * wire (tcp_tso_chunk_segs()) */
-			if (len == tp->mss) {
+			/* PSH at the end of each TSO-sized run of full new
+			 * segments in this burst, as on Linux's wire
+			 * (tcp_tso_chunk_segs()); not on retransmissions,
+			 * which Linux sends segment by segment */
+			if (!rtx && len == tp->mss) {
 				if (chunk_segs == 0)
 					chunk_segs = tcp_tso_chunk_segs(tp);
 				if (++chunk == chunk_segs) {
