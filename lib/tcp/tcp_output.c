@@ -595,10 +595,12 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			if (tp->tflags & TF_EOR_USED)
 				len = ust_tcp_sndq_eor_cut(stk, tp, tp->snd_nxt,
 							   len, &eor);
-			/* sender SWS avoidance: no small segment because the
-			 * window is small, while data is in flight */
-			if (len < tp->mss && len < avail && flight > 0 &&
-			    len < tp->snd_wnd_max / 2 && !eor)
+			/* sender SWS avoidance (RFC 9293 3.8.6.2.1): no
+			 * small segment because the window is small; with
+			 * nothing in flight the persist timer is the
+			 * override (below; Linux's probe timer) */
+			if (len < tp->mss && len < avail &&
+			    len < tp->snd_wnd_max / 2 && !eor && !tp->cork_push)
 				break;
 			/* TCP_CORK: no partial segment while corked, up to
 			 * the 200 ms ceiling (tcp_icmp.c) */
@@ -684,9 +686,13 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		if (sent > 0 || limited)
 			ust_tcp_cc_cwnd_validate(tp, limited);
 	}
-	/* a zero window with data waiting and nothing in flight: probe */
-	if (tp->snd_wnd == 0 && SEQ_LT(tp->snd_nxt, data_end) &&
-	    tp->snd_una == tp->snd_max && tp->rtx_mode != UST_RTX_PERSIST) {
+	/* a window too small for what waits (zero, or refused by SWS
+	 * avoidance) and nothing in flight: the persist timer, which probes
+	 * a zero window and sends what fits in a small one */
+	if (SEQ_LT(tp->snd_nxt, data_end) &&
+	    tp->snd_una == tp->snd_max && tp->rtx_mode != UST_RTX_PERSIST &&
+	    (tp->snd_wnd == 0 || (sent == 0 && tp->snd_wnd < data_end -
+				  tp->snd_nxt && tp->snd_wnd < tp->mss))) {
 		tp->probes = 0;
 		tp->backoff = 0;
 		ust_tcp_rtx_arm(stk, tp, UST_RTX_PERSIST, ust_tcp_rto_ns(tp));

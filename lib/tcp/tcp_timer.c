@@ -375,8 +375,13 @@ tcp_persist_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	const struct ust_tcp_conf *c = &stk->conf.tcp;
 
 	if (tp->snd_wnd != 0 || tcp_snd_data_end(tp) == tp->snd_nxt) {
+		/* a small window: what fits goes now, the override of
+		 * sender SWS avoidance (RFC 9293 3.8.6.2.1; Linux's
+		 * tcp_write_wakeup()) */
 		tp->rtx_mode = UST_RTX_NONE;
+		tp->cork_push = true;
 		ust_tcp_output(stk, tp);
+		tp->cork_push = false;
 		return;
 	}
 	if (tp->probes >= c->retries2) {

@@ -1858,6 +1858,26 @@ test_persist(void)
 	psend(stk, &p, 0, NULL, 0);
 	UT_EQ(wait_tx(stk, 5000), -1);
 
+	/* a small window (less than an MSS, than what waits and than half
+	 * the largest seen): sender SWS avoidance holds the data, nothing
+	 * in flight; the persist timer then sends what fits (RFC 9293
+	 * 3.8.6.2.1's override, Linux's tcp_write_wakeup()) */
+	{
+		static uint8_t big[1000];
+
+		p.win = 1; /* 128 bytes at the peer's shift of 7 */
+		psend(stk, &p, 0, NULL, 0);
+		UT_EQ(ust_send(stk, sd, big, sizeof(big), 0), 1000);
+		UT_ASSERT(tx_none());
+		UT_ASSERT(wait_tx(stk, 100000) > 0);
+		UT_EQ(expect(&p, &th, NULL, 0), 128);
+		p.win = 65535;
+		psend(stk, &p, 0, NULL, 0);
+		UT_EQ(expect(&p, &th, NULL, 0), 1000 - 128);
+		psend(stk, &p, 0, NULL, 0);
+		UT_EQ(wait_tx(stk, 5000), -1);
+	}
+
 	/* a peer that stops answering the probes: ETIMEDOUT after retries2
 	 * probes */
 	p.win = 0;
