@@ -169,7 +169,9 @@ tcp_info_fill_linux(const struct ust_tcp_sock *tp, struct tcp_info *ti)
 		TCP_LINUX_INFINITE_SSTHRESH : tp->ssthresh / RTE_MAX(mss, 1u);
 	ti->tcpi_snd_cwnd = tp->cwnd / RTE_MAX(mss, 1u);
 	ti->tcpi_advmss = tp->rcv_mss;
-	ti->tcpi_reordering = UST_TCP_DUPTHRESH;
+	ti->tcpi_reordering = tp->rack.reordering != 0 ?
+		tp->rack.reordering : UST_TCP_DUPTHRESH;
+	ti->tcpi_reord_seen = tp->rack.reord_seen;
 	tcp_info_lost(tp, &ti->tcpi_lost, &ti->tcpi_retrans);
 	ti->tcpi_rcv_space = tp->rcv_wnd;
 	ti->tcpi_total_retrans = (uint32_t)tp->retrans;

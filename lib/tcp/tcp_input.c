@@ -136,6 +136,7 @@ ust_tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tp->rack.fack = tp->snd_una;
 	tp->rack.end_seq = tp->snd_una;
 	tp->rack.reo_wnd_mult = 1;
+	tp->rack.reordering = UST_TCP_DUPTHRESH;
 	tp->max_flight = 0;
 	tp->snd_psh = tp->snd_buf_seq;
 	tp->snd_sml = tp->snd_buf_seq;

@@ -170,6 +170,9 @@ struct ust_tcp_rack {
 	bool sorted;            /* records in sequence order, and sent in
 				 * that order: an ACK without SACK blocks
 				 * delivers a prefix and can show no loss */
+	uint16_t reordering;    /* the largest reordering seen, segments
+				 * (Linux's tp->reordering, from 3: only
+				 * reported, TCP_INFO's tcpi_reordering) */
 	uint32_t flight;        /* bytes of those neither SACKed nor lost */
 	uint64_t xmit_ns;       /* RACK.xmit_ts */
 	uint32_t end_seq;       /* RACK.end_seq */
@@ -187,6 +190,8 @@ struct ust_tcp_rack {
 	bool tlp_is_retrans;    /* TLP.is_retrans */
 	bool tlp_out;           /* TLP.end_seq is set: an episode's probe
 				 * is unresolved (Linux's tlp_high_seq) */
+	uint16_t reord_seen;    /* reorderings seen (TCP_INFO's
+				 * tcpi_reord_seen; saturates) */
 	/* PRR (RFC 6937), bytes */
 	uint32_t prr_delivered;
 	uint32_t prr_out;

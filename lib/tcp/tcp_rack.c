@@ -257,6 +257,22 @@ rack_detect_loss(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	return lost;
 }
 
+/* A reordering of @metric bytes seen: its degree in segments, at most 300
+ * (Linux's tcp_check_sack_reordering(): tp->reordering grows only), and
+ * one more event. */
+static void
+rack_reordering(struct ust_tcp_sock *tp, uint32_t metric)
+{
+	struct ust_tcp_rack *r = &tp->rack;
+	uint32_t mss = RTE_MAX((uint32_t)tp->mss, 1u);
+
+	if (metric > (uint32_t)r->reordering * mss)
+		r->reordering = (uint16_t)RTE_MIN((metric + mss - 1) / mss,
+						  300u);
+	if (r->reord_seen < UINT16_MAX)
+		r->reord_seen++;
+}
+
 /* Is [seq, end) SACKed whole? */
 static bool
 rack_sacked(const struct ust_tcp_sock *tp, uint32_t seq, uint32_t end)
@@ -277,7 +293,9 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 	struct ust_tcp_rack *r = &tp->rack;
 	uint32_t prior_fack = r->fack, delivered = 0, sacked = 0, i;
 	uint32_t rtt_end_cum = 0, rtt_end_sack = 0;
+	uint32_t low_sack = 0, low_cum = 0;
 	bool rtt_cum = false, rtt_sack = false, fast;
+	bool reord_sack = false, reord_cum = false;
 	uint64_t rtt_last = 0;
 
 	*lost = false;
@@ -325,8 +343,20 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 		delivered += x->end - x->seq;
 		/* step 3: delivered below what was delivered before, never
 		 * sent again: the network reordered */
-		if (!(x->flags & UST_TXR_RETRANS) && SEQ_LT(x->seq, prior_fack))
+		if (!(x->flags & UST_TXR_RETRANS) &&
+		    SEQ_LT(x->seq, prior_fack)) {
 			r->reordering_seen = true;
+			/* the lowest, of the SACKed and of the
+			 * cumulatively acknowledged apart (below) */
+			if (!cum && (!reord_sack || SEQ_LT(x->seq, low_sack))) {
+				reord_sack = true;
+				low_sack = x->seq;
+			}
+			if (cum && (!reord_cum || SEQ_LT(x->seq, low_cum))) {
+				reord_cum = true;
+				low_cum = x->seq;
+			}
+		}
 		if (SEQ_GT(x->end, r->fack))
 			r->fack = x->end;
 		/* step 2: RACK_update() */
@@ -360,6 +390,14 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 	}
 	if (fast)
 		r->head = i;
+	/* the reordering's degree, once for what this ACK SACKed and once
+	 * for what it acknowledged cumulatively (Linux's
+	 * tcp_check_sack_reordering() from its SACK tagging and from its
+	 * retransmit queue's cleaning): reported by TCP_INFO */
+	if (reord_sack)
+		rack_reordering(tp, prior_fack - low_sack);
+	if (reord_cum)
+		rack_reordering(tp, prior_fack - low_cum);
 	if (rtt_cum || rtt_sack)
 		r->rtt_ns = rtt_last;
 	r->segs_sacked = sacked;
