@@ -50,19 +50,7 @@ kernel_pair
 start_echo_tap srv ustt0 --addr 198.18.0.2/24 --proto tcp --port 7 \
 	--json "$WORK/srv.json"
 nft_loss ustt0 "$LOSS"
-# the same rules on the veth (nft_loss names one interface per table)
-nsx nft -f - <<NFT
-table inet ustloss2 {
-	chain in {
-		type filter hook input priority 0; policy accept;
-		iifname "ustl0" numgen random mod 100 < $LOSS drop
-	}
-	chain out {
-		type filter hook output priority 0; policy accept;
-		oifname "ustl0" numgen random mod 100 < $LOSS drop
-	}
-}
-NFT
+nft_loss ustl0 "$LOSS" ustloss2 # the same on the veth
 
 ust=() kern=()
 for r in $(seq 1 "$REPS"); do

@@ -143,13 +143,13 @@ if j["udp_mem"]["pages"] != 0:
 PYEOF
 }
 
-# nft_loss IFACE PERCENT: drop that share of the frames the kernel receives
-# from and sends to IFACE, at random (nftables numgen; this kernel has no
-# netem)
+# nft_loss IFACE PERCENT [TABLE]: drop that share of the frames the kernel
+# receives from and sends to IFACE, at random (nftables numgen; this kernel
+# has no netem), in nftables table TABLE (ustloss)
 nft_loss() {
-	local iface=$1 pct=$2
+	local iface=$1 pct=$2 table=${3:-ustloss}
 	nsx nft -f - <<NFT
-table inet ustloss {
+table inet $table {
 	chain in {
 		type filter hook input priority 0; policy accept;
 		iifname "$iface" numgen random mod 100 < $pct drop
