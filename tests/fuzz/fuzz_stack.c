@@ -602,7 +602,9 @@ check_tp(const struct ust_tcp_sock *tp)
 		      "snd_buf_seq %u snd_una %u", tp->snd_buf_seq,
 		      tp->snd_una);
 	/* a timer runs exactly when it has a reason to, and anything in
-	 * flight has one */
+	 * flight has one: the RTO, the loss probe's, the persist timer,
+	 * or RACK's reordering timer (RFC 8985 6.3), which re-arms the RTO
+	 * when it finds nothing lost */
 	CHECK(ust_timer_armed(&tp->rtx_timer) == (tp->rtx_mode != UST_RTX_NONE),
 	      "rtx timer armed %d mode %u", ust_timer_armed(&tp->rtx_timer),
 	      tp->rtx_mode);
@@ -610,6 +612,7 @@ check_tp(const struct ust_tcp_sock *tp)
 	    tp->snd_una != tp->snd_max)
 		CHECK(tp->rtx_mode == UST_RTX_RTO ||
 		      tp->rtx_mode == UST_RTX_TLP ||
+		      tp->rtx_mode == UST_RTX_REO ||
 		      tp->rtx_mode == UST_RTX_PERSIST,
 		      "%u bytes in flight, rtx mode %u, state %s",
 		      tp->snd_max - tp->snd_una, tp->rtx_mode,
