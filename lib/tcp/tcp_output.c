@@ -6,14 +6,18 @@
  * TCP output, after lwIP's tcp_out.c split:
  *
  *  - the queued path: ust_send() appends to the send queue, then
- *    ust_tcp_output() decides what may go now (RFC 6675 NextSeg() during SACK
- *    recovery, else new data within min(cwnd, snd_wnd), Nagle (RFC 896,
- *    with Minshall's change as Linux), PSH on the end of each write,
- *    sender silly-window avoidance (RFC 9293 3.8.6.2.1), the FIN when the
- *    data is out) and calls ust_tcp_send_segment() for each segment;
+ *    ust_tcp_output() decides what may go now (what RACK marked lost
+ *    during SACK recovery, PRR's cwnd, else new data within min(cwnd,
+ *    snd_wnd), Nagle (RFC 896, with Minshall's change as Linux), TCP_CORK
+ *    and MSG_MORE, no segment across a MSG_EOR record's end, PSH on the
+ *    end of each write and of each TSO-sized run, sender silly-window
+ *    avoidance (RFC 9293 3.8.6.2.1) with the persist timer as its
+ *    override, the FIN when the data is out) and calls
+ *    ust_tcp_send_segment() for each segment;
  *  - direct sends that carry no data from the queue: ust_tcp_send_ack(),
- *    ust_tcp_send_syn(), ust_tcp_send_rst(), and ust_tcp_send_reply() for segments with
- *    no control block (RSTs to strangers, TIME_WAIT ACKs, probes).
+ *    ust_tcp_send_syn(), ust_tcp_send_rst(), and ust_tcp_send_reply()
+ *    for segments with no control block (RSTs to strangers, TIME_WAIT
+ *    ACKs, probes).
  *
  * Every segment is built by ust_tcp_seg_build() (tcp_tx.c): the one place
  * where a segment's mbuf layout is decided (linear, chained, first-linear,

@@ -34,8 +34,9 @@
  *  - the settings the script's sysctls give Linux (tcp_rmem, tcp_wmem,
  *    tcp_timestamps, tcp_sack, tcp_window_scaling, tcp_syn_retries,
  *    tcp_synack_retries, tcp_syncookies, keepalive, fin_timeout,
- *    retries2, tw_reuse, rfc1337, congestion control...), read from /proc/sys of
- *    the namespace the script runs in when the first socket is created
+ *    retries2, tw_reuse, rfc1337, congestion control...), read from
+ *    /proc/sys of the namespace the script runs in when the first socket
+ *    is created
  *    (packetdrill initialises the shim before the script's first shell
  *    command runs) and again at every socket(), so a script's sysctl
  *    command between connections takes effect as on Linux.
