@@ -257,7 +257,6 @@ ust_tcp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic)
 		stk->mib[UST_MIB_TCPEXT_OUTOFWINDOWICMPS]++;
 		return;
 	}
-	tp->icmp_in++;
 	if (ic->type == UST_ICMP_DEST_UNREACH &&
 	    ic->code == UST_ICMP_CODE_FRAG_NEEDED) {
 		tcp_icmp_frag_needed(stk, tp, ic);

@@ -233,7 +233,6 @@ struct ust_tcp_sock {
 	uint8_t dupacks;
 	uint8_t quickack;       /* segments still ACKed at once */
 	uint32_t unacked_segs;  /* full segments received since our ACK */
-	uint32_t icmp_in;       /* ICMP errors that matched (tcp_icmp.c) */
 	/* our last ACK to an invalid segment (out of window, PAWS, challenge:
 	 * ust_tcp_oow_rate_limited()): the clock + 1, 0: none yet */
 	uint64_t oow_ack_ns;
