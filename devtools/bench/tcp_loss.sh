@@ -6,10 +6,21 @@
 # both ways) between a kernel client and
 #   ust-echo over TAP (the kernel's TCP sends, ustack's echoes), and
 #   a kernel echo server over a veth pair (the kernel on both sides),
-# with nftables dropping LOSS percent (5) of the frames both ways on the
-# client's interface. BENCH_REPS runs of each, interleaved; medians of the
-# wall time, and ustack's retransmissions and retransmission timeouts.
-#   sudo devtools/bench/tcp_loss.sh       (LOSS=N, MIB=N, BENCH_REPS=N)
+# with LOSS percent (5) of the segments lost each way, as on a lossy wire:
+# every loss is a segment the sender handed over and the receiver never saw.
+#  - Segments are dropped where they arrive: by nftables' input hook in the
+#    namespace of the receiving kernel, by ust-echo's fault stage
+#    (--fault drop=) in front of ustack. A drop in the sender's own output
+#    hook would not be a loss: the sending kernel sees the error, keeps the
+#    segment and sends it again later, without any loss recovery.
+#  - The veth pair carries one segment per frame (TSO, GSO and GRO off on
+#    both ends), as the TAP does: otherwise a dropped frame would be a 64 KB
+#    GSO packet, one loss event for ~45 segments.
+# BENCH_REPS runs of each, interleaved; medians of the wall time; each
+# sender's retransmissions and retransmission timeouts.
+# Both sides run the congestion control CC (cubic, or reno), whatever the
+# host's default is (this one's is bbr, which ustack does not have).
+#   sudo devtools/bench/tcp_loss.sh       (LOSS=N, MIB=N, BENCH_REPS=N, CC=)
 set -euo pipefail
 export TEST=tcp_loss
 . "$(dirname "$0")/../../tests/integration/lib.sh"
@@ -17,6 +28,7 @@ export TEST=tcp_loss
 bench_setup
 LOSS=${LOSS:-5}
 MIB=${MIB:-64}
+CC=${CC:-cubic}
 PEER=$UST_SRC/tests/integration/tcp_peer.py
 NS2=$NS-k
 
@@ -27,47 +39,100 @@ kernel_pair() {
 	nsx ip addr add 198.18.2.1/24 dev ustl0
 	nsx ip link set ustl0 up
 	ip netns exec "$NS2" ip link set lo up
+	# the congestion control ustack runs (a per-namespace setting)
+	nsx sysctl -qw net.ipv4.tcp_congestion_control="$CC"
+	ip netns exec "$NS2" sysctl -qw net.ipv4.tcp_congestion_control="$CC"
 	ip netns exec "$NS2" ip addr add 198.18.2.2/24 dev ustl1
 	ip netns exec "$NS2" ip link set ustl1 up
+	nsx ethtool -K ustl0 tso off gso off gro off >/dev/null
+	ip netns exec "$NS2" ethtool -K ustl1 tso off gso off gro off >/dev/null
 	ip netns exec "$NS2" "$PY" "$PEER" echo-server 7 &
 	PIDS+=($!)
 	sleep 0.5
 }
 
-# run_stream HOST: seconds the echo of the stream took
+# kctr NS NAME: kernel counter NAME (absolute) in namespace NS
+kctr() {
+	ip netns exec "$1" nstat -az "$2" | awk -v n="$2" '$1 == n {print $2}'
+}
+
+# run_stream HOST: seconds the echo of the stream took; the kernel client's
+# retransmitted segments and retransmission timeouts during it (and the
+# kernel echo server's, for the veth) are written to $WORK/kctr
 run_stream() {
-	local t0 t1
+	local t0 t1 c0 s0 c1 s1
+	c0="$(kctr "$NS" TcpRetransSegs) $(kctr "$NS" TcpExtTCPTimeouts)"
+	s0="$(kctr "$NS2" TcpRetransSegs) $(kctr "$NS2" TcpExtTCPTimeouts)"
 	t0=$(date +%s.%N)
 	nsx timeout 900 "$PY" "$PEER" stream "$1" 7 $((MIB << 20)) 2026 \
 		> "$WORK/stream.log" 2>&1 || { cat "$WORK/stream.log"; fail "stream to $1"; }
 	t1=$(date +%s.%N)
+	c1="$(kctr "$NS" TcpRetransSegs) $(kctr "$NS" TcpExtTCPTimeouts)"
+	s1="$(kctr "$NS2" TcpRetransSegs) $(kctr "$NS2" TcpExtTCPTimeouts)"
+	echo "$c0 $c1 $s0 $s1" | awk '{print $3 - $1, $4 - $2, $7 - $5, $8 - $6}' \
+		> "$WORK/kctr"
 	echo "$t0 $t1" | awk '{printf "%.2f", $2 - $1}'
 }
 
+# a namespace may only select a congestion control that the host allows:
+# CC joins the allowed list for the run, which restores the old list
+CC_ALLOWED=/proc/sys/net/ipv4/tcp_allowed_congestion_control
+CC_OLD=$(cat "$CC_ALLOWED")
+grep -qw "$CC" /proc/sys/net/ipv4/tcp_available_congestion_control ||
+	modprobe "tcp_$CC" 2>/dev/null || true
+grep -qw "$CC" /proc/sys/net/ipv4/tcp_available_congestion_control ||
+	fail "the kernel has no $CC congestion control"
+grep -qw "$CC" "$CC_ALLOWED" || echo "$CC_OLD $CC" > "$CC_ALLOWED"
+
 ns_create
-trap 'cleanup; ip netns del "$NS2" 2>/dev/null || true' EXIT
+trap 'cleanup; ip netns del "$NS2" 2>/dev/null || true; echo "$CC_OLD" > "$CC_ALLOWED"' EXIT
 kernel_pair
+# ustack with the same congestion control (its name for reno: newreno)
+case $CC in
+cubic) UCC=cubic ;;
+reno) UCC=newreno ;;
+*) fail "CC=$CC: ustack has cubic and reno (newreno)" ;;
+esac
+printf '[tcp]\ncongestion = %s\n' "$UCC" > "$WORK/cc.ini"
 start_echo_tap srv ustt0 --addr 198.18.0.2/24 --proto tcp --port 7 \
+	--config "$WORK/cc.ini" --fault "drop=$LOSS%,seed=2026" \
 	--json "$WORK/srv.json"
+# the receiving side of each hop drops (lib.sh's nft_loss): the client's
+# namespace on both of its interfaces, the echo server's on its veth end
 nft_loss ustt0 "$LOSS"
-nft_loss ustl0 "$LOSS" ustloss2 # the same on the veth
+nft_loss ustl0 "$LOSS" ustloss2
+nft_loss ustl1 "$LOSS" ustloss "$NS2"
 
 ust=() kern=()
+crtx=0 cto=0 kcrtx=0 kcto=0 ksrtx=0 ksto=0
 for r in $(seq 1 "$REPS"); do
 	ust+=("$(run_stream 198.18.0.2)")
+	read -r a b _ _ < "$WORK/kctr"
+	crtx=$((crtx + a)) cto=$((cto + b))
 	kern+=("$(run_stream 198.18.2.2)")
+	read -r a b c d < "$WORK/kctr"
+	kcrtx=$((kcrtx + a)) kcto=$((kcto + b)) ksrtx=$((ksrtx + c)) ksto=$((ksto + d))
 	echo "rep $r: ustack ${ust[-1]} s, kernel ${kern[-1]} s" >&2
 done
 stop "$ECHO_PID"
 rtx=$(json_get "$WORK/srv.json" 'j["counters"]["Tcp"]["RetransSegs"]')
 rto=$(json_get "$WORK/srv.json" 'j["counters"]["TcpExt"].get("TCPTimeouts", 0)')
+fdrop=$(sed -n 's/.*fault stage: \([0-9]*\) frames, dropped \([0-9]*\).*/\2 of \1/p' \
+	"$WORK/srv.log" | head -1)
 mu=$(median "${ust[@]}")
 mk=$(median "${kern[@]}")
 echo
-echo "| ${MIB} MiB echo, ${LOSS}% loss both ways | seconds (median of $REPS) |"
+echo "| ${MIB} MiB echo, ${LOSS}% loss each way, $CC | seconds (median of $REPS) |"
 echo "|---|---|"
 echo "| kernel client, ust-echo over TAP | $mu |"
 echo "| kernel client, kernel echo over veth | $mk |"
 echo "| ratio ustack / kernel | $(echo "$mu $mk" | awk '{printf "%.2f", $1 / $2}') |"
 echo
-echo "ust-echo, all runs: RetransSegs $rtx, TCPTimeouts $rto"
+echo "Retransmitted segments / retransmission timeouts, all $REPS runs:"
+echo "| sender | RetransSegs | TCPTimeouts |"
+echo "|---|---|---|"
+echo "| ust-echo (to the kernel client) | $rtx | $rto |"
+echo "| kernel client (to ust-echo) | $crtx | $cto |"
+echo "| kernel echo (to the kernel client) | $ksrtx | $ksto |"
+echo "| kernel client (to the kernel echo) | $kcrtx | $kcto |"
+echo "(ust-echo's fault stage dropped $fdrop of the frames it received)"

@@ -143,24 +143,32 @@ if j["udp_mem"]["pages"] != 0:
 PYEOF
 }
 
-# nft_loss IFACE PERCENT [TABLE]: drop that share of the frames the kernel
-# receives from and sends to IFACE, at random (nftables numgen; this kernel
-# has no netem), in nftables table TABLE (ustloss)
+# nft_loss IFACE PERCENT [TABLE [NETNS]]: drop that share of the frames the
+# kernel receives from IFACE, at random (nftables numgen in the input hook;
+# this kernel has no netem), in nftables table TABLE (ustloss) of namespace
+# NETNS (the test's). Only the receiving side can lose a frame as a wire
+# would: a drop in the sender's own output hook is an error the sending
+# kernel sees, and it keeps the segment and sends it again later, without
+# any loss recovery. The other direction's losses are ust-echo's:
+# --fault "drop=PERCENT%" (LOSS_FAULT below) in front of its stack.
 nft_loss() {
-	local iface=$1 pct=$2 table=${3:-ustloss}
-	nsx nft -f - <<NFT
+	local iface=$1 pct=$2 table=${3:-ustloss} netns=${4:-$NS}
+	ip netns exec "$netns" nft -f - <<NFT
 table inet $table {
 	chain in {
 		type filter hook input priority 0; policy accept;
 		iifname "$iface" numgen random mod 100 < $pct drop
 	}
-	chain out {
-		type filter hook output priority 0; policy accept;
-		oifname "$iface" numgen random mod 100 < $pct drop
-	}
 }
 NFT
 }
+
+# LOSS (percent, 0 when unset) as ust-echo options: the array LOSS_FAULT,
+# a seeded fault stage dropping that share of what ust-echo receives
+LOSS_FAULT=()
+if [ "${LOSS:-0}" != 0 ]; then
+	LOSS_FAULT=(--fault "drop=${LOSS}%,seed=$$")
+fi
 
 # TX layout of the TCP data segments from the environment: TX_LAYOUT
 # (linear, chained, first-linear) and COPY_SMALL (bytes) become ust-echo's

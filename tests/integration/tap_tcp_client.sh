@@ -4,9 +4,10 @@
 # over TAP: 1000 short connections (one request-response each, closed in
 # order), a 64 MiB stream echoed byte-exact (sha256 of the file sent and of
 # what came back), ECONNREFUSED from a closed port, and ECONNRESET from a
-# server that resets its connections. With LOSS=N (percent), nftables drops
-# that share of the kernel's frames both ways, and RetransSegs must be
-# non-zero. TX_LAYOUT and COPY_SMALL set ust-echo's --tx-layout and
+# server that resets its connections. With LOSS=N (percent), that share of
+# the frames is lost each way (nftables in the kernel's input, ust-echo's
+# fault stage in front of its stack: lib.sh's nft_loss), and RetransSegs
+# must be non-zero. TX_LAYOUT and COPY_SMALL set ust-echo's --tx-layout and
 # --copy-small (the layout must then show in its tcp_tx counters); CONNS
 # and MIB size the two parts (1000 connections, 64 MiB).
 . "$(dirname "$0")/lib.sh"
@@ -27,7 +28,7 @@ client_tap() {
 		$(eal_mem 256) --file-prefix "$name-$$" \
 		--vdev "net_tap0,iface=ustc0" -- --mode client \
 		--addr 198.18.0.2/24 --peer 198.18.0.1 --proto tcp "$@" \
-		${TXL[@]+"${TXL[@]}"} \
+		${TXL[@]+"${TXL[@]}"} ${LOSS_FAULT[@]+"${LOSS_FAULT[@]}"} \
 		--json "$WORK/$name.json" > "$WORK/$name.log" 2>&1 &
 	local pid=$!
 	PIDS+=("$pid")
@@ -56,8 +57,11 @@ for i in $(seq 1 100); do
 	sleep 0.05
 done
 
-# $CONNS connections, one transaction each
-client_tap short --port 7 --flows 4 --reconnect 1 --count "$CONNS" --size 64 \
+# $CONNS connections, one transaction each, on 4 flows (20 under loss,
+# where each loss costs a timeout of 0.2 to 1 s)
+FLOWS=4
+[ "$LOSS" = 0 ] || FLOWS=20
+client_tap short --port 7 --flows "$FLOWS" --reconnect 1 --count "$CONNS" --size 64 \
 	--duration 600 --warmup 0
 [ "$CLIENT_RC" = 0 ] || { cat "$WORK/short.log"; fail "short connections"; }
 grep -E "transactions:|connections:|errors:" "$WORK/short.log"

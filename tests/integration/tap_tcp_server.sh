@@ -4,8 +4,11 @@
 # connections echoed byte-exact and closed in order, a 64 MiB random stream
 # echoed with matching sha256, ECONNREFUSED from a closed port, and
 # ECONNRESET when the server resets its connections at exit. With
-# LOSS=N (percent), nftables drops that share of the kernel's frames both
-# ways (numgen random) and RetransSegs must be non-zero. TX_LAYOUT and
+# LOSS=N (percent), that share of the frames is lost each way, as on a
+# lossy wire (nftables in the kernel's input, ust-echo's fault stage in
+# front of its stack: lib.sh's nft_loss), the short connections run 20 at
+# a time (each loss costs a timeout of 0.2 to 1 s), and RetransSegs must be
+# non-zero. TX_LAYOUT and
 # COPY_SMALL set ust-echo's --tx-layout and --copy-small (the layout must
 # then show in its tcp_tx counters); CONNS and MIB size the two parts (1000
 # connections, 64 MiB).
@@ -16,12 +19,16 @@ MIB=${MIB:-64}
 CONNS=${CONNS:-1000}
 ns_create
 start_echo_tap srv ustt0 --addr 198.18.0.2/24 --proto tcp --port 7 \
-	--close-rst --json "$WORK/srv.json" ${TXL[@]+"${TXL[@]}"}
+	--close-rst --json "$WORK/srv.json" ${TXL[@]+"${TXL[@]}"} \
+	${LOSS_FAULT[@]+"${LOSS_FAULT[@]}"}
+PAR=1
 if [ "$LOSS" != 0 ]; then
 	nft_loss ustt0 "$LOSS"
+	PAR=20
+	log "loss ${LOSS}% each way: ${LOSS_FAULT[*]}"
 fi
 peer="$(dirname "$0")/tcp_peer.py"
-nsx timeout 600 "$PY" "$peer" short 198.18.0.2 7 "$CONNS" 64 ||
+nsx timeout 600 "$PY" "$peer" short 198.18.0.2 7 "$CONNS" 64 "$PAR" ||
 	fail "$CONNS short connections"
 nsx timeout 900 "$PY" "$peer" stream 198.18.0.2 7 $((MIB << 20)) 2026 ||
 	fail "${MIB} MiB stream"

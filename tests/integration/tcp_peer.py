@@ -5,8 +5,9 @@
 
   tcp_peer.py echo-server PORT            echo every connection until killed
   tcp_peer.py rst-server PORT             read a little, then reset (SO_LINGER 0)
-  tcp_peer.py short HOST PORT N SIZE      N connections one after another, each
-                                          SIZE bytes echoed byte-exact, then closed
+  tcp_peer.py short HOST PORT N SIZE [P]  N connections, P at a time (1: one after
+                                          another), each SIZE bytes echoed
+                                          byte-exact, then closed
   tcp_peer.py stream HOST PORT BYTES SEED BYTES of seeded random data sent on one
                                           connection, the echo read back; the two
                                           sha256 must match
@@ -69,11 +70,11 @@ def serve(port, handler):
     srv.serve_forever()
 
 
-def short(host, port, n, size):
-    rnd = random.Random(n * 7919 + size)
-    t0 = time.monotonic()
-    for i in range(n):
-        data = rnd.randbytes(size)
+def short(host, port, n, size, par=1):
+    failed = []
+
+    def one(i):
+        data = random.Random((n * 7919 + size) * 65536 + i).randbytes(size)
         with socket.create_connection((host, port), timeout=60) as s:
             s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             s.sendall(data)
@@ -81,16 +82,39 @@ def short(host, port, n, size):
             while len(got) < size:
                 b = s.recv(65536)
                 if not b:
-                    die(f"connection {i}: EOF after {len(got)} of {size} bytes")
+                    return f"connection {i}: EOF after {len(got)} of {size} bytes"
                 got += b
             if got != data:
-                die(f"connection {i}: echo differs")
+                return f"connection {i}: echo differs"
             s.shutdown(socket.SHUT_WR)
             if s.recv(1) != b"":
-                die(f"connection {i}: data after the echo")
+                return f"connection {i}: data after the echo"
+        return None
+
+    def worker(w):
+        # connections w, w + par, w + 2 par... one after another
+        for i in range(w, n, par):
+            if failed:
+                return
+            try:
+                err = one(i)
+            except OSError as e:
+                err = f"connection {i}: {e}"
+            if err:
+                failed.append(err)
+                return
+
+    t0 = time.monotonic()
+    ths = [threading.Thread(target=worker, args=(w,)) for w in range(par)]
+    for th in ths:
+        th.start()
+    for th in ths:
+        th.join()
     dt = time.monotonic() - t0
-    print(f"{n} connections of {size} bytes echoed byte-exact and closed "
-          f"in order in {dt:.2f} s ({n / dt:.0f}/s)")
+    if failed:
+        die(failed[0])
+    print(f"{n} connections of {size} bytes ({par} at a time) echoed "
+          f"byte-exact and closed in order in {dt:.2f} s ({n / dt:.0f}/s)")
 
 
 def stream(host, port, total, seed):
@@ -174,7 +198,8 @@ def main(argv):
     elif cmd == "rst-server":
         serve(int(args[0]), Rst)
     elif cmd == "short":
-        short(args[0], int(args[1]), int(args[2]), int(args[3]))
+        short(args[0], int(args[1]), int(args[2]), int(args[3]),
+              int(args[4]) if len(args) > 4 else 1)
     elif cmd == "stream":
         stream(args[0], int(args[1]), int(args[2]), int(args[3]))
     elif cmd == "refused":
