@@ -324,7 +324,7 @@ ust_tcp_sock_alloc(struct ust_stack *stk)
 	tp->rto_us = stk->conf.tcp.rto_init_ms * 1000;
 	tp->keep_idle_ms = stk->conf.tcp.keepalive_time_ms;
 	tp->keep_intvl_ms = stk->conf.tcp.keepalive_intvl_ms;
-	tp->keep_cnt = stk->conf.tcp.keepalive_probes;
+	tp->keep_cnt = (uint8_t)stk->conf.tcp.keepalive_probes; /* (1..127) */
 	tp->tx_layout = stk->conf.tcp.tx_layout;
 	tp->copy_small = stk->conf.tcp.copy_small;
 	ust_pktq_init(&tp->sndq);

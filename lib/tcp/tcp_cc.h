@@ -39,6 +39,11 @@ struct ust_tcp_cc_ops {
 	uint32_t (*ssthresh)(struct ust_stack *stk, struct ust_tcp_sock *tp);
 	void (*event)(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		      enum ust_tcp_cc_event ev);
+	/* optional: an ACK brought an RTT sample (@rtt_us, of the most
+	 * recently sent segment it delivered, as Linux's pkts_acked() gets
+	 * it); called before cong_avoid() */
+	void (*pkts_acked)(struct ust_stack *stk, struct ust_tcp_sock *tp,
+			   uint32_t rtt_us);
 };
 
 extern const struct ust_tcp_cc_ops ust_tcp_cc_newreno;

@@ -117,6 +117,28 @@ tcp_info_lost(const struct ust_tcp_sock *tp, uint32_t *lost,
 	}
 }
 
+/* the chronographs in microseconds (Linux's tcp_get_info_chrono_stats()):
+ * busy time is the sum of all three, the running one up to now */
+static void
+tcp_info_chrono(const struct ust_stack *stk, const struct ust_tcp_sock *tp,
+		struct tcp_info *ti)
+{
+	uint64_t us[3], total = 0;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		uint32_t t = tp->chrono_stat[i];
+
+		if (tp->chrono_type == i + 1)
+			t += UST_TCP_T(stk->now) - tp->chrono_start;
+		us[i] = ((uint64_t)t << 20) / 1000;
+		total += us[i];
+	}
+	ti->tcpi_busy_time = total;
+	ti->tcpi_rwnd_limited = us[UST_CHRONO_RWND - 1];
+	ti->tcpi_sndbuf_limited = us[UST_CHRONO_SNDBUF - 1];
+}
+
 static void
 tcp_info_fill_linux(const struct ust_tcp_sock *tp, struct tcp_info *ti)
 {
@@ -181,6 +203,7 @@ tcp_info_fill_linux(const struct ust_tcp_sock *tp, struct tcp_info *ti)
 	ti->tcpi_segs_in = (uint32_t)tp->segs_in;
 	ti->tcpi_notsent_bytes = tcp_notsent_bytes(tp);
 	ti->tcpi_snd_wnd = tp->snd_wnd;
+	tcp_info_chrono(stk, tp, ti);
 }
 
 int

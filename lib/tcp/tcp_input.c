@@ -394,15 +394,16 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	if (SEQ_GT(ack, tp->snd_una)) {
 		uint32_t acked = ack - tp->snd_una, cc_acked = acked;
 		uint32_t data_end = tcp_snd_data_end(tp);
-		uint32_t data_acked;
+		uint32_t data_acked, rtt_us = 0;
 
 		/* RTT (RFC 6298): the segment timed in microseconds (Karn:
 		 * never a retransmitted one), else the echoed timestamp
 		 * (RFC 7323 4.1), whose resolution is a millisecond */
 		if ((tp->tflags & TF_RTT_TIMING) && SEQ_GT(ack, tp->rtt_seq)) {
 			tp->tflags &= ~TF_RTT_TIMING;
-			ust_tcp_rtt_sample(tp, (uint32_t)((stk->now -
-				tp->rtt_start_ns) / 1000), &stk->conf.tcp);
+			rtt_us = (uint32_t)((stk->now - tp->rtt_start_ns) /
+					    1000);
+			ust_tcp_rtt_sample(tp, rtt_us, &stk->conf.tcp);
 		} else if (!(tp->tflags & TF_RTT_TIMING) &&
 			   (tp->tflags & TF_TS_OK) &&
 			   (th->opts.has & UST_TCPOPT_TS) &&
@@ -421,9 +422,10 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			 * ACK (lost ACKs, then the peer's silence), not the
 			 * path: growth of the path's RTT is still seen by the
 			 * timed segments above */
-			if ((uint64_t)ms * 1000 <= tp->rto_us)
-				ust_tcp_rtt_sample(tp, ms * 1000 + 500,
-					       &stk->conf.tcp);
+			if ((uint64_t)ms * 1000 <= tp->rto_us) {
+				rtt_us = ms * 1000 + 500;
+				ust_tcp_rtt_sample(tp, rtt_us, &stk->conf.tcp);
+			}
 		}
 		/* the data part of what is acknowledged (not SYN, not FIN) */
 		data_acked = SEQ_MIN(ack, data_end) - tp->snd_buf_seq;
@@ -476,17 +478,32 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			/* no growth while application-limited (RFC 7661,
 			 * Linux's tcp_is_cwnd_limited()); with SACK, after
 			 * RACK below, by what the ACK delivered */
+			if (!(tp->tflags & TF_SACK_OK) && rtt_us != 0 &&
+			    tp->cc->pkts_acked != NULL)
+				tp->cc->pkts_acked(stk, tp, rtt_us);
 			if (!(tp->tflags & TF_SACK_OK) &&
 			    ust_tcp_cc_cwnd_limited(tp))
 				tp->cc->cong_avoid(stk, tp, cc_acked);
 		}
 		/* RFC 6298 5.2-5.3: all acknowledged, stop; else restart */
 		tp->tflags &= ~TF_TLP_SENT;
-		if (tp->snd_una == tp->snd_max)
+		if (tp->snd_una == tp->snd_max) {
 			ust_tcp_rtx_stop(stk, tp);
-		else if (tp->rtx_mode == UST_RTX_RTO ||
-			 tp->rtx_mode == UST_RTX_TLP)
+			tcp_chrono_stop(stk, tp, UST_CHRONO_BUSY);
+		} else if (tp->rtx_mode == UST_RTX_RTO ||
+			   tp->rtx_mode == UST_RTX_TLP) {
 			ust_tcp_rtx_rearm(stk, tp, true);
+		}
+		/* the application is no longer held by the send buffer once
+		 * a third of it is free (Linux's sk_stream_min_wspace():
+		 * free space at least half of what is queued) */
+		if ((tp->tflags & TF_NOSPACE) &&
+		    tp->base.sndbuf - RTE_MIN(tp->snd_buffered,
+					      tp->base.sndbuf) >=
+		    tp->snd_buffered / 2) {
+			tp->tflags &= ~TF_NOSPACE;
+			tcp_chrono_stop(stk, tp, UST_CHRONO_SNDBUF);
+		}
 		if (tp->snd_buffered < tp->base.sndbuf)
 			ust_tcp_wakeup(tp);
 	} else if (ack == tp->snd_una && tp->snd_una != tp->snd_max &&
@@ -511,11 +528,15 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		 * lost; losses start recovery (Linux's tcp_time_to_recover()
 		 * with RACK: no duplicate-ACK threshold), where PRR paces
 		 * the sending (RFC 6937) */
-		uint64_t reo;
+		uint64_t reo, rtt;
 		uint32_t delivered;
 		bool lost;
 
-		delivered = ust_tcp_rack_ack(stk, tp, dsack, &lost, &reo);
+		delivered = ust_tcp_rack_ack(stk, tp, dsack, &lost, &reo, &rtt);
+		/* the congestion control's RTT sample (CUBIC's HyStart) */
+		if (rtt != 0 && tp->cc->pkts_acked != NULL)
+			tp->cc->pkts_acked(stk, tp, (uint32_t)RTE_MIN(rtt /
+					   1000, (uint64_t)UINT32_MAX));
 		tcp_tlp_ack(stk, tp, ack, dsack, dup && !new_sack);
 		if (lost && !(tp->tflags & (TF_RECOVERY | TF_LOSS)))
 			ust_tcp_enter_recovery(stk, tp);
@@ -904,10 +925,18 @@ ust_tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			if ((tp->tflags & TF_ORPHAN) && tp->parent == NULL) {
 				/* data for an application that closed (not
 				 * a connection waiting in the accept queue):
-				 * RFC 2525 2.17, reset */
+				 * RFC 2525 2.17, reset, the connection first
+				 * (the reset answers this segment as if no
+				 * connection had been here, as Linux's
+				 * tcp_reset() then tcp_v4_send_reset():
+				 * <SEQ=SEG.ACK><CTL=RST>) */
+				struct ust_tcp_key k;
+
 				stk->mib[UST_MIB_TCPEXT_TCPABORTONDATA]++;
+				ust_tcp_key_of(tp, &k);
+				ust_tcp_abort(stk, tp, 0, false);
+				ust_tcp_reset_reply(stk, &k, th, payload);
 				ust_drop(stk, m, UST_DROP_TCP_CLOSE);
-				ust_tcp_abort(stk, tp, 0, true);
 				return;
 			}
 			tcp_data_in(stk, tp, m, th->seq);

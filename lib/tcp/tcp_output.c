@@ -13,7 +13,8 @@
  *    end of each write and of each TSO-sized run, sender silly-window
  *    avoidance (RFC 9293 3.8.6.2.1) with the persist timer as its
  *    override, the FIN when the data is out) and calls
- *    ust_tcp_send_segment() for each segment;
+ *    ust_tcp_send_segment() for each segment; at the end of each push,
+ *    TCP_INFO's chronographs (busy, rwnd-limited, sndbuf-limited);
  *  - direct sends that carry no data from the queue: ust_tcp_send_ack(),
  *    ust_tcp_send_syn(), ust_tcp_send_rst(), and ust_tcp_send_reply()
  *    for segments with no control block (RSTs to strangers, TIME_WAIT
@@ -479,6 +480,34 @@ tcp_tso_chunk_segs(const struct ust_tcp_sock *tp)
 	return (unsigned int)RTE_MIN(RTE_MAX(segs, 2u), max_segs);
 }
 
+/* TCP_INFO's chronographs after a push (Linux's tcp_write_xmit() and
+ * tcp_cwnd_validate()): busy with data queued; rwnd-limited while the next
+ * new segment does not fit the peer's window; sndbuf-limited when all was
+ * sent, cwnd is not the limit (ust_tcp_cc_cwnd_limited(), after this
+ * push's ust_tcp_cc_cwnd_validate()) and the application found the buffer
+ * full */
+static void
+tcp_output_chrono(const struct ust_stack *stk, struct ust_tcp_sock *tp,
+		  uint32_t data_end, unsigned int sent)
+{
+	uint32_t unsent = SEQ_GT(data_end, tp->snd_max) ?
+		data_end - tp->snd_max : 0;
+
+	if (unsent > 0)
+		tcp_chrono_start(stk, tp, UST_CHRONO_BUSY);
+	if (unsent > 0 &&
+	    SEQ_LT(tp->snd_una + tp->snd_wnd,
+		   tp->snd_max + RTE_MIN(unsent, (uint32_t)tp->mss)))
+		tcp_chrono_start(stk, tp, UST_CHRONO_RWND);
+	else if (tp->chrono_type == UST_CHRONO_RWND)
+		tcp_chrono_stop(stk, tp, UST_CHRONO_RWND);
+	if (sent > 0 && unsent == 0 && !ust_tcp_cc_cwnd_limited(tp) &&
+	    (tp->tflags & TF_NOSPACE) &&
+	    (tp->state == UST_TCP_ESTABLISHED ||
+	     tp->state == UST_TCP_CLOSE_WAIT))
+		tcp_chrono_start(stk, tp, UST_CHRONO_SNDBUF);
+}
+
 void
 ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
@@ -600,11 +629,14 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 				len = ust_tcp_sndq_eor_cut(stk, tp, tp->snd_nxt,
 							   len, &eor);
 			/* sender SWS avoidance (RFC 9293 3.8.6.2.1): no
-			 * small segment because the window is small; with
-			 * nothing in flight the persist timer is the
-			 * override (below; Linux's probe timer) */
+			 * small new segment because the window is small;
+			 * with nothing in flight the persist timer is the
+			 * override (below; Linux's probe timer). Going back
+			 * N resends segments as they went, a small one
+			 * before a SACKed one included */
 			if (len < tp->mss && len < avail &&
-			    len < tp->snd_wnd_max / 2 && !eor && !tp->cork_push)
+			    len < tp->snd_wnd_max / 2 && !eor &&
+			    !tp->cork_push && !SEQ_LT(tp->snd_nxt, tp->snd_max))
 				break;
 			/* TCP_CORK: no partial segment while corked, up to
 			 * the 200 ms ceiling (tcp_icmp.c) */
@@ -690,6 +722,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		if (sent > 0 || limited)
 			ust_tcp_cc_cwnd_validate(tp, limited);
 	}
+	tcp_output_chrono(stk, tp, data_end, sent);
 	/* a window too small for what waits (zero, or refused by SWS
 	 * avoidance) and nothing in flight: the persist timer, which probes
 	 * a zero window and sends what fits in a small one */

@@ -127,6 +127,9 @@ enum ust_tcp_rtx_mode {
 				   * timer, with PSH (tcp_write_wakeup) */
 #define TF_EOR_USED    (1u << 28) /* MSG_EOR marks may be in the send
 				   * queue (ust_tcp_sndq_eor_cut()) */
+#define TF_NOSPACE     (1u << 29) /* a send found the send buffer full
+				   * (Linux's SOCK_NOSPACE), until room
+				   * frees */
 
 /* A coarse 32-bit clock for the times TCP_INFO reports in milliseconds:
  * the stack's nanoseconds >> 20 (1.05 ms units), taken with a shift on the
@@ -233,6 +236,8 @@ struct ust_tcp_sock {
 	uint8_t dupacks;
 	uint8_t quickack;       /* segments still ACKed at once */
 	uint32_t unacked_segs;  /* full segments received since our ACK */
+	uint32_t chrono_start;  /* when the chronograph running started
+				 * (below), UST_TCP_T units */
 	/* our last ACK to an invalid segment (out of window, PAWS, challenge:
 	 * ust_tcp_oow_rate_limited()): the clock + 1, 0: none yet */
 	uint64_t oow_ack_ns;
@@ -310,10 +315,13 @@ struct ust_tcp_sock {
 	struct ust_timer rtx_timer;
 	struct ust_timer delack_timer;
 	uint64_t last_rcv_ns;   /* keepalive idle clock */
-	uint64_t retrans_start_ns;
+	/* TCP_INFO's chronographs (tcpi_busy_time, tcpi_rwnd_limited,
+	 * tcpi_sndbuf_limited; Linux's tcp_chrono_*): time accumulated
+	 * busy, rwnd-limited, sndbuf-limited, in UST_TCP_T units; with
+	 * chrono_start above and chrono_type below, in holes of the layout */
+	uint32_t chrono_stat[3];
 	uint32_t keep_idle_ms;
 	uint32_t keep_intvl_ms;
-	uint32_t keep_cnt;
 	int32_t linger_s;       /* SO_LINGER: -1 off */
 
 	/* listening, and the road from a listener to accept() */
@@ -329,6 +337,7 @@ struct ust_tcp_sock {
 	 * the first-linear range: the bytes of a write made while the write
 	 * queue was empty, and short enough (valid with TF_FIRST_LIN) */
 	uint8_t tx_layout;
+	uint8_t keep_cnt;       /* TCP_KEEPCNT (1..127) */
 	uint16_t copy_small;
 	uint32_t fl_start;
 	uint32_t fl_end;
@@ -352,6 +361,7 @@ struct ust_tcp_sock {
 	bool inq;                /* TCP_INQ: 0 or 1, as set */
 	bool cork_push;          /* pushing a partial segment once: the
 				  * cork's ceiling, or uncorking */
+	uint8_t chrono_type;     /* enum ust_tcp_chrono running */
 	uint16_t pmtu;           /* path MTU (RFC 1191): 0, the netif's */
 	int soft_err;            /* RFC 1122 4.2.3.9: a soft ICMP error,
 				  * reported if the connection times out */
@@ -531,6 +541,56 @@ tcp_notsent_bytes(const struct ust_tcp_sock *tp)
 	uint32_t end = tcp_snd_data_end(tp);
 
 	return SEQ_GT(end, tp->snd_max) ? end - tp->snd_max : 0;
+}
+
+/*
+ * TCP_INFO's chronographs, as Linux's tcp_chrono_start()/_stop(): the time
+ * with data to send (busy), and the parts of it the peer's window
+ * (rwnd-limited) or the application's send buffer (sndbuf-limited)
+ * limited. One runs at a time, the higher of the conditions that hold.
+ */
+enum ust_tcp_chrono {
+	UST_CHRONO_NONE,
+	UST_CHRONO_BUSY,     /* data queued or in flight */
+	UST_CHRONO_RWND,     /* the next segment does not fit the window */
+	UST_CHRONO_SNDBUF,   /* all sent, not cwnd-limited, and the
+			      * application found the buffer full */
+};
+
+static inline void
+tcp_chrono_set(const struct ust_stack *stk, struct ust_tcp_sock *tp,
+	       enum ust_tcp_chrono type)
+{
+	uint32_t now = UST_TCP_T(stk->now);
+
+	if (tp->chrono_type != UST_CHRONO_NONE)
+		tp->chrono_stat[tp->chrono_type - 1] += now - tp->chrono_start;
+	tp->chrono_start = now;
+	tp->chrono_type = (uint8_t)type;
+}
+
+/* @type starts: it runs when it is more interesting than the one running */
+static inline void
+tcp_chrono_start(const struct ust_stack *stk, struct ust_tcp_sock *tp,
+		 enum ust_tcp_chrono type)
+{
+	if (type > tp->chrono_type)
+		tcp_chrono_set(stk, tp, type);
+}
+
+/* @type ends: with nothing left to send or acknowledge, no chronograph
+ * runs; else busy takes over from @type if @type was running */
+static inline void
+tcp_chrono_stop(const struct ust_stack *stk, struct ust_tcp_sock *tp,
+		enum ust_tcp_chrono type)
+{
+	if (tp->snd_una == tp->snd_max &&
+	    SEQ_GEQ(tp->snd_max, tcp_snd_data_end(tp))) {
+		if (tp->chrono_type != UST_CHRONO_NONE)
+			tcp_chrono_set(stk, tp, UST_CHRONO_NONE);
+	} else if (type == tp->chrono_type) {
+		tcp_chrono_set(stk, tp, UST_CHRONO_BUSY);
+	}
 }
 
 /* bytes in flight (RFC 6675's pipe without the SACK refinements) */
@@ -756,9 +816,10 @@ void ust_tcp_rack_xmit(struct ust_stack *stk, struct ust_tcp_sock *tp,
  * @dsack: it carried a D-SACK): RACK's update and loss detection (RFC
  * 8985 6.2); returns the bytes newly delivered, and in *lost whether
  * segments were newly marked lost, in *reo_ns the reordering timeout to
- * arm (0: none) */
+ * arm (0: none), in *rtt_ns this ACK's RTT sample (0: none) */
 uint32_t ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
-			  bool dsack, bool *lost, uint64_t *reo_ns);
+			  bool dsack, bool *lost, uint64_t *reo_ns,
+			  uint64_t *rtt_ns);
 /* the reordering timer expired: detect again (RFC 8985 6.3) */
 bool ust_tcp_rack_reo_timeout(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			      uint64_t *reo_ns);
@@ -774,6 +835,12 @@ bool ust_tcp_rack_next_lost(const struct ust_tcp_sock *tp, uint32_t *seq,
 /* the segment sent last by sequence (a loss probe's, RFC 8985 7.3) */
 bool ust_tcp_rack_last(const struct ust_tcp_sock *tp, uint32_t *seq,
 		       uint32_t *end, bool *fin);
+/* Trim the SACK block [*start, *end) to whole segments as they were sent:
+ * a block that covers part of a segment does not SACK it (Linux's
+ * tcp_match_skb_to_sack(): an skb is SACKed whole or in whole MSSes), so
+ * that what goes again is the segment as it went. */
+void ust_tcp_rack_sack_trim(const struct ust_tcp_sock *tp, uint32_t *start,
+			    uint32_t *end);
 /* the peer reneged (or we forget its SACKs): nothing is SACKed */
 void ust_tcp_rack_unsack(struct ust_tcp_sock *tp);
 /* after a timeout: every segment in flight is lost (go-back-N) */

@@ -288,7 +288,7 @@ rack_sacked(const struct ust_tcp_sock *tp, uint32_t seq, uint32_t end)
 
 uint32_t
 ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
-		 bool *lost, uint64_t *reo_ns)
+		 bool *lost, uint64_t *reo_ns, uint64_t *rtt_ns)
 {
 	struct ust_tcp_rack *r = &tp->rack;
 	uint32_t prior_fack = r->fack, delivered = 0, sacked = 0, i;
@@ -300,6 +300,7 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 
 	*lost = false;
 	*reo_ns = 0;
+	*rtt_ns = 0;
 	if (!(tp->tflags & TF_SACK_OK))
 		return 0;
 	if (SEQ_LT(r->fack, tp->snd_una))
@@ -398,8 +399,10 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 		rack_reordering(tp, prior_fack - low_sack);
 	if (reord_cum)
 		rack_reordering(tp, prior_fack - low_cum);
-	if (rtt_cum || rtt_sack)
+	if (rtt_cum || rtt_sack) {
 		r->rtt_ns = rtt_last;
+		*rtt_ns = RTE_MAX(rtt_last, (uint64_t)1000);
+	}
 	r->segs_sacked = sacked;
 	/* the walks are over what is in flight, not over what was */
 	if (r->live == 0) {
@@ -493,6 +496,27 @@ ust_tcp_rack_last(const struct ust_tcp_sock *tp, uint32_t *seq,
 	*end = best->end;
 	*fin = (best->flags & UST_TXR_FIN) != 0;
 	return true;
+}
+
+void
+ust_tcp_rack_sack_trim(const struct ust_tcp_sock *tp, uint32_t *start,
+		       uint32_t *end)
+{
+	const struct ust_tcp_rack *r = &tp->rack;
+	uint32_t i;
+
+	for (i = 0; i < r->n; i++) {
+		const struct ust_tcp_txrec *x = &r->recs[i];
+		/* (a FIN's sequence number is never SACKed) */
+		uint32_t xe = x->end - ((x->flags & UST_TXR_FIN) ? 1 : 0);
+
+		if (x->flags & UST_TXR_DEAD)
+			continue;
+		if (SEQ_LT(x->seq, *start) && SEQ_LT(*start, xe))
+			*start = xe;
+		if (SEQ_LT(x->seq, *end) && SEQ_LT(*end, xe))
+			*end = x->seq;
+	}
 }
 
 void

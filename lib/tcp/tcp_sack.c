@@ -125,6 +125,9 @@ ust_tcp_sack_sender_update(struct ust_tcp_sock *tp, const struct ust_tcp_opts *o
 			continue;
 		if (SEQ_LT(s, tp->snd_una))
 			s = tp->snd_una;
+		ust_tcp_rack_sack_trim(tp, &s, &e);
+		if (!SEQ_LT(s, e))
+			continue;
 		sb_insert(tp, s, e);
 	}
 	sb_recount(tp);

@@ -409,6 +409,8 @@ ust_tcp_send(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 	if (len == 0)
 		return 0;
 	room = s->sndbuf > tp->snd_buffered ? s->sndbuf - tp->snd_buffered : 0;
+	if (room < len)
+		tp->tflags |= TF_NOSPACE; /* (TCP_INFO's sndbuf-limited) */
 	/* TCP_NOTSENT_LOWAT: as Linux's sendmsg(), no more while the bytes
 	 * not yet sent are at the mark */
 	if (room == 0 || (tp->notsent_lowat != 0 &&
@@ -469,6 +471,8 @@ ust_tcp_send_burst(struct ust_stack *stk, struct ust_sock *s,
 		tp->snd_buffered += m->pkt_len;
 		ust_tcp_sndq_push(stk, tp, m);
 	}
+	if (i < n)
+		tp->tflags |= TF_NOSPACE; /* (TCP_INFO's sndbuf-limited) */
 	if (i == 0 && n > 0)
 		return -EAGAIN;
 	ust_tcp_tx_note_write(tp, seq, tp->snd_buf_seq + tp->snd_buffered - seq,
@@ -861,7 +865,7 @@ tcp_set_sol_tcp(struct ust_tcp_sock *tp, int name, const void *val,
 	case TCP_KEEPCNT:
 		if (v < 1 || v > UST_TCP_KEEP_MAX_CNT)
 			return -EINVAL;
-		tp->keep_cnt = (uint32_t)v;
+		tp->keep_cnt = (uint8_t)v;
 		return 0;
 	default:
 		return -ENOPROTOOPT;

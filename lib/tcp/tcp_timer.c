@@ -306,11 +306,8 @@ tcp_rto_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		return;
 	}
 	stk->mib[UST_MIB_TCPEXT_TCPTIMEOUTS]++;
-	if (tp->backoff == 0) {
-		/* the first timeout of an episode: a loss event */
+	if (tp->backoff == 0) /* the first timeout of an episode: a loss */
 		tp->ssthresh = tp->cc->ssthresh(stk, tp);
-		tp->retrans_start_ns = stk->now;
-	}
 	tp->cwnd = tp->mss; /* RFC 5681: the loss window */
 	tp->ts_rto = tcp_ts_now(stk, tp->ts_offset);
 	tp->cc->event(stk, tp, UST_CC_EV_RTO);
