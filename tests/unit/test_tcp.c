@@ -2965,6 +2965,65 @@ test_tlp(void)
 	return teardown(stk);
 }
 
+/* Going back N after a timeout resends the segments as they went: a
+ * small one that a SACKed one follows goes at once on the next ACK (sender
+ * SWS avoidance, RFC 9293 3.8.6.2.1, is for new data), and a SACK of part
+ * of a segment SACKs none of it (Linux's tcp_match_skb_to_sack()). */
+static int
+test_rto_goback_small(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[3 * 1448];
+	struct ust_tcp_repr th;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd, t;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	fill(data, sizeof(data), 11);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 100);
+	UT_ASSERT(sd >= 0);
+	/* 100 bytes, then two full segments: [b, b+100), B, C */
+	UT_EQ(ust_send(stk, sd, data, 100, 0), 100);
+	UT_EQ(expect(&p, &th, NULL, 0), 100);
+	b = th.seq;
+	UT_EQ(ust_send(stk, sd, data, 2 * mss, 0), (int)(2 * mss));
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	/* the last byte of B alone SACKed: nothing is (no recovery, the
+	 * probe resends C) */
+	sack1(stk, &p, b, b + 100 + mss - 1, b + 100 + mss);
+	t = wait_tx(stk, 300);
+	UT_ASSERT(t > 0, "no probe");
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 100 + mss);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPLOSSPROBES), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPSACKRECOVERY), 0);
+	/* the timeout: going back N, one segment from b (cwnd 1) */
+	t = wait_tx(stk, 1000);
+	UT_ASSERT(t > 0, "no RTO");
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS), 1);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b);
+	UT_ASSERT(tx_none());
+	/* its ACK SACKs C: the 100 bytes of B before C go at once, then
+	 * nothing (C is not sent again) */
+	sack1(stk, &p, b + mss, b + 100 + mss, b + 100 + 2 * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), 100);
+	UT_EQ(th.seq, b + mss);
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, b + 100 + 2 * mss);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 3);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	ack_to(stk, &p, p.rcv_nxt);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 /* The probe's episode (RFC 8985 7.4, Linux's tcp_process_tlp_ack()): a
  * probe that resent the last segment and is acknowledged without a D-SACK
  * repaired a loss: cwnd is reduced (CUBIC: 10 -> 7) once an ACK goes
@@ -5175,6 +5234,8 @@ static const struct ut_case cases[] = {
 	{ "SACK: limited transmit, reordering", test_limited_transmit_sack },
 	{ "TLP: the episode, a loss repaired or a D-SACK",
 	  test_tlp_episode },
+	{ "going back N: a small segment before a SACKed one, a partial SACK",
+	  test_rto_goback_small },
 	{ "cwnd not grown while application-limited",
 	  test_cwnd_app_limited },
 	{ "slow start after idle", test_slow_start_after_idle },
