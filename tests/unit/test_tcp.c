@@ -3024,6 +3024,67 @@ test_rto_goback_small(void)
 	return teardown(stk);
 }
 
+/* CUBIC's HyStart, the ACK train: on a 100 ms path, rounds of 10, 20, 40
+ * and 80 segments ACKed one per millisecond. From cwnd 16 on, a round
+ * whose ACKs, each within 2 ms of the one before, come for longer than
+ * (min RTT + 1 ms) / 2 ends slow start: the fourth, at its 52nd ACK
+ * (51 ms), with ssthresh = cwnd. The RTT samples of a round start at
+ * 100 ms: no delay increase. */
+static int
+test_hystart_ack_train(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[80 * 1448];
+	struct ust_tcp_info ti;
+	struct ust_tcp_repr th;
+	const uint32_t mss = 1448;
+	uint32_t b = 0, n, i, acked = 0, at = 0;
+	struct peer p;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 100);
+	UT_ASSERT(sd >= 0);
+	for (n = 10; n <= 80; n *= 2) {
+		UT_EQ(ust_send(stk, sd, data, n * mss, 0), (int)(n * mss));
+		for (i = 0; i < n; i++) {
+			UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+			if (b == 0)
+				b = th.seq;
+		}
+		UT_ASSERT(tx_none());
+		run(stk, 100);
+		for (i = 0; i < n; i++) {
+			acked++;
+			ack_to(stk, &p, b + acked * mss);
+			if (at == 0 &&
+			    mib(stk, UST_MIB_TCPEXT_TCPHYSTARTTRAINDETECT) > 0)
+				at = acked;
+			run(stk, 1);
+		}
+		UT_EQ(tcp_info(stk, sd, &ti), 0);
+		if (n < 80) {
+			UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPHYSTARTTRAINDETECT),
+			      0);
+			UT_EQ(ti.cwnd, 2 * n * mss); /* slow start */
+		}
+	}
+	/* the fourth round's 52nd ACK: 80 + 51 segments */
+	UT_EQ(at, 10 + 20 + 40 + 52);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPHYSTARTTRAINDETECT), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPHYSTARTTRAINCWND), 80 + 51);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPHYSTARTDELAYDETECT), 0);
+	UT_EQ(ti.ssthresh, (80 + 51) * mss);
+	UT_ASSERT(ti.cwnd >= ti.ssthresh && ti.cwnd < 2 * 80 * mss,
+		  "cwnd %u after slow start", ti.cwnd);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	ack_to(stk, &p, p.rcv_nxt);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 /* The probe's episode (RFC 8985 7.4, Linux's tcp_process_tlp_ack()): a
  * probe that resent the last segment and is acknowledged without a D-SACK
  * repaired a loss: cwnd is reduced (CUBIC: 10 -> 7) once an ACK goes
@@ -5236,6 +5297,8 @@ static const struct ut_case cases[] = {
 	  test_tlp_episode },
 	{ "going back N: a small segment before a SACKed one, a partial SACK",
 	  test_rto_goback_small },
+	{ "CUBIC HyStart: the ACK train ends slow start",
+	  test_hystart_ack_train },
 	{ "cwnd not grown while application-limited",
 	  test_cwnd_app_limited },
 	{ "slow start after idle", test_slow_start_after_idle },
