@@ -123,6 +123,7 @@ static const struct key keys[] = {
 	{ "tcp", "keepalive_probes", K_U32, OFF(stack.tcp.keepalive_probes), 1,
 	  127 },
 	{ "tcp", "init_cwnd", K_U32, OFF(stack.tcp.init_cwnd), 1, 1000 },
+	{ "tcp", "min_tso_segs", K_U32, OFF(stack.tcp.min_tso_segs), 1, 255 },
 	{ "tcp", "challenge_ack_limit", K_U32,
 	  OFF(stack.tcp.challenge_ack_limit), 0, 1000000 },
 	{ "tcp", "invalid_ratelimit_ms", K_U32,

@@ -103,6 +103,10 @@ struct ust_tcp_conf {
 	uint32_t keepalive_intvl_ms; /**< (tcp_keepalive_intvl, 75000) */
 	uint32_t keepalive_probes;   /**< (tcp_keepalive_probes, 9) */
 	uint32_t init_cwnd;       /**< segments (RFC 6928, 10) */
+	uint32_t min_tso_segs;    /**< the fewest full segments between two
+				   *  PSH marks in a burst of new data, as
+				   *  the smallest TSO packet Linux sends
+				   *  (tcp_min_tso_segs, 2) */
 	uint32_t challenge_ack_limit; /**< RFC 5961 challenge ACKs a second,
 				       *  stack-wide, on average: each
 				       *  second's budget is random in

@@ -84,6 +84,7 @@ ust_stack_conf_defaults(struct ust_stack_conf *c)
 	c->tcp.keepalive_intvl_ms = 75000;
 	c->tcp.keepalive_probes = 9;
 	c->tcp.init_cwnd = 10;
+	c->tcp.min_tso_segs = 2;
 	c->tcp.challenge_ack_limit = 1000;
 	c->tcp.invalid_ratelimit_ms = 500;
 	c->tcp.synack_rtx_burst = 64;
@@ -120,7 +121,8 @@ stack_conf_check(const struct ust_stack_conf *c)
 		return -EINVAL;
 	if (c->tcp.max_conns == 0 || c->tcp.rto_min_ms == 0 ||
 	    c->tcp.rto_max_ms < c->tcp.rto_min_ms || c->tcp.rto_init_ms == 0 ||
-	    c->tcp.init_cwnd == 0 || c->tcp.delack_ms == 0 ||
+	    c->tcp.init_cwnd == 0 || c->tcp.min_tso_segs == 0 ||
+	    c->tcp.delack_ms == 0 ||
 	    c->tcp.time_wait_ms == 0 || c->tcp.max_syn_backlog == 0 ||
 	    c->tcp.synack_rtx_burst == 0)
 		return -EINVAL;

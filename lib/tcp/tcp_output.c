@@ -453,7 +453,9 @@ tcp_tx_blocked(struct ust_stack *stk, struct ust_tcp_sock *tp)
  * tcp_tso_autosize(): about 1 ms at the pacing rate, which is 200% of
  * cwnd / SRTT in slow start and 120% after (tcp_update_pacing_rate()),
  * plus a bonus on short paths (tcp_tso_rtt_log 9); at least
- * tcp_min_tso_segs, 2; at most 64 KiB). Linux's TSO packets each end with
+ * tcp_min_tso_segs, 2; at most 64 KiB; and at most half of cwnd, which
+ * tcp_cwnd_test() allows a packet so that two are in flight). Linux's TSO
+ * packets each end with
  * PSH, and a NIC's segmentation leaves it on the packet's last segment:
  * on Linux's wire, PSH comes every that many segments of a burst. ustack
  * builds MSS segments itself and marks the same ones, so that what a
@@ -463,21 +465,23 @@ static unsigned int
 tcp_tso_chunk_segs(const struct ust_tcp_sock *tp)
 {
 	uint32_t mss = RTE_MAX((uint32_t)tp->mss, 1u);
-	uint64_t max_segs = RTE_MAX(65536u / mss, 2u);
+	uint64_t min_segs = tp->base.stk->conf.tcp.min_tso_segs;
+	uint64_t max_segs = RTE_MAX(65536u / mss, min_segs);
+	uint64_t half_cwnd = RTE_MAX(tp->cwnd / mss / 2, 1u);
 	uint64_t srtt_us = tp->srtt_us >> 3;
 	uint64_t min_rtt_us = tp->rack.min_rtt_ns / 1000;
 	uint64_t ratio, rate, bytes, segs;
 
-	if (srtt_us == 0)
-		return (unsigned int)max_segs; /* no pacing rate yet */
+	if (srtt_us == 0) /* no pacing rate yet */
+		return (unsigned int)RTE_MIN(max_segs, half_cwnd);
 	ratio = tp->cwnd < tp->ssthresh / 2 ? 200 : 120;
 	/* bytes a second: cwnd * ratio% / SRTT */
 	rate = (uint64_t)tp->cwnd * ratio * 10000 / srtt_us;
 	bytes = rate >> 10;
 	if (min_rtt_us != 0 && (min_rtt_us >> 9) < 32)
 		bytes += 65536u >> (min_rtt_us >> 9);
-	segs = bytes / mss;
-	return (unsigned int)RTE_MIN(RTE_MAX(segs, 2u), max_segs);
+	segs = RTE_MIN(RTE_MAX(bytes / mss, min_segs), max_segs);
+	return (unsigned int)RTE_MIN(segs, half_cwnd);
 }
 
 /* TCP_INFO's chronographs after a push (Linux's tcp_write_xmit() and

@@ -2445,11 +2445,12 @@ test_psh(void)
 {
 	struct ust_stack *stk = stack(NULL);
 	static uint8_t data[12 * 1448];
+	struct ust_tcp_info ti;
 	struct ust_tcp_repr th;
 	const uint32_t mss = 1448;
 	struct peer p;
 	uint32_t b = 0;
-	int ls, sd, i;
+	int ls, sd, i, run_len;
 
 	ls = listener(stk, LPORT, 8);
 	UT_ASSERT(ls >= 0);
@@ -2467,13 +2468,20 @@ test_psh(void)
 	}
 	ack_to(stk, &p, b + 3 * mss + 100);
 	/* a write the window cuts: the segments sent now end inside it, no
-	 * PSH; the one that ends it, after the ACK, has it */
+	 * PSH but at the end of each run of half cwnd (Linux's TSO packets,
+	 * at most cwnd / 2 by tcp_cwnd_test(); the path's RTT is ~0 here, so
+	 * tcp_tso_autosize() would allow 44); the one that ends it, after
+	 * the ACK, has it */
 	b += 3 * mss + 100;
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	run_len = (int)(ti.cwnd / mss / 2);
+	UT_ASSERT(run_len >= 2 && run_len < 10, "cwnd %u", ti.cwnd);
 	UT_EQ(ust_send(stk, sd, data, 11 * mss, 0), (int)(11 * mss));
 	for (i = 0; i < 13; i++) {
 		if (expect(&p, &th, NULL, 0) < 0)
 			break;
-		UT_EQ(th.flags, UST_TCP_ACK);
+		UT_EQ(th.flags, UST_TCP_ACK |
+		      ((i + 1) % run_len == 0 ? UST_TCP_PSH : 0));
 	}
 	UT_ASSERT(i >= 10 && i < 11, "%d segments", i);
 	/* two more writes while the window is full: they join the unsent

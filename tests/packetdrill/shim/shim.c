@@ -452,6 +452,7 @@ tcp_conf_from_sysctls(struct ust_tcp_conf *t)
 	sysctl_u32("tcp_keepalive_intvl", &t->keepalive_intvl_ms, 1000);
 	sysctl_u32("tcp_keepalive_probes", &t->keepalive_probes, 1);
 	sysctl_u32("tcp_max_syn_backlog", &t->max_syn_backlog, 1);
+	sysctl_u32("tcp_min_tso_segs", &t->min_tso_segs, 1);
 	sysctl_u32("tcp_challenge_ack_limit", &t->challenge_ack_limit, 1);
 	sysctl_u32("tcp_invalid_ratelimit", &t->invalid_ratelimit_ms, 1);
 	f = fopen("/proc/sys/net/ipv4/tcp_congestion_control", "r");
