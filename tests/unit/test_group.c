@@ -455,32 +455,14 @@ srv_close(struct echo_srv *s)
 	ust_close(s->stk, s->lsd);
 }
 
+/* A connection to @ip:@port from source port @sport of the peer's address
+ * (0: an ephemeral port of the stack's own), started. */
 static int
-connect_to(struct ust_stack *stk, rte_be32_t ip, uint16_t port)
-{
-	struct sockaddr_in sin = { .sin_family = AF_INET,
-				   .sin_port = rte_cpu_to_be_16(port),
-				   .sin_addr.s_addr = ip };
-	int sd = ust_socket(stk, AF_INET, SOCK_STREAM, 0), one = 1;
-
-	if (sd < 0)
-		return sd;
-	ust_setsockopt(stk, sd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (ust_connect(stk, sd, (struct sockaddr *)&sin, sizeof(sin)) !=
-	    -EINPROGRESS)
-		return -1;
-	return sd;
-}
-
-/* connect_to() from a source port the wire's RSS sends to queue @q (the
- * next such port at or above *@port, which moves past it), so that a test
- * that wants every stack to get flows does not leave that to the random
- * ephemeral ports: 12 random flows miss one of 3 queues 2% of the time */
-static int
-connect_to_queue(struct ust_stack *stk, rte_be32_t ip, uint16_t port,
-		 uint16_t q, uint16_t *sport)
+connect_from(struct ust_stack *stk, rte_be32_t ip, uint16_t port,
+	     uint16_t sport)
 {
 	struct sockaddr_in me = { .sin_family = AF_INET,
+				  .sin_port = rte_cpu_to_be_16(sport),
 				  .sin_addr.s_addr = UT_PEER_IP };
 	struct sockaddr_in sin = { .sin_family = AF_INET,
 				   .sin_port = rte_cpu_to_be_16(port),
@@ -489,19 +471,35 @@ connect_to_queue(struct ust_stack *stk, rte_be32_t ip, uint16_t port,
 
 	if (sd < 0)
 		return sd;
-	while (ust_rss_queue(&wire_rss, ust_rss_hash(&wire_rss, UT_PEER_IP,
-			     ip, rte_cpu_to_be_16(*sport),
-			     rte_cpu_to_be_16(port))) != q)
-		(*sport)++;
-	me.sin_port = rte_cpu_to_be_16(*sport);
-	(*sport)++;
-	if (ust_bind(stk, sd, (struct sockaddr *)&me, sizeof(me)) != 0)
+	if (sport != 0 &&
+	    ust_bind(stk, sd, (struct sockaddr *)&me, sizeof(me)) != 0)
 		return -1;
 	ust_setsockopt(stk, sd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	if (ust_connect(stk, sd, (struct sockaddr *)&sin, sizeof(sin)) !=
 	    -EINPROGRESS)
 		return -1;
 	return sd;
+}
+
+static int
+connect_to(struct ust_stack *stk, rte_be32_t ip, uint16_t port)
+{
+	return connect_from(stk, ip, port, 0);
+}
+
+/* connect_to() from a source port the wire's RSS sends to queue @q (the
+ * next such port at or above *@sport, which moves past it), so that a test
+ * that wants every stack to get flows does not leave that to the random
+ * ephemeral ports: 12 random flows miss one of 3 queues 2% of the time */
+static int
+connect_to_queue(struct ust_stack *stk, rte_be32_t ip, uint16_t port,
+		 uint16_t q, uint16_t *sport)
+{
+	while (ust_rss_queue(&wire_rss, ust_rss_hash(&wire_rss, UT_PEER_IP,
+			     ip, rte_cpu_to_be_16(*sport),
+			     rte_cpu_to_be_16(port))) != q)
+		(*sport)++;
+	return connect_from(stk, ip, port, (*sport)++);
 }
 
 /* run @flows (and the servers) until every flow got its bytes back */
