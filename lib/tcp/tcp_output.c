@@ -515,7 +515,7 @@ tcp_output_chrono(const struct ust_stack *stk, struct ust_tcp_sock *tp,
 void
 ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
-	unsigned int chunk = 0, chunk_segs = 0;
+	unsigned int chunk = 0, chunk_segs = 0, run_len = 0;
 
 	/* data MSG_MORE held for the probe timer goes now with this push,
 	 * unless this push is the MSG_MORE one (Linux's probe timer runs
@@ -665,12 +665,20 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 				flags |= UST_TCP_FIN;
 			/* PSH at the end of each TSO-sized run of full new
 			 * segments in this burst, as on Linux's wire
-			 * (tcp_tso_chunk_segs()); not on retransmissions,
-			 * which Linux sends segment by segment */
+			 * (tcp_tso_chunk_segs()), a run as long as cwnd and
+			 * the peer's window then let it be (Linux's
+			 * tcp_cwnd_test() and tcp_mss_split_point() cut the
+			 * packet), two segments at least (one alone goes
+			 * without: packetdrill's prr, limited_transmit and
+			 * shutdown scripts); not on retransmissions, which
+			 * Linux sends segment by segment */
 			if (!rtx && len == tp->mss) {
 				if (chunk_segs == 0)
 					chunk_segs = tcp_tso_chunk_segs(tp);
-				if (++chunk == chunk_segs) {
+				if (chunk == 0)
+					run_len = RTE_MAX(RTE_MIN(chunk_segs,
+						room / tp->mss), 2u);
+				if (++chunk == run_len) {
 					flags |= UST_TCP_PSH;
 					chunk = 0;
 				}
