@@ -498,18 +498,59 @@ ust_tcp_rack_last(const struct ust_tcp_sock *tp, uint32_t *seq,
 	return true;
 }
 
+/* the data end of a record (a FIN's sequence number is never SACKed) */
+static inline uint32_t
+rack_data_end(const struct ust_tcp_txrec *x)
+{
+	return x->end - ((x->flags & UST_TXR_FIN) ? 1 : 0);
+}
+
+/* Sorted records: the one that @v falls strictly inside, by bisection
+ * over [head, n) (NULL: none). */
+static const struct ust_tcp_txrec *
+rack_inside_sorted(const struct ust_tcp_rack *r, uint32_t v)
+{
+	const struct ust_tcp_txrec *x;
+	uint32_t lo = r->head, hi = r->n;
+
+	while (lo < hi) { /* the first record from @v on */
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (SEQ_LT(r->recs[mid].seq, v))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == r->head)
+		return NULL;
+	x = &r->recs[lo - 1];
+	return !(x->flags & UST_TXR_DEAD) && SEQ_LT(v, rack_data_end(x)) ?
+		x : NULL;
+}
+
 void
 ust_tcp_rack_sack_trim(const struct ust_tcp_sock *tp, uint32_t *start,
 		       uint32_t *end)
 {
 	const struct ust_tcp_rack *r = &tp->rack;
+	const struct ust_tcp_txrec *x;
 	uint32_t i;
 
+	if (r->sorted) {
+		/* the common case (nothing sent twice): O(log n) */
+		x = rack_inside_sorted(r, *start);
+		if (x != NULL)
+			*start = rack_data_end(x);
+		x = rack_inside_sorted(r, *end);
+		if (x != NULL)
+			*end = x->seq;
+		return;
+	}
 	for (i = 0; i < r->n; i++) {
-		const struct ust_tcp_txrec *x = &r->recs[i];
-		/* (a FIN's sequence number is never SACKed) */
-		uint32_t xe = x->end - ((x->flags & UST_TXR_FIN) ? 1 : 0);
+		uint32_t xe;
 
+		x = &r->recs[i];
+		xe = rack_data_end(x);
 		if (x->flags & UST_TXR_DEAD)
 			continue;
 		if (SEQ_LT(x->seq, *start) && SEQ_LT(*start, xe))
