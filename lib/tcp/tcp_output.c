@@ -505,8 +505,8 @@ tcp_output_chrono(const struct ust_stack *stk, struct ust_tcp_sock *tp,
 		tcp_chrono_start(stk, tp, UST_CHRONO_RWND);
 	else if (tp->chrono_type == UST_CHRONO_RWND)
 		tcp_chrono_stop(stk, tp, UST_CHRONO_RWND);
-	if (sent > 0 && unsent == 0 && !ust_tcp_cc_cwnd_limited(tp) &&
-	    (tp->tflags & TF_NOSPACE) &&
+	if ((tp->tflags & TF_NOSPACE) && sent > 0 && unsent == 0 &&
+	    !ust_tcp_cc_cwnd_limited(tp) &&
 	    (tp->state == UST_TCP_ESTABLISHED ||
 	     tp->state == UST_TCP_CLOSE_WAIT))
 		tcp_chrono_start(stk, tp, UST_CHRONO_SNDBUF);
