@@ -20,7 +20,9 @@
 # sender's retransmissions and retransmission timeouts.
 # Both sides run the congestion control CC (cubic, or reno), whatever the
 # host's default is (this one's is bbr, which ustack does not have).
-#   sudo devtools/bench/tcp_loss.sh       (LOSS=N, MIB=N, BENCH_REPS=N, CC=)
+# PCAP=FILE captures the TAP side (first 128 bytes of each frame, every
+# frame either side sent, before the receiver's drop) for analysis.
+#   sudo devtools/bench/tcp_loss.sh       (LOSS=N, MIB=N, BENCH_REPS=N, CC=, PCAP=)
 set -euo pipefail
 export TEST=tcp_loss
 . "$(dirname "$0")/../../tests/integration/lib.sh"
@@ -103,6 +105,11 @@ nft_loss ustt0 "$LOSS"
 nft_loss ustl0 "$LOSS" ustloss2
 nft_loss ustl1 "$LOSS" ustloss "$NS2"
 
+if [ -n "${PCAP:-}" ]; then
+	nsx tcpdump -q -i ustt0 -s 128 -w "$PCAP" tcp 2>/dev/null &
+	PIDS+=($!)
+	sleep 1
+fi
 ust=() kern=()
 crtx=0 cto=0 kcrtx=0 kcto=0 ksrtx=0 ksto=0
 for r in $(seq 1 "$REPS"); do

@@ -124,6 +124,10 @@ struct ust_tcp_conf {
 				    *  completed for a connection the socket
 				    *  table has no descriptor for (0) */
 	uint8_t sack;             /**< (tcp_sack, 1) */
+	uint8_t dsack;            /**< report duplicates (RFC 2883;
+				    * tcp_dsack, 1) */
+	uint8_t moderate_rcvbuf;  /**< receive-buffer autotuning
+				    * (tcp_moderate_rcvbuf, 1) */
 	uint8_t timestamps;       /**< (tcp_timestamps, 1) */
 	uint8_t window_scaling;   /**< (tcp_window_scaling, 1) */
 	uint8_t tw_reuse;         /**< connect() may take over a 4-tuple in

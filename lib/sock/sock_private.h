@@ -31,6 +31,11 @@ enum ust_sock_kind {
 /* other stacks queue into it (ust_socket_attach()): locked as a split
  * socket, whatever UST_SKF_SPLIT says; stays set once set */
 #define UST_SKF_SHARED (1u << 5)
+/* SO_SNDBUF was set: the stack does not size the send buffer (Linux's
+ * SOCK_SNDBUF_LOCK) */
+#define UST_SKF_SNDBUF_LOCK (1u << 6)
+/* SO_RCVBUF was set: no receive-buffer autotuning (SOCK_RCVBUF_LOCK) */
+#define UST_SKF_RCVBUF_LOCK (1u << 7)
 
 struct ust_epoll;
 

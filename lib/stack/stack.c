@@ -89,6 +89,8 @@ ust_stack_conf_defaults(struct ust_stack_conf *c)
 	c->tcp.invalid_ratelimit_ms = 500;
 	c->tcp.synack_rtx_burst = 64;
 	c->tcp.sack = 1;
+	c->tcp.dsack = 1;
+	c->tcp.moderate_rcvbuf = 1;
 	c->tcp.timestamps = 1;
 	c->tcp.window_scaling = 1;
 	snprintf(c->tcp.congestion, sizeof(c->tcp.congestion), "cubic");

@@ -121,6 +121,33 @@ ust_tcp_options_from_peer(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	tp->mss = (uint16_t)RTE_MAX(mss, (uint32_t)UST_TCP_MIN_MSS);
 }
 
+/*
+ * Send-buffer autotuning, as Linux's tcp_sndbuf_expand(): unless the
+ * application set SO_SNDBUF, the buffer holds at least two windows of
+ * max(10, cwnd, reordering + 1) segments (CUBIC's recovery needs 1.7
+ * windows queued), each counted as what a segment costs Linux without TSO
+ * (its buffer rounded to a power of two, with the skb), up to wmem_max.
+ * It only grows. ustack counts payload against it, as Linux's TSO skbs
+ * nearly do. Called at establishment (tcp_init_buffer_space()) and when
+ * an ACK frees room the application waits for while cwnd is not the limit
+ * (tcp_new_space()): without it, an echo server whose sends wait in
+ * recovery stops reading, and its closing window stalls the other
+ * direction too.
+ */
+static void
+tcp_sndbuf_expand(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	uint32_t mss = RTE_MAX((uint32_t)tp->mss, 1u);
+	uint64_t per_mss = rte_align32pow2(mss + 640u) + 256u;
+	uint64_t segs = RTE_MAX(RTE_MAX(10u, tp->cwnd / mss),
+				(uint32_t)tp->rack.reordering + 1u);
+	uint64_t want = RTE_MIN(2 * segs * per_mss,
+				(uint64_t)stk->conf.tcp.wmem_max);
+
+	if (!(tp->base.flags & UST_SKF_SNDBUF_LOCK) && tp->base.sndbuf < want)
+		tp->base.sndbuf = (uint32_t)want;
+}
+
 void
 ust_tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
@@ -153,6 +180,8 @@ ust_tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	ust_timer_cancel(&stk->tcp->wheel, &tp->rtx_timer);
 	tp->rtx_mode = UST_RTX_NONE;
 	ust_tcp_keepalive_reset(stk, tp);
+	tcp_sndbuf_expand(stk, tp);
+	ust_tcp_rcv_space_init(stk, tp);
 }
 
 /* ---- SYN-SENT: RFC 9293 3.10.7.3 ---- */
@@ -494,6 +523,15 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			   tp->rtx_mode == UST_RTX_TLP) {
 			ust_tcp_rtx_rearm(stk, tp, true);
 		}
+		/* the buffer grows when what waits in it, sent at once,
+		 * would leave room in cwnd (Linux checks after the push) */
+		if (tp->tflags & TF_NOSPACE) {
+			uint32_t queued = data_end - tp->snd_una;
+
+			if (queued - RTE_MIN(queued, tp->sacked_bytes) <
+			    tp->cwnd)
+				tcp_sndbuf_expand(stk, tp);
+		}
 		/* the application is no longer held by the send buffer once
 		 * a third of it is free (Linux's sk_stream_min_wspace():
 		 * free space at least half of what is queued) */
@@ -595,6 +633,18 @@ tcp_ack_schedule(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	}
 }
 
+/* Data below rcv_nxt arrived again: the part of [seq, seq + len) we had is
+ * reported in a D-SACK block (RFC 2883; Linux's tcp_send_dupack() and
+ * tcp_data_queue()) */
+static void
+tcp_dsack_old(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t seq,
+	      uint32_t len)
+{
+	if (len > 0 && SEQ_LT(seq, tp->rcv_nxt))
+		ust_tcp_dsack_set(stk, tp, seq,
+				  SEQ_MIN(seq + len, tp->rcv_nxt));
+}
+
 /* Seventh, the segment text. Consumes or drops @m. */
 static void
 tcp_data_in(struct ust_stack *stk, struct ust_tcp_sock *tp,
@@ -608,6 +658,7 @@ tcp_data_in(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	 * or its ACK): a duplicate, answered at once (RFC 5681 4.2); a FIN
 	 * it carries is the caller's */
 	if (SEQ_LEQ(seq + len, tp->rcv_nxt)) {
+		tcp_dsack_old(stk, tp, seq, len);
 		tp->tflags |= TF_ACK_NOW;
 		ust_drop(stk, m, UST_DROP_TCP_OLD_DATA);
 		return;
@@ -636,8 +687,9 @@ tcp_data_in(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	if (unlikely(m->nb_segs > 1) && RTE_MBUF_DIRECT(m) &&
 	    rte_mbuf_refcnt_read(m) == 1 && rte_pktmbuf_linearize(m) == 0)
 		stk->mib[UST_MIB_TCPEXT_TCPRCVCOLLAPSED]++;
-	/* what we have already */
+	/* what we have already (reported in a D-SACK block) */
 	if (SEQ_LT(seq, tp->rcv_nxt)) {
+		tcp_dsack_old(stk, tp, seq, len);
 		m = ust_mbuf_adj(off, m, tp->rcv_nxt - seq);
 		len -= tp->rcv_nxt - seq;
 		seq = tp->rcv_nxt;
@@ -766,6 +818,7 @@ ust_tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		/* RFC 7323 5.3 R1: an ACK, one per invalid_ratelimit_ms */
 		if (!ust_tcp_oow_rate_limited(stk, &tp->oow_ack_ns,
 					  UST_MIB_TCPEXT_TCPACKSKIPPEDPAWS)) {
+			tcp_dsack_old(stk, tp, th->seq, payload);
 			tp->tflags |= TF_ACK_NOW;
 			ust_tcp_output(stk, tp);
 		}
@@ -786,6 +839,7 @@ ust_tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		} else if (!(th->flags & UST_TCP_RST) &&
 			   !ust_tcp_oow_rate_limited(stk, &tp->oow_ack_ns,
 					UST_MIB_TCPEXT_TCPACKSKIPPEDSEQ)) {
+			tcp_dsack_old(stk, tp, th->seq, payload);
 			tp->tflags |= TF_ACK_NOW;
 			ust_tcp_output(stk, tp);
 		}

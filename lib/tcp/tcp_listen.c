@@ -182,6 +182,8 @@ tcp_child_create(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	/* the listener's settings go to its children */
 	tp->rcvbuf = lp->rcvbuf;
 	tp->base.sndbuf = lp->base.sndbuf;
+	tp->base.flags |= lp->base.flags &
+		(UST_SKF_SNDBUF_LOCK | UST_SKF_RCVBUF_LOCK);
 	tp->tflags |= (lp->tflags & (TF_NODELAY | TF_KEEPALIVE | TF_QUICKACK)) |
 		TF_PASSIVE | TF_ORPHAN | TF_PORT_REF;
 	stk->tcp->port_refs[rte_be_to_cpu_16(k->lport)]++;

@@ -127,14 +127,22 @@ tcp_fill_options(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		o->tsval = tcp_ts_now(stk, tp->ts_offset);
 		o->tsecr = tp->ts_recent;
 	}
-	if ((tp->tflags & TF_SACK_OK) && tp->n_rcv_sack > 0 &&
+	if ((tp->tflags & TF_SACK_OK) &&
+	    (tp->n_rcv_sack > 0 || (tp->tflags & TF_DSACK)) &&
 	    (flags & UST_TCP_ACK) && !(flags & UST_TCP_RST)) {
+		unsigned int n = 0;
+
 		o->has |= UST_TCPOPT_SACK;
-		o->nsack = tp->n_rcv_sack;
-		for (i = 0; i < tp->n_rcv_sack; i++) {
-			o->sack[i].start = tp->rcv_sack[i].start;
-			o->sack[i].end = tp->rcv_sack[i].end;
+		/* a D-SACK block first (RFC 2883 4), then the latest */
+		if (tp->tflags & TF_DSACK) {
+			o->sack[n].start = tp->rcv_dsack.start;
+			o->sack[n++].end = tp->rcv_dsack.end;
 		}
+		for (i = 0; i < tp->n_rcv_sack && n < UST_TCP_MAX_SACK; i++) {
+			o->sack[n].start = tp->rcv_sack[i].start;
+			o->sack[n++].end = tp->rcv_sack[i].end;
+		}
+		o->nsack = (uint8_t)n;
 	}
 }
 
@@ -196,8 +204,9 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 		(uint16_t)RTE_MIN(ust_tcp_rcv_window(tp), UST_TCP_MAX_WIN) :
 		ust_tcp_window_field(tp);
 	tcp_fill_options(stk, tp, &th.opts, flags);
-	/* tp->mss leaves room for timestamps only: a full segment carries
-	 * the SACK blocks that still fit (pure ACKs carry them all) */
+	/* new data is cut to ust_tcp_mss_now(), which leaves room for the
+	 * SACK blocks; a segment sent again as it went first (tp->mss, room
+	 * for timestamps only) carries the blocks that still fit */
 	while (len > 0 && th.opts.nsack > 0 &&
 	       ust_tcp_opts_len(&th.opts, false) + len >
 	       tp->mss + ((tp->tflags & TF_TS_OK) ? 12u : 0u))
@@ -209,6 +218,9 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 		stk->mib[UST_MIB_IP_OUTDISCARDS]++;
 		return -ENOBUFS;
 	}
+	/* a D-SACK block is reported once (Linux's tcp_options_write()) */
+	if ((tp->tflags & TF_DSACK) && th.opts.nsack > 0)
+		tp->tflags &= ~TF_DSACK;
 	stk->mib[UST_MIB_TCP_OUTSEGS]++;
 	tp->segs_out++;
 	if (len > 0 || (flags & (UST_TCP_SYN | UST_TCP_FIN)))
@@ -462,9 +474,9 @@ tcp_tx_blocked(struct ust_stack *stk, struct ust_tcp_sock *tp)
  * receiver (or packetdrill) sees is what Linux sends.
  */
 static unsigned int
-tcp_tso_chunk_segs(const struct ust_tcp_sock *tp)
+tcp_tso_chunk_segs(const struct ust_tcp_sock *tp, uint32_t mss_now)
 {
-	uint32_t mss = RTE_MAX((uint32_t)tp->mss, 1u);
+	uint32_t mss = RTE_MAX(mss_now, 1u);
 	uint64_t min_segs = tp->base.stk->conf.tcp.min_tso_segs;
 	uint64_t max_segs = RTE_MAX(65536u / mss, min_segs);
 	uint64_t half_cwnd = RTE_MAX(tp->cwnd / mss / 2, 1u);
@@ -527,7 +539,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			ust_timer_cancel(&stk->tcp->wheel, &tp->cork_timer);
 	}
 	bool sack_rec, had_data, limited;
-	uint32_t data_end, in_flight;
+	uint32_t data_end, in_flight, mss;
 	unsigned int sent = 0;
 
 	switch (tp->state) {
@@ -542,6 +554,8 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		return;
 	}
 	ust_tcp_output_undefer(stk, tp);
+	/* the size of a full segment in this push (Linux's mss_now) */
+	mss = ust_tcp_mss_now(tp);
 	data_end = tcp_snd_data_end(tp);
 	sack_rec = (tp->tflags & (TF_RECOVERY | TF_SACK_OK)) ==
 		(TF_RECOVERY | TF_SACK_OK);
@@ -571,6 +585,14 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			/* first what RACK marked lost, lowest first */
 			if (ust_tcp_rack_next_lost(tp, &s, &e, &f)) {
 				uint32_t l = e - s - (f ? 1 : 0);
+
+				/* cut to the segment size now, as Linux's
+				 * tcp_retransmit_skb() fragments: the rest
+				 * stays lost and goes next */
+				if (l > mss) {
+					l = mss;
+					f = false;
+				}
 
 				if (ust_tcp_send_segment(stk, tp, s, l,
 					UST_TCP_ACK | (f ? UST_TCP_FIN : 0),
@@ -622,7 +644,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		if (avail > 0 && room > 0) {
 			bool eor = false;
 
-			len = RTE_MIN(avail, RTE_MIN((uint32_t)tp->mss, room));
+			len = RTE_MIN(avail, RTE_MIN(mss, room));
 			if ((tp->tflags & TF_LOSS) && tp->n_sb > 0 &&
 			    SEQ_LT(tp->snd_nxt, tp->snd_max))
 				/* up to the next SACKed range */
@@ -638,13 +660,13 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			 * override (below; Linux's probe timer). Going back
 			 * N resends segments as they went, a small one
 			 * before a SACKed one included */
-			if (len < tp->mss && len < avail &&
+			if (len < mss && len < avail &&
 			    len < tp->snd_wnd_max / 2 && !eor &&
 			    !tp->cork_push && !SEQ_LT(tp->snd_nxt, tp->snd_max))
 				break;
 			/* TCP_CORK: no partial segment while corked, up to
 			 * the 200 ms ceiling (tcp_icmp.c) */
-			if (len < tp->mss && len == avail && !fin &&
+			if (len < mss && len == avail && !fin &&
 			    !SEQ_LT(tp->snd_nxt, tp->snd_max) &&
 			    !ust_tcp_cork_allows(stk, tp))
 				break;
@@ -652,7 +674,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			 * tcp_nagle_check()): one small segment in flight at
 			 * a time; the small tail of a write after full
 			 * segments goes at once */
-			if (len < tp->mss && len == avail &&
+			if (len < mss && len == avail &&
 			    SEQ_GT(tp->snd_sml, tp->snd_una) &&
 			    SEQ_LEQ(tp->snd_sml, tp->snd_nxt) &&
 			    !(tp->tflags & TF_NODELAY) && !fin &&
@@ -672,12 +694,13 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			 * without: packetdrill's prr, limited_transmit and
 			 * shutdown scripts); not on retransmissions, which
 			 * Linux sends segment by segment */
-			if (!rtx && len == tp->mss) {
+			if (!rtx && len == mss) {
 				if (chunk_segs == 0)
-					chunk_segs = tcp_tso_chunk_segs(tp);
+					chunk_segs = tcp_tso_chunk_segs(tp,
+									mss);
 				if (chunk == 0)
 					run_len = RTE_MAX(RTE_MIN(chunk_segs,
-						room / tp->mss), 2u);
+						room / mss), 2u);
 				if (++chunk == run_len) {
 					flags |= UST_TCP_PSH;
 					chunk = 0;
@@ -695,7 +718,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 				tp->rtt_start_ns = stk->now;
 			}
 			tp->snd_nxt += len;
-			if (len < tp->mss)
+			if (len < mss)
 				tp->snd_sml = tp->snd_nxt;
 			if (flags & UST_TCP_FIN) {
 				tp->snd_nxt++;

@@ -57,7 +57,10 @@
 #define UST_TCP_DEFAULT_MSS 536     /* RFC 9293 3.7.1 without the option */
 #define UST_TCP_MIN_MSS 88
 #define UST_TCP_MAX_WIN 65535u
-#define UST_TCP_SB_MAX 16           /* scoreboard ranges kept */
+#define UST_TCP_SB_MAX 13           /* scoreboard ranges kept (13: the
+				     * D-SACK block and the receive-buffer
+				     * tuning fit the 1024 B; RACK's records
+				     * hold what the scoreboard drops) */
 #define UST_TCP_DUPTHRESH 3
 #define UST_TCP_COALESCE_MAX 1024  /* payload copied into the tail mbuf */
 #define UST_TCP_PAWS_IDLE_MS (24ull * 24 * 3600 * 1000) /* RFC 7323 5.5 */
@@ -130,6 +133,7 @@ enum ust_tcp_rtx_mode {
 #define TF_NOSPACE     (1u << 29) /* a send found the send buffer full
 				   * (Linux's SOCK_NOSPACE), until room
 				   * frees */
+#define TF_DSACK       (1u << 30) /* rcv_dsack waits for the next ACK */
 
 /* A coarse 32-bit clock for the times TCP_INFO reports in milliseconds:
  * the stack's nanoseconds >> 20 (1.05 ms units), taken with a shift on the
@@ -276,7 +280,13 @@ struct ust_tcp_sock {
 	uint8_t n_rcv_sack;
 	uint8_t n_sb;
 	struct ust_seq_range rcv_sack[UST_TCP_MAX_SACK]; /* to announce */
+	struct ust_seq_range rcv_dsack; /* a duplicate to report (RFC 2883),
+					 * while TF_DSACK */
 	struct ust_seq_range sb[UST_TCP_SB_MAX];          /* SACKed by peer */
+	/* receive-buffer autotuning (Linux's rcvq_space) */
+	uint32_t rcvq_space;    /* bytes read in the last RTT measured */
+	uint32_t rcvq_seq;      /* what had been read when it started */
+	uint32_t rcvq_time;     /* when it started (ns >> 10) */
 	uint32_t sacked_bytes;
 	uint32_t high_rxt;      /* RFC 6675 HighRxt */
 	uint32_t high_sacked;   /* highest SACKed sequence */
@@ -791,6 +801,38 @@ void ust_tcp_acceptq_add(struct ust_stack *stk, struct ust_tcp_sock *tp);
 void ust_tcp_sack_rcv_update(struct ust_tcp_sock *tp, uint32_t seq,
 			 uint32_t end);
 void ust_tcp_sack_rcv_trim(struct ust_tcp_sock *tp);
+void ust_tcp_dsack_set(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		       uint32_t seq, uint32_t end);
+void ust_tcp_rcv_space_init(struct ust_stack *stk, struct ust_tcp_sock *tp);
+
+/* Bytes of the SACK option the next segment carries (0: none): the D-SACK
+ * block and the blocks to announce, as many as fit beside the timestamps
+ * (3 of them, or 4 without). */
+static inline unsigned int
+ust_tcp_sack_opt_len(const struct ust_tcp_sock *tp)
+{
+	unsigned int n, max = (tp->tflags & TF_TS_OK) ? 3 : 4;
+
+	if (likely(tp->n_rcv_sack == 0 && !(tp->tflags & TF_DSACK)) ||
+	    !(tp->tflags & TF_SACK_OK))
+		return 0;
+	n = tp->n_rcv_sack + ((tp->tflags & TF_DSACK) ? 1 : 0);
+	return 4 + 8 * RTE_MIN(n, max);
+}
+
+/* The payload of a full segment now (Linux's tcp_current_mss()): tp->mss
+ * (room left for timestamps) less the SACK option, so that data segments
+ * carry the blocks as pure ACKs do. RFC 2018 4 asks for them on every ACK
+ * while data waits beyond a hole, and in a two-way transfer most ACKs are
+ * data segments: a sender that learns of its losses only from the pure
+ * ACKs learns late, or (when one is lost) at its RTO. */
+static inline uint32_t
+ust_tcp_mss_now(const struct ust_tcp_sock *tp)
+{
+	unsigned int opt = ust_tcp_sack_opt_len(tp);
+
+	return tp->mss > opt + 64u ? tp->mss - opt : tp->mss;
+}
 void ust_tcp_sack_sender_update(struct ust_tcp_sock *tp,
 			    const struct ust_tcp_opts *o);
 void ust_tcp_sack_sender_clean(struct ust_tcp_sock *tp);

@@ -56,13 +56,17 @@ ust_tcp_reass_insert(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	if (cur != NULL && SEQ_LEQ(tcp_mseq(off, cur), seq) &&
 	    SEQ_GEQ(seg_end(off, cur), end)) {
 		/* all of it is queued already */
+		ust_tcp_dsack_set(stk, tp, seq, end);
 		ust_drop(stk, m, UST_DROP_TCP_OLD_DATA);
 		return false;
 	}
+	/* what is queued already is reported in a D-SACK block (RFC 2883;
+	 * Linux's tcp_data_queue_ofo()) */
 	if (cur != NULL && SEQ_LT(tcp_mseq(off, cur), seq)) {
 		/* the tail of cur covers our head */
 		uint32_t cut = seg_end(off, cur) - seq;
 
+		ust_tcp_dsack_set(stk, tp, seq, seq + cut);
 		m = ust_mbuf_adj(off, m, cut);
 		seq += cut;
 		prev = cur;
@@ -72,6 +76,8 @@ ust_tcp_reass_insert(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	while (cur != NULL && SEQ_LEQ(seg_end(off, cur), end)) {
 		struct rte_mbuf *next = ust_meta(off, cur)->nextpkt;
 
+		ust_tcp_dsack_set(stk, tp, tcp_mseq(off, cur),
+				  seg_end(off, cur));
 		ofo_unlink_after(tp, off, prev, cur);
 		ust_tcp_rmem_uncharge(stk, tp, ust_meta(off, cur)->truesize, 1);
 		ust_drop(stk, cur, UST_DROP_TCP_OFOMERGE);
@@ -79,6 +85,7 @@ ust_tcp_reass_insert(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	}
 	if (cur != NULL && SEQ_LT(tcp_mseq(off, cur), end)) {
 		/* our tail runs into cur */
+		ust_tcp_dsack_set(stk, tp, tcp_mseq(off, cur), end);
 		if (tcp_mseq(off, cur) == seq) {
 			/* and our head into prev: all of it is queued */
 			ust_drop(stk, m, UST_DROP_TCP_OLD_DATA);

@@ -60,6 +60,32 @@ ust_tcp_sack_rcv_trim(struct ust_tcp_sock *tp)
 	tp->n_rcv_sack = (uint8_t)n;
 }
 
+/* RFC 2883: data that arrived twice, all or part of a segment, is reported
+ * once, in the first SACK block of the next ACK (Linux's tcp_dsack_set()
+ * and tcp_dsack_extend(), with tcp_dsack on): a duplicate touching the one
+ * still to report joins it, another replaces it. The ACK that carries it
+ * goes at once (the callers set TF_ACK_NOW). Counted as TCPDSACKOldSent
+ * below rcv_nxt, TCPDSACKOfoSent above it. */
+void
+ust_tcp_dsack_set(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		  uint32_t seq, uint32_t end)
+{
+	if (!(tp->tflags & TF_SACK_OK) || !stk->conf.tcp.dsack ||
+	    !SEQ_LT(seq, end))
+		return;
+	if ((tp->tflags & TF_DSACK) && SEQ_LEQ(seq, tp->rcv_dsack.end) &&
+	    SEQ_GEQ(end, tp->rcv_dsack.start)) {
+		tp->rcv_dsack.start = SEQ_MIN(seq, tp->rcv_dsack.start);
+		tp->rcv_dsack.end = SEQ_MAX(end, tp->rcv_dsack.end);
+		return;
+	}
+	stk->mib[SEQ_LT(seq, tp->rcv_nxt) ? UST_MIB_TCPEXT_TCPDSACKOLDSENT :
+		 UST_MIB_TCPEXT_TCPDSACKOFOSENT]++;
+	tp->rcv_dsack.start = seq;
+	tp->rcv_dsack.end = end;
+	tp->tflags |= TF_DSACK;
+}
+
 /* ---- sender scoreboard ---- */
 
 static void

@@ -505,6 +505,63 @@ tcp_recv_empty(struct ust_tcp_sock *tp)
 	}
 }
 
+/* Where a measure of what the application reads per RTT starts (Linux's
+ * tcp_init_buffer_space() and the end of tcp_rcv_space_adjust()). */
+void
+ust_tcp_rcv_space_init(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	tp->rcvq_space = RTE_MIN(ust_tcp_rcv_window(tp),
+				 10u * tp->rcv_mss);
+	tp->rcvq_seq = tp->rcv_nxt - tp->rcv_buffered;
+	tp->rcvq_time = (uint32_t)(stk->now >> 10);
+}
+
+/*
+ * Receive-buffer autotuning (Linux's tcp_rcv_space_adjust(), "dynamic
+ * right-sizing"): once an RTT, when the application read more than in the
+ * last measured RTT, the buffer grows to hold twice that (and 16 segments
+ * more), plus twice the growth, as the sender may still be speeding up;
+ * the window follows (half the buffer), up to rmem_max. Not after
+ * SO_RCVBUF, nor with [tcp] moderate_rcvbuf = 0. The RTT is the
+ * connection's SRTT (Linux keeps a receiver's estimate apart; ustack's
+ * SRTT has the handshake's sample at least). A receiver that reads as
+ * fast as data comes gets a buffer that holds what a loss keeps waiting:
+ * a fixed buffer closes the window during each recovery, and the sender
+ * then stalls, or (an echo) both directions do.
+ */
+static void
+tcp_rcv_space_adjust(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	uint32_t now = (uint32_t)(stk->now >> 10);
+	uint32_t rtt_us = tp->srtt_us >> 3;
+	uint32_t copied_seq = tp->rcv_nxt - tp->rcv_buffered;
+	uint32_t copied = copied_seq - tp->rcvq_seq;
+
+	if (rtt_us == 0 ||
+	    ((uint64_t)(now - tp->rcvq_time) << 10) < (uint64_t)rtt_us * 1000)
+		return;
+	if (copied > tp->rcvq_space) {
+		if (stk->conf.tcp.moderate_rcvbuf &&
+		    !(tp->base.flags & UST_SKF_RCVBUF_LOCK)) {
+			uint64_t space = RTE_MAX(tp->rcvq_space, 1u);
+			uint64_t win = 2 * (uint64_t)copied +
+				16u * (uint64_t)tp->rcv_mss;
+			uint64_t buf;
+
+			/* the sender may be in slow start */
+			win += 2 * (win * (copied - space) / space);
+			/* the window is half the buffer (ust_tcp_rcv_window) */
+			buf = RTE_MIN(2 * win,
+				      (uint64_t)stk->conf.tcp.rmem_max);
+			if (buf > tp->rcvbuf)
+				tp->rcvbuf = (uint32_t)buf;
+		}
+		tp->rcvq_space = copied;
+	}
+	tp->rcvq_seq = copied_seq;
+	tp->rcvq_time = now;
+}
+
 /* Reading made room: tell the peer when the window it knows has at least
  * doubled and grown by a segment (receiver SWS avoidance, RFC 9293
  * 3.8.6.2.2; Linux's tcp_cleanup_rbuf() rule). */
@@ -516,6 +573,7 @@ tcp_read_done(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	if (tp->state != UST_TCP_ESTABLISHED &&
 	    tp->state != UST_TCP_FIN_WAIT_1 && tp->state != UST_TCP_FIN_WAIT_2)
 		return;
+	tcp_rcv_space_adjust(stk, tp);
 	cur = SEQ_GT(tp->rcv_adv, tp->rcv_nxt) ? tp->rcv_adv - tp->rcv_nxt : 0;
 	win = ust_tcp_rcv_window(tp);
 	if (win > cur && win >= 2 * cur &&
@@ -733,11 +791,13 @@ tcp_set_sol_socket(struct ust_tcp_sock *tp, int name, const void *val,
 	case SO_RCVBUFFORCE:
 		tp->rcvbuf = ust_mem_rcvbuf_from_user((uint32_t)v, c->rmem_max,
 						      name == SO_RCVBUFFORCE);
+		tp->base.flags |= UST_SKF_RCVBUF_LOCK;
 		return 0;
 	case SO_SNDBUF:
 	case SO_SNDBUFFORCE:
 		tp->base.sndbuf = ust_mem_sndbuf_from_user((uint32_t)v,
 			c->wmem_max, name == SO_SNDBUFFORCE);
+		tp->base.flags |= UST_SKF_SNDBUF_LOCK;
 		ust_tcp_wakeup(tp);
 		return 0;
 	case SO_KEEPALIVE:

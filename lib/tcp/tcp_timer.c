@@ -135,13 +135,14 @@ tcp_tlp_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tp->tflags |= TF_TLP_SENT;
 	if (avail > 0 && room > 0 && tp->snd_nxt == tp->snd_max &&
 	    !(tp->tflags & TF_FIN_SENT)) {
-		uint32_t len = RTE_MIN(avail, RTE_MIN((uint32_t)tp->mss, room));
+		uint32_t mss = ust_tcp_mss_now(tp);
+		uint32_t len = RTE_MIN(avail, RTE_MIN(mss, room));
 
 		ust_tcp_send_segment(stk, tp, tp->snd_nxt, len, UST_TCP_ACK,
 				 false);
 		tp->snd_nxt += len;
 		tp->snd_max = tp->snd_nxt;
-		if (len < tp->mss)
+		if (len < mss)
 			tp->snd_sml = tp->snd_nxt; /* (Minshall) */
 		tp->rack.tlp_is_retrans = false;
 	} else if (ust_tcp_rack_last(tp, &s, &e, &f)) {
@@ -263,7 +264,7 @@ tcp_send_head(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	/* (of what was sent: snd_nxt stays within snd_max) */
 	uint32_t sent = SEQ_MIN(data_end, tp->snd_max);
 	uint32_t len = SEQ_LT(tp->snd_una, sent) ?
-		RTE_MIN((uint32_t)tp->mss, sent - tp->snd_una) : 0;
+		RTE_MIN(ust_tcp_mss_now(tp), sent - tp->snd_una) : 0;
 	uint8_t flags = UST_TCP_ACK;
 
 	if ((tp->tflags & TF_FIN_SENT) && tp->snd_una + len == data_end)

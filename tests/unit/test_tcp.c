@@ -3287,24 +3287,34 @@ test_reassembly(void)
 	UT_EQ(th.opts.sack[0].start, b + 2000);
 	UT_EQ(th.opts.sack[0].end, b + 3000);
 	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPOFOQUEUE), 1);
-	/* the same again: a duplicate, refused, ACKed */
+	/* the same again: a duplicate, refused, ACKed with a D-SACK block
+	 * first (RFC 2883 4) */
 	seg(stk, &p, b + 2000, UST_TCP_ACK, data + 2000, 1000);
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_EQ(th.ack, b);
-	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(th.opts.nsack, 2);
+	UT_EQ(th.opts.sack[0].start, b + 2000);
+	UT_EQ(th.opts.sack[0].end, b + 3000);
+	UT_EQ(th.opts.sack[1].start, b + 2000);
+	UT_EQ(th.opts.sack[1].end, b + 3000);
 	UT_EQ(drops(stk, UST_DROP_TCP_OLD_DATA), 1);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPDSACKOFOSENT), 1);
 	/* [1500, 2100) overlaps the queued part: trimmed to [1500, 2000),
-	 * the block grows to the left */
+	 * the block grows to the left; [2000, 2100) came twice */
 	seg(stk, &p, b + 1500, UST_TCP_ACK, data + 1500, 600);
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_EQ(th.ack, b);
-	UT_EQ(th.opts.nsack, 1);
-	UT_EQ(th.opts.sack[0].start, b + 1500);
-	UT_EQ(th.opts.sack[0].end, b + 3000);
+	UT_EQ(th.opts.nsack, 2);
+	UT_EQ(th.opts.sack[0].start, b + 2000);
+	UT_EQ(th.opts.sack[0].end, b + 2100);
+	UT_EQ(th.opts.sack[1].start, b + 1500);
+	UT_EQ(th.opts.sack[1].end, b + 3000);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPDSACKOFOSENT), 2);
 	UT_EQ(tcp_info(stk, sd, &ti), 0);
 	UT_EQ(ti.ofo_segs, 2);
 	UT_EQ(ti.rcv_buffered, 0);
-	/* the first part: in order, the hole [1000, 1500) remains */
+	/* the first part: in order, the hole [1000, 1500) remains (a
+	 * D-SACK block is reported once) */
 	seg(stk, &p, b, UST_TCP_ACK, data, 1000);
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_EQ(th.ack, b + 1000);
@@ -3313,21 +3323,28 @@ test_reassembly(void)
 	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), 1000);
 	UT_ASSERT(memcmp(got, data, 1000) == 0);
 	/* [800, 2200): overlaps both sides; fills the hole and covers a
-	 * queued part entirely */
+	 * queued part entirely; [800, 1000) came twice */
 	seg(stk, &p, b + 800, UST_TCP_ACK, data + 800, 1400);
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_EQ(th.ack, b + 3000);
-	UT_EQ(th.opts.nsack, 0);
+	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(th.opts.sack[0].start, b + 800);
+	UT_EQ(th.opts.sack[0].end, b + 1000);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPDSACKOLDSENT), 1);
 	UT_EQ(tcp_info(stk, sd, &ti), 0);
 	UT_EQ(ti.ofo_segs, 0);
 	UT_EQ(ti.rcv_buffered, 2000);
 	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), 2000);
 	UT_ASSERT(memcmp(got, data + 1000, 2000) == 0);
-	/* old data entirely: ACKed, dropped */
+	/* old data entirely: ACKed with a D-SACK block, dropped */
 	seg(stk, &p, b + 100, UST_TCP_ACK, data + 100, 100);
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
 	UT_EQ(th.ack, b + 3000);
+	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(th.opts.sack[0].start, b + 100);
+	UT_EQ(th.opts.sack[0].end, b + 200);
 	UT_EQ(drops(stk, UST_DROP_TCP_OLD_DATA), 2);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPDSACKOLDSENT), 2);
 	/* a FIN beyond a hole waits for it */
 	p.snd_nxt = b + 3000;
 	seg(stk, &p, b + 3100, UST_TCP_ACK | UST_TCP_FIN, data, 50);
@@ -3341,6 +3358,227 @@ test_reassembly(void)
 	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), 150);
 	UT_EQ(ust_recv(stk, sd, got, sizeof(got), 0), 0);
 	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* While data waits beyond a hole, the SACK blocks ride on data segments
+ * too (RFC 2018 4), which shrink to make room for them (Linux's
+ * tcp_current_mss()); a D-SACK block rides on one segment. */
+static int
+test_sack_on_data(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[3 * 1448];
+	const uint32_t mss = 1448; /* 1460 less the timestamps */
+	struct ust_tcp_repr th;
+	struct peer p;
+	uint32_t b, s;
+	int ls, sd;
+
+	fill(data, sizeof(data), 31);
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	b = p.snd_nxt;
+	s = p.rcv_nxt;
+	seg(stk, &p, b + 1000, UST_TCP_ACK, data, 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.opts.nsack, 1);
+	/* one block: 12 bytes of option, 12 fewer of data */
+	UT_EQ(ust_send(stk, sd, data, 2 * mss, 0), (int)(2 * mss));
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss - 12);
+	UT_EQ(th.seq, s);
+	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(th.opts.sack[0].start, b + 1000);
+	UT_EQ(th.opts.sack[0].end, b + 2000);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss - 12);
+	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(expect(&p, &th, NULL, 0), 24);
+	UT_EQ(th.opts.nsack, 1);
+	UT_ASSERT(tx_none());
+	/* the same segment again: its ACK carries a D-SACK block before
+	 * the block, once; the data that follows carries the block */
+	seg(stk, &p, b + 1000, UST_TCP_ACK, data, 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.opts.nsack, 2);
+	UT_EQ(th.opts.sack[0].start, b + 1000);
+	UT_EQ(th.opts.sack[1].start, b + 1000);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPDSACKOFOSENT), 1);
+	ack_to(stk, &p, s + 2 * mss);
+	UT_EQ(ust_send(stk, sd, data, mss, 0), (int)mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss - 12);
+	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(expect(&p, &th, NULL, 0), 12);
+	ack_to(stk, &p, s + 3 * mss);
+	/* the hole filled: full segments, no option */
+	psend(stk, &p, 0, data, 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, b + 2000);
+	UT_EQ(th.opts.nsack, 0);
+	p.snd_nxt = b + 2000;
+	UT_EQ(ust_send(stk, sd, data, mss, 0), (int)mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.opts.has & UST_TCPOPT_SACK, 0);
+	ack_to(stk, &p, s + 4 * mss);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+static void
+wmem_small(struct ust_stack_conf *c)
+{
+	c->tcp.wmem_default = 16384;
+	c->tcp.wmem_max = 1u << 20;
+}
+
+/* Fill the send buffer, read what goes out, ACK all of it; @rounds times.
+ * Returns the largest SO_SNDBUF seen. */
+static int
+sndbuf_rounds(struct ust_stack *stk, struct peer *p, int sd, int rounds)
+{
+	static uint8_t data[65536];
+	struct ust_tcp_repr th;
+	int r, v, max = 0;
+
+	for (r = 0; r < rounds; r++) {
+		while (ust_send(stk, sd, data, sizeof(data), 0) > 0)
+			;
+		while (expect(p, &th, NULL, 0) >= 0)
+			;
+		ack_to(stk, p, p->rcv_nxt);
+		v = getopt_int(stk, sd, SOL_SOCKET, SO_SNDBUF);
+		max = RTE_MAX(max, v);
+	}
+	return max;
+}
+
+/* Send-buffer autotuning (Linux's tcp_sndbuf_expand()): two windows of
+ * max(10, cwnd) segments at 4352 bytes each (a 1448-byte segment's buffer
+ * rounded to a power of two, and its skb), growing while the buffer and
+ * not cwnd limits the flight, up to wmem_max; not after SO_SNDBUF. */
+static int
+test_sndbuf_autotune(void)
+{
+	struct ust_stack *stk = stack(wmem_small);
+	const int per_mss = 4096 + 256;
+	struct ust_tcp_info ti;
+	struct peer p, q;
+	int ls, sd, sd2, v = 0, prev, i, grew = 0;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(getopt_int(stk, sd, SOL_SOCKET, SO_SNDBUF), 2 * 10 * per_mss);
+	sd2 = open_passive_rtt(stk, ls, &q, 5000, PPORT + 1, 0);
+	UT_ASSERT(sd2 >= 0);
+	/* slow start: cwnd doubles each round; while the 60 segments the
+	 * buffer holds fill cwnd, it stays */
+	UT_EQ(sndbuf_rounds(stk, &p, sd, 2), 2 * 10 * per_mss);
+	/* then it follows cwnd, in steps of 2 * 4352 bytes, up to
+	 * wmem_max */
+	for (i = 0, prev = 2 * 10 * per_mss; i < 8; i++, prev = v) {
+		v = sndbuf_rounds(stk, &p, sd, 1);
+		UT_ASSERT(v >= prev);
+		UT_ASSERT(v <= 1 << 20);
+		if (v != 1 << 20) {
+			UT_EQ(v % (2 * per_mss), 0);
+			UT_EQ(tcp_info(stk, sd, &ti), 0);
+			UT_ASSERT((uint64_t)v <=
+				  2 * (ti.cwnd / 1448 + 1) * per_mss);
+		}
+		if (v > prev && v < 1 << 20)
+			grew++;
+	}
+	UT_ASSERT(grew > 0);
+	UT_EQ(v, 1 << 20);
+	/* what the buffer holds goes */
+	do {
+		struct ust_tcp_repr th;
+
+		for (i = 0; expect(&p, &th, NULL, 0) >= 0; i++)
+			;
+		ack_to(stk, &p, p.rcv_nxt);
+	} while (i > 0);
+	/* SO_SNDBUF (doubled, as Linux) holds */
+	UT_EQ(setopt_int(stk, sd2, SOL_SOCKET, SO_SNDBUF, 30000), 0);
+	UT_EQ(getopt_int(stk, sd2, SOL_SOCKET, SO_SNDBUF), 60000);
+	UT_EQ(sndbuf_rounds(stk, &q, sd2, 8), 60000);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, sd2), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* The peer sends @segs full segments in order (their ACKs read), @ms
+ * pass, the application reads all; the socket's SO_RCVBUF after. */
+static int
+rcvbuf_round(struct ust_stack *stk, struct peer *p, int sd, int segs,
+	     uint64_t ms)
+{
+	static uint8_t data[1448], got[1 << 20];
+	struct ust_tcp_repr th;
+	int i;
+
+	for (i = 0; i < segs; i++)
+		psend(stk, p, 0, data, sizeof(data));
+	while (expect(p, &th, NULL, 0) >= 0)
+		;
+	run(stk, ms);
+	/* one read takes all: the measure is taken at the first */
+	while (ust_recv(stk, sd, got, sizeof(got), 0) > 0)
+		;
+	while (expect(p, &th, NULL, 0) >= 0)
+		;
+	return getopt_int(stk, sd, SOL_SOCKET, SO_RCVBUF);
+}
+
+/* Receive-buffer autotuning (Linux's tcp_rcv_space_adjust()): an
+ * application that reads more per RTT than before gets a bigger buffer
+ * (twice what it read and 16 segments, plus twice the growth, doubled for
+ * the buffers around the payload), up to rmem_max; not after SO_RCVBUF. */
+static int
+test_rcvbuf_autotune(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	const int def = 131072;
+	struct peer p, q;
+	int ls, sd, sd2, v;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	/* an RTT of 1 ms (the handshake's) */
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 1);
+	UT_ASSERT(sd >= 0);
+	sd2 = open_passive_rtt(stk, ls, &q, 9000, PPORT + 1, 1);
+	UT_ASSERT(sd2 >= 0);
+	UT_EQ(setopt_int(stk, sd2, SOL_SOCKET, SO_RCVBUF, def / 2), 0);
+	UT_EQ(getopt_int(stk, sd, SOL_SOCKET, SO_RCVBUF), def);
+	/* read within the RTT: not measured yet */
+	UT_EQ(rcvbuf_round(stk, &p, sd, 20, 0), def);
+	/* 40 segments read in the RTT where 10 (of 1460 bytes) were the
+	 * start: a window w of twice that and 16 segments, plus twice w
+	 * times the growth; the buffer twice the window */
+	v = rcvbuf_round(stk, &p, sd, 20, 2);
+	{
+		uint64_t w = 2 * 40 * 1448 + 16 * 1460;
+
+		w += 2 * (w * (40 * 1448 - 14600) / 14600);
+		UT_EQ((uint64_t)v, 2 * w);
+	}
+	/* the same rate: no growth */
+	UT_EQ(rcvbuf_round(stk, &p, sd, 40, 2), v);
+	/* at most rmem_max */
+	UT_EQ(rcvbuf_round(stk, &p, sd, 200, 2), 6291456);
+	/* SO_RCVBUF holds (doubled, as Linux) */
+	UT_EQ(rcvbuf_round(stk, &q, sd2, 20, 2), def);
+	UT_EQ(rcvbuf_round(stk, &q, sd2, 40, 2), def);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, sd2), 0);
 	UT_EQ(ust_close(stk, ls), 0);
 	return teardown(stk);
 }
@@ -5311,6 +5549,9 @@ static const struct ut_case cases[] = {
 	  test_cwnd_app_limited },
 	{ "slow start after idle", test_slow_start_after_idle },
 	{ "out-of-order reassembly, overlaps, SACK", test_reassembly },
+	{ "SACK blocks on data segments, D-SACK", test_sack_on_data },
+	{ "send-buffer autotuning, SO_SNDBUF", test_sndbuf_autotune },
+	{ "receive-buffer autotuning, SO_RCVBUF", test_rcvbuf_autotune },
 	{ "half-open entries: SYN-ACK retransmission, RST",
 	  test_half_open },
 	{ "SYN-ACK retransmissions: a bounded wave", test_synack_rtx_burst },

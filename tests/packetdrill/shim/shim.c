@@ -32,11 +32,12 @@
  *  - a real file descriptor per socket (an open /dev/null), since
  *    packetdrill closes every script descriptor with close(2) at the end;
  *  - the settings the script's sysctls give Linux (tcp_rmem, tcp_wmem,
- *    tcp_timestamps, tcp_sack, tcp_window_scaling, tcp_syn_retries,
- *    tcp_synack_retries, tcp_syncookies, keepalive, fin_timeout,
- *    retries2, tw_reuse, rfc1337, congestion control...), read from
- *    /proc/sys of the namespace the script runs in when the first socket
- *    is created
+ *    tcp_timestamps, tcp_sack, tcp_dsack, tcp_moderate_rcvbuf,
+ *    tcp_window_scaling, tcp_syn_retries, tcp_synack_retries,
+ *    tcp_syncookies, keepalive,
+ *    fin_timeout, retries2, tw_reuse, rfc1337, congestion control...),
+ *    read from /proc/sys of the namespace the script runs in when the
+ *    first socket is created
  *    (packetdrill initialises the shim before the script's first shell
  *    command runs) and again at every socket(), so a script's sysctl
  *    command between connections takes effect as on Linux.
@@ -437,6 +438,8 @@ tcp_conf_from_sysctls(struct ust_tcp_conf *t)
 	}
 	sysctl_u8("tcp_timestamps", &t->timestamps);
 	sysctl_u8("tcp_sack", &t->sack);
+	sysctl_u8("tcp_dsack", &t->dsack);
+	sysctl_u8("tcp_moderate_rcvbuf", &t->moderate_rcvbuf);
 	sysctl_u8("tcp_window_scaling", &t->window_scaling);
 	/* Linux's 2 (its default) is loopback only: off for the script's
 	 * remote peer */
