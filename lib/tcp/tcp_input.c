@@ -571,10 +571,12 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		bool lost;
 
 		delivered = ust_tcp_rack_ack(stk, tp, dsack, &lost, &reo, &rtt);
-		/* the congestion control's RTT sample (CUBIC's HyStart) */
+		/* the congestion control's RTT sample (CUBIC's HyStart),
+		 * in us to the nearest (the transmissions' stamps are up to
+		 * a few ns apart within a poll: ust_tcp_send_segment()) */
 		if (rtt != 0 && tp->cc->pkts_acked != NULL)
-			tp->cc->pkts_acked(stk, tp, (uint32_t)RTE_MIN(rtt /
-					   1000, (uint64_t)UINT32_MAX));
+			tp->cc->pkts_acked(stk, tp, (uint32_t)RTE_MIN(
+				(rtt + 500) / 1000, (uint64_t)UINT32_MAX));
 		tcp_tlp_ack(stk, tp, ack, dsack, dup && !new_sack);
 		if (lost && !(tp->tflags & (TF_RECOVERY | TF_LOSS)))
 			ust_tcp_enter_recovery(stk, tp);

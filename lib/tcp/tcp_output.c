@@ -233,11 +233,22 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 	}
 	if ((len > 0 || (flags & UST_TCP_FIN)) && !(flags & UST_TCP_SYN)) {
 		uint32_t end = seq + len + ((flags & UST_TCP_FIN) ? 1 : 0);
+		/* the transmission's time: the stack reads its clock once a
+		 * poll, so the segments a connection sends in one poll are
+		 * stamped 1 ns apart, in the order they leave. RACK orders
+		 * transmissions by time, and breaks a tie by sequence
+		 * (RFC 8985 6.2's RACK_sent_after()), which holds only if
+		 * equal times went out in sequence order: a retransmission
+		 * sent in the poll after new data (its loss found by an ACK
+		 * later in the burst) would look older than that data, and be
+		 * found lost again, spuriously, when the data is SACKed */
+		uint64_t ns = stk->now > tp->lsnd_ns ? stk->now :
+			tp->lsnd_ns + 1;
 
 		/* RACK's record of the transmission; PRR's prr_out */
 		ust_tcp_rack_xmit(stk, tp, seq, end,
-				  (flags & UST_TCP_FIN) != 0, rtx);
-		tp->lsnd_ns = stk->now;
+				  (flags & UST_TCP_FIN) != 0, rtx, ns);
+		tp->lsnd_ns = ns;
 		if (tp->tflags & TF_RECOVERY)
 			tp->rack.prr_out += end - seq;
 	}
@@ -565,6 +576,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	 * again (RFC 5681 4.1, Linux's tcp_slow_start_after_idle) */
 	if (tp->snd_una == tp->snd_max && SEQ_LT(tp->snd_nxt, data_end) &&
 	    !(tp->tflags & (TF_RECOVERY | TF_LOSS)) &&
+	    stk->now > tp->lsnd_ns &&
 	    stk->now - tp->lsnd_ns > (uint64_t)tp->rto_us * 1000)
 		ust_tcp_cc_idle_restart(stk, tp);
 	for (;;) {

@@ -184,7 +184,8 @@ struct ust_tcp_rack {
 	uint64_t xmit_ns;       /* RACK.xmit_ts */
 	uint32_t end_seq;       /* RACK.end_seq */
 	uint32_t fack;          /* RACK.fack */
-	uint64_t rtt_ns;        /* RACK.rtt */
+	int64_t rtt_ns;         /* RACK.rtt (a few ns below 0 when the
+				 * clock did not move: ust_tcp_rack_ack()) */
 	uint64_t min_rtt_ns;    /* RACK.min_RTT, 0: none */
 	uint32_t dsack_round;   /* RACK.dsack_round, with dsack_round_set */
 	uint32_t segs_sacked;   /* RACK.segs_sacked */
@@ -272,7 +273,9 @@ struct ust_tcp_sock {
 				 * bytes (Linux's max_packets_out) */
 	uint32_t cwnd_usage_seq; /* the current window ends when this is
 				  * acknowledged (Linux's cwnd_usage_seq) */
-	uint64_t lsnd_ns;       /* last data sent (Linux's lsndtime) */
+	uint64_t lsnd_ns;       /* last data sent (Linux's lsndtime); its
+				 * stamp, which may be a few ns ahead of
+				 * stk->now (ust_tcp_send_segment()) */
 	const struct ust_tcp_cc_ops *cc;
 	uint64_t cc_priv[8];
 
@@ -851,9 +854,11 @@ uint32_t ust_tcp_sack_below(const struct ust_tcp_sock *tp, uint32_t seq);
 
 /* ---- tcp_rack.c: RACK-TLP loss detection (RFC 8985), PRR (RFC 6937) ----
  * (for connections with SACK; NewReno's stay with duplicate ACKs) */
-/* a segment [seq, end) left (@rtx: again) */
+/* a segment [seq, end) left (@rtx: again) at @ns (the connection's
+ * transmissions in the order they left: tcp_output.c) */
 void ust_tcp_rack_xmit(struct ust_stack *stk, struct ust_tcp_sock *tp,
-		       uint32_t seq, uint32_t end, bool fin, bool rtx);
+		       uint32_t seq, uint32_t end, bool fin, bool rtx,
+		       uint64_t ns);
 /* an acceptable ACK was processed (snd_una and the scoreboard updated;
  * @dsack: it carried a D-SACK): RACK's update and loss detection (RFC
  * 8985 6.2); returns the bytes newly delivered, and in *lost whether

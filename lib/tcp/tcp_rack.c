@@ -164,7 +164,7 @@ rack_append(struct ust_stack *stk, struct ust_tcp_rack *r, uint32_t seq,
 
 void
 ust_tcp_rack_xmit(struct ust_stack *stk, struct ust_tcp_sock *tp,
-		  uint32_t seq, uint32_t end, bool fin, bool rtx)
+		  uint32_t seq, uint32_t end, bool fin, bool rtx, uint64_t ns)
 {
 	struct ust_tcp_rack *r = &tp->rack;
 	struct ust_tcp_txrec tail = { .flags = UST_TXR_DEAD };
@@ -201,7 +201,7 @@ ust_tcp_rack_xmit(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			rack_append(stk, r, end, tail.end, tail.xmit_ns,
 				    tail.flags);
 	}
-	rack_append(stk, r, seq, end, stk->now,
+	rack_append(stk, r, seq, end, ns,
 		    (uint16_t)((rtx ? UST_TXR_RETRANS : 0) |
 			       (fin ? UST_TXR_FIN : 0)));
 }
@@ -243,7 +243,7 @@ rack_detect_loss(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		if (!rack_sent_after(r->xmit_ns, r->end_seq, x->xmit_ns,
 				     x->end))
 			continue;
-		deadline = x->xmit_ns + r->rtt_ns + reo;
+		deadline = x->xmit_ns + (uint64_t)r->rtt_ns + reo;
 		if (deadline <= stk->now) {
 			rack_set(r, x, x->flags | UST_TXR_LOST);
 			lost = true;
@@ -296,7 +296,7 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 	uint32_t low_sack = 0, low_cum = 0;
 	bool rtt_cum = false, rtt_sack = false, fast;
 	bool reord_sack = false, reord_cum = false;
-	uint64_t rtt_last = 0;
+	int64_t rtt_last = 0;
 
 	*lost = false;
 	*reo_ns = 0;
@@ -313,7 +313,7 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 	for (i = fast ? r->head : 0; i < r->n; i++) {
 		struct ust_tcp_txrec *x = &r->recs[i];
 		bool cum;
-		uint64_t rtt;
+		int64_t rtt;
 
 		if (x->flags & UST_TXR_DEAD)
 			continue;
@@ -360,15 +360,19 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 		}
 		if (SEQ_GT(x->end, r->fack))
 			r->fack = x->end;
-		/* step 2: RACK_update() */
-		rtt = stk->now - x->xmit_ns;
-		if ((x->flags & UST_TXR_RETRANS) && rtt < r->min_rtt_ns)
+		/* step 2: RACK_update(). (A stamp is up to a few ns ahead of
+		 * the clock of the poll that sent it: under a clock that did
+		 * not move since, the sample is a few ns below zero, and the
+		 * deadlines computed from it stay exact) */
+		rtt = (int64_t)(stk->now - x->xmit_ns);
+		if ((x->flags & UST_TXR_RETRANS) &&
+		    rtt < (int64_t)r->min_rtt_ns)
 			continue; /* the original's ACK, maybe */
 		/* (min_RTT 0 is none: a clock that did not move gives the
 		 * smallest RTT there is, 1 us) */
 		if (!(x->flags & UST_TXR_RETRANS) &&
-		    (r->min_rtt_ns == 0 || rtt < r->min_rtt_ns))
-			r->min_rtt_ns = RTE_MAX(rtt, (uint64_t)1000);
+		    (r->min_rtt_ns == 0 || rtt < (int64_t)r->min_rtt_ns))
+			r->min_rtt_ns = (uint64_t)RTE_MAX(rtt, (int64_t)1000);
 		if (rack_sent_after(x->xmit_ns, x->end, r->xmit_ns,
 				    r->end_seq)) {
 			r->xmit_ns = x->xmit_ns;
@@ -401,7 +405,7 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 		rack_reordering(tp, prior_fack - low_cum);
 	if (rtt_cum || rtt_sack) {
 		r->rtt_ns = rtt_last;
-		*rtt_ns = RTE_MAX(rtt_last, (uint64_t)1000);
+		*rtt_ns = (uint64_t)RTE_MAX(rtt_last, (int64_t)1000);
 	}
 	r->segs_sacked = sacked;
 	/* the walks are over what is in flight, not over what was */
