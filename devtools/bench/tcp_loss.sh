@@ -17,7 +17,9 @@
 #    both ends), as the TAP does: otherwise a dropped frame would be a 64 KB
 #    GSO packet, one loss event for ~45 segments.
 # BENCH_REPS runs of each, interleaved; medians of the wall time; each
-# sender's retransmissions and retransmission timeouts.
+# sender's loss-recovery counters (retransmissions, timeouts, probes,
+# recoveries, lost retransmissions, D-SACKs) and each receiver's
+# duplicate and zero-window reports, ustack's beside the kernel's.
 # Both sides run the congestion control CC (cubic, or reno), whatever the
 # host's default is (this one's is bbr, which ustack does not have).
 # PCAP=FILE captures the TAP side (first 128 bytes of each frame, every
@@ -53,26 +55,43 @@ kernel_pair() {
 	sleep 0.5
 }
 
-# kctr NS NAME: kernel counter NAME (absolute) in namespace NS
-kctr() {
-	ip netns exec "$1" nstat -az "$2" | awk -v n="$2" '$1 == n {print $2}'
+# The loss-recovery counters compared (Linux's names; ustack keeps those
+# without a "-" in the table under the same names)
+CTRS="TcpRetransSegs TcpExtTCPTimeouts TcpExtTCPLossProbes TcpExtTCPSackRecovery
+TcpExtTCPLostRetransmit TcpExtTCPDSACKRecv TcpExtTCPSpuriousRTOs
+TcpExtTCPDSACKOldSent TcpExtTCPToZeroWindowAdv"
+
+# kctrs NS: the kernel's CTRS in namespace NS (absolute), one line
+kctrs() {
+	ip netns exec "$1" nstat -az | awk -v names="$CTRS" '
+		BEGIN { n = split(names, k); for (i = 1; i <= n; i++) v[k[i]] = 0 }
+		($1 in v) { v[$1] = $2 }
+		END { for (i = 1; i <= n; i++) printf "%s ", v[k[i]]; print "" }'
 }
 
-# run_stream HOST: seconds the echo of the stream took; the kernel client's
-# retransmitted segments and retransmission timeouts during it (and the
-# kernel echo server's, for the veth) are written to $WORK/kctr
+# addto FILE BEFORE AFTER: add AFTER - BEFORE (lines of CTRS) into FILE
+addto() {
+	/usr/bin/python3 - "$1" "$2" "$3" <<'PY'
+import os, sys
+f, b, a = sys.argv[1], sys.argv[2].split(), sys.argv[3].split()
+t = open(f).read().split() if os.path.exists(f) else [0] * len(b)
+open(f, "w").write(" ".join(str(int(x) + int(z) - int(y)) for x, y, z in zip(t, b, a)) + "\n")
+PY
+}
+
+# run_stream HOST CLIENT_FILE [SERVER_FILE]: seconds the echo of the stream
+# took; the kernel client's counters during it are added into CLIENT_FILE,
+# the kernel echo server's (the veth) into SERVER_FILE
 run_stream() {
-	local t0 t1 c0 s0 c1 s1
-	c0="$(kctr "$NS" TcpRetransSegs) $(kctr "$NS" TcpExtTCPTimeouts)"
-	s0="$(kctr "$NS2" TcpRetransSegs) $(kctr "$NS2" TcpExtTCPTimeouts)"
+	local t0 t1 c0 s0
+	c0=$(kctrs "$NS")
+	s0=$(kctrs "$NS2")
 	t0=$(date +%s.%N)
 	nsx timeout 900 "$PY" "$PEER" stream "$1" 7 $((MIB << 20)) 2026 \
 		> "$WORK/stream.log" 2>&1 || { cat "$WORK/stream.log"; fail "stream to $1"; }
 	t1=$(date +%s.%N)
-	c1="$(kctr "$NS" TcpRetransSegs) $(kctr "$NS" TcpExtTCPTimeouts)"
-	s1="$(kctr "$NS2" TcpRetransSegs) $(kctr "$NS2" TcpExtTCPTimeouts)"
-	echo "$c0 $c1 $s0 $s1" | awk '{print $3 - $1, $4 - $2, $7 - $5, $8 - $6}' \
-		> "$WORK/kctr"
+	addto "$2" "$c0" "$(kctrs "$NS")"
+	[ -z "${3:-}" ] || addto "$3" "$s0" "$(kctrs "$NS2")"
 	echo "$t0 $t1" | awk '{printf "%.2f", $2 - $1}'
 }
 
@@ -111,19 +130,23 @@ if [ -n "${PCAP:-}" ]; then
 	sleep 1
 fi
 ust=() kern=()
-crtx=0 cto=0 kcrtx=0 kcto=0 ksrtx=0 ksto=0
 for r in $(seq 1 "$REPS"); do
-	ust+=("$(run_stream 198.18.0.2)")
-	read -r a b _ _ < "$WORK/kctr"
-	crtx=$((crtx + a)) cto=$((cto + b))
-	kern+=("$(run_stream 198.18.2.2)")
-	read -r a b c d < "$WORK/kctr"
-	kcrtx=$((kcrtx + a)) kcto=$((kcto + b)) ksrtx=$((ksrtx + c)) ksto=$((ksto + d))
+	ust+=("$(run_stream 198.18.0.2 "$WORK/c_ust")")
+	kern+=("$(run_stream 198.18.2.2 "$WORK/c_kern" "$WORK/s_kern")")
 	echo "rep $r: ustack ${ust[-1]} s, kernel ${kern[-1]} s" >&2
 done
 stop "$ECHO_PID"
-rtx=$(json_get "$WORK/srv.json" 'j["counters"]["Tcp"]["RetransSegs"]')
-rto=$(json_get "$WORK/srv.json" 'j["counters"]["TcpExt"].get("TCPTimeouts", 0)')
+# ust-echo's counters, in CTRS order ("-" where ustack keeps none)
+/usr/bin/python3 - "$WORK/srv.json" "$CTRS" > "$WORK/s_ust" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["counters"]
+out = []
+for n in sys.argv[2].split():
+    grp, name = ("TcpExt", n[6:]) if n.startswith("TcpExt") else ("Tcp", n[3:])
+    v = c.get(grp, {}).get(name)
+    out.append("-" if v is None else str(v))
+print(" ".join(out))
+PY
 fdrop=$(sed -n 's/.*fault stage: \([0-9]*\) frames, dropped \([0-9]*\).*/\2 of \1/p' \
 	"$WORK/srv.log" | head -1)
 mu=$(median "${ust[@]}")
@@ -135,11 +158,14 @@ echo "| kernel client, ust-echo over TAP | $mu |"
 echo "| kernel client, kernel echo over veth | $mk |"
 echo "| ratio ustack / kernel | $(echo "$mu $mk" | awk '{printf "%.2f", $1 / $2}') |"
 echo
-echo "Retransmitted segments / retransmission timeouts, all $REPS runs:"
-echo "| sender | RetransSegs | TCPTimeouts |"
-echo "|---|---|---|"
-echo "| ust-echo (to the kernel client) | $rtx | $rto |"
-echo "| kernel client (to ust-echo) | $crtx | $cto |"
-echo "| kernel echo (to the kernel client) | $ksrtx | $ksto |"
-echo "| kernel client (to the kernel echo) | $kcrtx | $kcto |"
+echo "Each sender's counters, all $REPS runs (the receiver's for TCPDSACKOldSent"
+echo "and TCPToZeroWindowAdv: what it sent about the other's data):"
+echo "| counter | ust-echo | kernel client to ust-echo | kernel echo | kernel client to kernel echo |"
+echo "|---|---|---|---|---|"
+paste -d' ' <(echo "$CTRS" | tr -s ' \n' '\n' | grep .) \
+	<(tr ' ' '\n' < "$WORK/s_ust" | grep .) \
+	<(tr ' ' '\n' < "$WORK/c_ust" | grep .) \
+	<(tr ' ' '\n' < "$WORK/s_kern" | grep .) \
+	<(tr ' ' '\n' < "$WORK/c_kern" | grep .) |
+	awk '{printf "| %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5}'
 echo "(ust-echo's fault stage dropped $fdrop of the frames it received)"
