@@ -75,6 +75,8 @@ struct ust_tcp_chunk {
 
 #define TCP_BLOCK_SIZE RTE_ALIGN_CEIL(sizeof(struct ust_tcp_sock), \
 				      RTE_CACHE_LINE_SIZE)
+/* 16 cache lines (doc/tcp.md, Memory): a field more must find a hole */
+#define TCP_BLOCK_MAX 1024
 
 static int
 tcp_chunk_add(struct ust_stack *stk)
@@ -84,6 +86,7 @@ tcp_chunk_add(struct ust_stack *stk)
 	uint8_t *b;
 	unsigned int i;
 
+	RTE_BUILD_BUG_ON(TCP_BLOCK_SIZE > TCP_BLOCK_MAX);
 	/* the header line, the blocks, a guard line */
 	c = rte_malloc_socket("ust_tcp_chunk", sizeof(*c) +
 			      TCP_CHUNK_BLOCKS * TCP_BLOCK_SIZE +

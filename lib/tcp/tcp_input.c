@@ -566,11 +566,12 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		 * lost; losses start recovery (Linux's tcp_time_to_recover()
 		 * with RACK: no duplicate-ACK threshold), where PRR paces
 		 * the sending (RFC 6937) */
+		uint32_t delivered, segs;
 		uint64_t reo, rtt;
-		uint32_t delivered;
 		bool lost;
 
-		delivered = ust_tcp_rack_ack(stk, tp, dsack, &lost, &reo, &rtt);
+		delivered = ust_tcp_rack_ack(stk, tp, dsack, &lost, &reo, &rtt,
+					     &segs);
 		/* the congestion control's RTT sample (CUBIC's HyStart),
 		 * in us to the nearest (the transmissions' stamps are up to
 		 * a few ns apart within a poll: ust_tcp_send_segment()) */
@@ -581,7 +582,7 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		if (lost && !(tp->tflags & (TF_RECOVERY | TF_LOSS)))
 			ust_tcp_enter_recovery(stk, tp);
 		if (tp->tflags & TF_RECOVERY)
-			ust_tcp_prr_ack(tp, delivered, advanced, lost);
+			ust_tcp_prr_ack(tp, segs, advanced, lost);
 		else if (advanced && ust_tcp_cc_cwnd_limited(tp))
 			/* cwnd grows by what this ACK delivered, SACKed
 			 * segments included (Linux's tcp_cong_control() with

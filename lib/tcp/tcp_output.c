@@ -250,7 +250,7 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 				  (flags & UST_TCP_FIN) != 0, rtx, ns);
 		tp->lsnd_ns = ns;
 		if (tp->tflags & TF_RECOVERY)
-			tp->rack.prr_out += end - seq;
+			tp->rack.prr_out++;
 	}
 	if (flags & UST_TCP_ACK)
 		tcp_ack_sent(stk, tp);
@@ -590,9 +590,11 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			uint32_t s, e;
 			bool f;
 
-			/* cwnd is PRR's (ust_tcp_prr_ack()) */
+			/* cwnd is PRR's (ust_tcp_prr_ack()), which counts
+			 * segments, as Linux's tcp_packets_in_flight() */
 			flight = ust_tcp_rack_in_flight(tp);
-			if (flight + tp->mss > tp->cwnd)
+			if (ust_tcp_rack_in_flight_segs(tp) >=
+			    tp->cwnd / RTE_MAX((uint32_t)tp->mss, 1u))
 				break;
 			/* first what RACK marked lost, lowest first */
 			if (ust_tcp_rack_next_lost(tp, &s, &e, &f)) {

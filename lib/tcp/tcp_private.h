@@ -174,33 +174,35 @@ struct ust_tcp_rack {
 	uint32_t cap;
 	uint32_t live;          /* records not DEAD (Linux's packets_out) */
 	uint32_t head;          /* records below are DEAD (when sorted) */
-	bool sorted;            /* records in sequence order, and sent in
+	bool sorted : 1;        /* records in sequence order, and sent in
 				 * that order: an ACK without SACK blocks
 				 * delivers a prefix and can show no loss */
+	bool reordering_seen : 1; /* RACK.reordering_seen */
+	bool dsack_round_set : 1; /* dsack_round is set */
+	bool tlp_is_retrans : 1; /* TLP.is_retrans */
+	bool tlp_out : 1;       /* TLP.end_seq is set: an episode's probe
+				 * is unresolved (Linux's tlp_high_seq) */
+	uint8_t reo_wnd_mult;   /* RACK.reo_wnd_mult */
 	uint16_t reordering;    /* the largest reordering seen, segments
 				 * (Linux's tp->reordering, from 3: only
 				 * reported, TCP_INFO's tcpi_reordering) */
 	uint32_t flight;        /* bytes of those neither SACKed nor lost */
-	uint64_t xmit_ns;       /* RACK.xmit_ts */
+	uint32_t flight_segs;   /* and how many (Linux's
+				 * tcp_packets_in_flight()) */
 	uint32_t end_seq;       /* RACK.end_seq */
+	uint64_t xmit_ns;       /* RACK.xmit_ts */
 	uint32_t fack;          /* RACK.fack */
+	uint32_t dsack_round;   /* RACK.dsack_round, with dsack_round_set */
 	int64_t rtt_ns;         /* RACK.rtt (a few ns below 0 when the
 				 * clock did not move: ust_tcp_rack_ack()) */
 	uint64_t min_rtt_ns;    /* RACK.min_RTT, 0: none */
-	uint32_t dsack_round;   /* RACK.dsack_round, with dsack_round_set */
 	uint32_t segs_sacked;   /* RACK.segs_sacked */
-	uint8_t reo_wnd_mult;   /* RACK.reo_wnd_mult */
 	uint8_t reo_wnd_persist; /* RACK.reo_wnd_persist */
-	bool reordering_seen;   /* RACK.reordering_seen */
-	bool dsack_round_set;
-	/* TLP (RFC 8985 7) */
-	uint32_t tlp_end_seq;   /* TLP.end_seq: snd_max after the probe */
-	bool tlp_is_retrans;    /* TLP.is_retrans */
-	bool tlp_out;           /* TLP.end_seq is set: an episode's probe
-				 * is unresolved (Linux's tlp_high_seq) */
 	uint16_t reord_seen;    /* reorderings seen (TCP_INFO's
 				 * tcpi_reord_seen; saturates) */
-	/* PRR (RFC 6937), bytes */
+	/* TLP (RFC 8985 7) */
+	uint32_t tlp_end_seq;   /* TLP.end_seq: snd_max after the probe */
+	/* PRR (RFC 6937), segments (tcp_rack.c) */
 	uint32_t prr_delivered;
 	uint32_t prr_out;
 	uint32_t recover_fs;    /* RecoverFS: cwnd when recovery began, as
@@ -863,16 +865,19 @@ void ust_tcp_rack_xmit(struct ust_stack *stk, struct ust_tcp_sock *tp,
  * @dsack: it carried a D-SACK): RACK's update and loss detection (RFC
  * 8985 6.2); returns the bytes newly delivered, and in *lost whether
  * segments were newly marked lost, in *reo_ns the reordering timeout to
- * arm (0: none), in *rtt_ns this ACK's RTT sample (0: none) */
+ * arm (0: none), in *rtt_ns this ACK's RTT sample (0: none), in
+ * *delivered_segs the segments newly delivered (PRR's unit) */
 uint32_t ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			  bool dsack, bool *lost, uint64_t *reo_ns,
-			  uint64_t *rtt_ns);
+			  uint64_t *rtt_ns, uint32_t *delivered_segs);
 /* the reordering timer expired: detect again (RFC 8985 6.3) */
 bool ust_tcp_rack_reo_timeout(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			      uint64_t *reo_ns);
 /* bytes in flight: sent, neither delivered nor marked lost (RFC 6675's
  * pipe with RACK's losses, Linux's tcp_packets_in_flight()) */
 uint32_t ust_tcp_rack_in_flight(const struct ust_tcp_sock *tp);
+/* the same in segments (PRR's pipe) */
+uint32_t ust_tcp_rack_in_flight_segs(const struct ust_tcp_sock *tp);
 /* segments sent and not cumulatively acknowledged (Linux's
  * packets_out) */
 uint32_t ust_tcp_rack_packets_out(const struct ust_tcp_sock *tp);
@@ -895,7 +900,8 @@ void ust_tcp_rack_all_lost(struct ust_tcp_sock *tp);
 /* a recovery ended (RFC 8985 6.2 step 4: reo_wnd_persist) */
 void ust_tcp_rack_recovery_end(struct ust_tcp_sock *tp);
 void ust_tcp_rack_free(struct ust_tcp_sock *tp);
-/* PRR (RFC 6937): recovery begins; then per ACK, cwnd for the ACK */
+/* PRR (RFC 6937): recovery begins; then per ACK, cwnd for the ACK
+ * (@delivered: segments newly delivered) */
 void ust_tcp_prr_init(struct ust_tcp_sock *tp);
 void ust_tcp_prr_ack(struct ust_tcp_sock *tp, uint32_t delivered,
 		     bool una_advanced, bool newly_lost);

@@ -24,10 +24,14 @@
  * queue. The array grows by doubling (compacted first); when it cannot
  * grow, the oldest transmissions are forgotten and the RTO covers them.
  *
- * PRR (RFC 6937 3): during recovery, per ACK, sndcnt from the bytes
+ * PRR (RFC 6937 3): during recovery, per ACK, sndcnt from the segments
  * delivered (prr_delivered), sent (prr_out), ssthresh and RecoverFS
  * (Linux's prior_cwnd); cwnd = in flight + sndcnt, which tcp_output.c's
- * loop then uses as it does outside recovery.
+ * loop then uses. All in segments, whatever their sizes, as Linux's
+ * tcp_cwnd_reduction() counts packets: in bytes, a delivered segment
+ * shorter than the MSS (one cut to leave room for SACK blocks, or the
+ * rest of one cut so) would earn less than the full segment the next
+ * transmission needs, and recovery would stall until the RTO.
  */
 
 #include <string.h>
@@ -59,13 +63,17 @@ rack_counted(uint16_t flags)
 static void
 rack_set(struct ust_tcp_rack *r, struct ust_tcp_txrec *x, uint16_t flags)
 {
-	if (rack_counted(x->flags))
+	if (rack_counted(x->flags)) {
 		r->flight -= x->end - x->seq;
+		r->flight_segs--;
+	}
 	if (!(x->flags & UST_TXR_DEAD))
 		r->live--;
 	x->flags = flags;
-	if (rack_counted(flags))
+	if (rack_counted(flags)) {
 		r->flight += x->end - x->seq;
+		r->flight_segs++;
+	}
 	if (!(flags & UST_TXR_DEAD))
 		r->live++;
 }
@@ -288,10 +296,12 @@ rack_sacked(const struct ust_tcp_sock *tp, uint32_t seq, uint32_t end)
 
 uint32_t
 ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
-		 bool *lost, uint64_t *reo_ns, uint64_t *rtt_ns)
+		 bool *lost, uint64_t *reo_ns, uint64_t *rtt_ns,
+		 uint32_t *delivered_segs)
 {
 	struct ust_tcp_rack *r = &tp->rack;
 	uint32_t prior_fack = r->fack, delivered = 0, sacked = 0, i;
+	uint32_t segs = 0;
 	uint32_t rtt_end_cum = 0, rtt_end_sack = 0;
 	uint32_t low_sack = 0, low_cum = 0;
 	bool rtt_cum = false, rtt_sack = false, fast;
@@ -301,6 +311,7 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 	*lost = false;
 	*reo_ns = 0;
 	*rtt_ns = 0;
+	*delivered_segs = 0;
 	if (!(tp->tflags & TF_SACK_OK))
 		return 0;
 	if (SEQ_LT(r->fack, tp->snd_una))
@@ -320,8 +331,10 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 		cum = SEQ_LEQ(x->end, tp->snd_una);
 		if (!cum) {
 			if (SEQ_LT(x->seq, tp->snd_una)) {
-				/* partly acknowledged */
+				/* partly acknowledged (a segment for PRR,
+				 * which counts what left the network) */
 				delivered += tp->snd_una - x->seq;
+				segs++;
 				rack_range(r, x, tp->snd_una, x->end);
 			}
 			if (fast)
@@ -342,6 +355,7 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 				continue; /* delivered before */
 		}
 		delivered += x->end - x->seq;
+		segs++;
 		/* step 3: delivered below what was delivered before, never
 		 * sent again: the network reordered */
 		if (!(x->flags & UST_TXR_RETRANS) &&
@@ -431,6 +445,7 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 	/* (after a timeout, going back N sends everything again) */
 	if (!(tp->tflags & TF_LOSS) && !fast)
 		*lost = rack_detect_loss(stk, tp, reo_ns);
+	*delivered_segs = segs;
 	return delivered;
 }
 
@@ -445,6 +460,12 @@ uint32_t
 ust_tcp_rack_in_flight(const struct ust_tcp_sock *tp)
 {
 	return tp->rack.flight;
+}
+
+uint32_t
+ust_tcp_rack_in_flight_segs(const struct ust_tcp_sock *tp)
+{
+	return tp->rack.flight_segs;
 }
 
 uint32_t
@@ -609,6 +630,7 @@ ust_tcp_rack_free(struct ust_tcp_sock *tp)
 	tp->rack.cap = 0;
 	tp->rack.live = 0;
 	tp->rack.flight = 0;
+	tp->rack.flight_segs = 0;
 }
 
 /* ---- PRR (RFC 6937) ---- */
@@ -620,7 +642,7 @@ ust_tcp_prr_init(struct ust_tcp_sock *tp)
 
 	r->prr_delivered = 0;
 	r->prr_out = 0;
-	r->recover_fs = tp->cwnd;
+	r->recover_fs = RTE_MAX(tp->cwnd / RTE_MAX((uint32_t)tp->mss, 1u), 1u);
 }
 
 void
@@ -628,15 +650,17 @@ ust_tcp_prr_ack(struct ust_tcp_sock *tp, uint32_t delivered,
 		bool una_advanced, bool newly_lost)
 {
 	struct ust_tcp_rack *r = &tp->rack;
-	uint32_t pipe = ust_tcp_rack_in_flight(tp);
+	uint32_t mss = RTE_MAX((uint32_t)tp->mss, 1u);
+	int64_t pipe = r->flight_segs;
+	int64_t ssthresh = tp->ssthresh / mss;
 	int64_t sndcnt;
 
 	if (delivered == 0 || r->recover_fs == 0)
 		return;
 	r->prr_delivered += delivered;
-	if (pipe > tp->ssthresh) {
+	if (pipe > ssthresh) {
 		/* proportional rate reduction (RFC 6937 3.1) */
-		sndcnt = ((uint64_t)r->prr_delivered * tp->ssthresh +
+		sndcnt = ((int64_t)r->prr_delivered * ssthresh +
 			  r->recover_fs - 1) / r->recover_fs;
 		sndcnt -= r->prr_out;
 	} else {
@@ -648,13 +672,13 @@ ust_tcp_prr_ack(struct ust_tcp_sock *tp, uint32_t delivered,
 					r->prr_out, (int64_t)delivered);
 
 		if (una_advanced && !newly_lost)
-			limit += tp->mss;
-		sndcnt = RTE_MIN((int64_t)tp->ssthresh - pipe, limit);
+			limit++;
+		sndcnt = RTE_MIN(ssthresh - pipe, limit);
 	}
 	/* the fast retransmit goes whatever the rest says */
-	if (r->prr_out == 0 && sndcnt < tp->mss)
-		sndcnt = tp->mss;
+	if (r->prr_out == 0 && sndcnt < 1)
+		sndcnt = 1;
 	if (sndcnt < 0)
 		sndcnt = 0;
-	tp->cwnd = pipe + (uint32_t)sndcnt;
+	tp->cwnd = (uint32_t)(pipe + sndcnt) * mss;
 }

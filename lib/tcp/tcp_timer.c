@@ -183,7 +183,7 @@ tcp_reo_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		ust_tcp_enter_recovery(stk, tp);
 		/* no ACK to count: as one segment delivered (Linux's
 		 * tcp_rack_reo_timeout()), the fast retransmit goes */
-		ust_tcp_prr_ack(tp, tp->mss, false, true);
+		ust_tcp_prr_ack(tp, 1, false, true);
 	}
 	if (reo > 0)
 		ust_tcp_rtx_arm(stk, tp, UST_RTX_REO, reo);
