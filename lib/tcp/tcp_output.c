@@ -600,11 +600,20 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			if (ust_tcp_rack_next_lost(tp, &s, &e, &f)) {
 				uint32_t l = e - s - (f ? 1 : 0);
 
-				/* cut to the segment size now, as Linux's
-				 * tcp_retransmit_skb() fragments: the rest
-				 * stays lost and goes next */
-				if (l > mss) {
-					l = mss;
+				/* sent again as it went, a whole MSS, not
+				 * mss (the room this push leaves for SACK
+				 * blocks): the blocks that do not fit stay
+				 * off it. Linux's tcp_retransmit_skb() cuts
+				 * to the current MSS; ustack does not, since
+				 * the few bytes cut off are a segment more to
+				 * lose, which waits for PRR's next segment (a
+				 * lost retransmission with its 12-byte rest
+				 * unsent was a quarter of ust-echo's timeouts
+				 * in the loss benchmark). Cut only to an MSS
+				 * lower than when it went (a path MTU learnt
+				 * since): the rest stays lost and goes next */
+				if (l > tp->mss) {
+					l = tp->mss;
 					f = false;
 				}
 
@@ -658,7 +667,9 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		if (avail > 0 && room > 0) {
 			bool eor = false;
 
-			len = RTE_MIN(avail, RTE_MIN(mss, room));
+			/* (going back N: whole segments, as above) */
+			len = RTE_MIN(avail, RTE_MIN(SEQ_LT(tp->snd_nxt,
+				tp->snd_max) ? tp->mss : mss, room));
 			if ((tp->tflags & TF_LOSS) && tp->n_sb > 0 &&
 			    SEQ_LT(tp->snd_nxt, tp->snd_max))
 				/* up to the next SACKed range */

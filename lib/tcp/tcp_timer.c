@@ -256,7 +256,8 @@ ust_tcp_delack_arm(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			      NS_PER_MS);
 }
 
-/* Send the first unacknowledged segment again, whatever the windows. */
+/* Send the first unacknowledged segment again, whatever the windows (a
+ * whole MSS, as it went: ust_tcp_output()'s retransmissions). */
 static void
 tcp_send_head(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
@@ -264,7 +265,7 @@ tcp_send_head(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	/* (of what was sent: snd_nxt stays within snd_max) */
 	uint32_t sent = SEQ_MIN(data_end, tp->snd_max);
 	uint32_t len = SEQ_LT(tp->snd_una, sent) ?
-		RTE_MIN(ust_tcp_mss_now(tp), sent - tp->snd_una) : 0;
+		RTE_MIN((uint32_t)tp->mss, sent - tp->snd_una) : 0;
 	uint8_t flags = UST_TCP_ACK;
 
 	if ((tp->tflags & TF_FIN_SENT) && tp->snd_una + len == data_end)
