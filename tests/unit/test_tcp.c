@@ -2711,6 +2711,105 @@ test_prr_lost_four(void)
 	return teardown(stk);
 }
 
+/* PRR counts segments, whatever their sizes (Linux's tcp_cwnd_reduction()
+ * counts packets). The peer's data out of order puts a SACK block on our
+ * segments, which are 1436 bytes then. Ten out, the first lost: the SACK
+ * of the next three starts recovery (pipe 6 of ssthresh 7, one goes: the
+ * first again). The ACK of the first four, an RTT later, shows the other
+ * six lost
+ * (sent before the retransmission it delivered): PRR-SSRB allows what was
+ * delivered and not yet sent, 4 - 1 = 3 segments; counted in bytes, 3 *
+ * 1436 held two of the 1448 the loop wants for each. */
+static int
+test_prr_short_segments(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1436];
+	uint8_t ooo[100];
+	struct ust_tcp_repr th;
+	const uint32_t seg_len = 1436;
+	struct peer p;
+	uint32_t b;
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 100);
+	UT_ASSERT(sd >= 0);
+	memset(ooo, 7, sizeof(ooo));
+	seg(stk, &p, p.snd_nxt + 100, UST_TCP_ACK, ooo, sizeof(ooo));
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.opts.nsack, 1);
+	fill(data, sizeof(data), 9);
+	UT_EQ(ust_send(stk, sd, data, sizeof(data), 0), (int)sizeof(data));
+	UT_EQ(expect(&p, &th, NULL, 0), (int)seg_len);
+	b = th.seq;
+	UT_EQ(expect_run(&p, b + seg_len, 9, seg_len), 0);
+	UT_ASSERT(tx_none());
+	run(stk, 110);
+	sack1(stk, &p, b, b + seg_len, b + 4 * seg_len);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)seg_len);
+	UT_EQ(th.seq, b);
+	UT_ASSERT(tx_none());
+	/* an RTT later (RACK takes no sample from a retransmission ACKed
+	 * sooner than min_RTT) */
+	run(stk, 110);
+	ack_to(stk, &p, b + 4 * seg_len);
+	for (i = 4; i < 7; i++) {
+		UT_EQ(expect(&p, &th, NULL, 0), (int)seg_len);
+		UT_EQ(th.seq, b + (uint32_t)i * seg_len);
+	}
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS), 0);
+	ack_to(stk, &p, b + 10 * seg_len);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
+/* A retransmission goes whole, as the segment went, even when SACK blocks
+ * would want room on it now: the blocks that do not fit stay off it (Linux
+ * cuts it to the current MSS, leaving a 12-byte rest to lose). Ten full
+ * segments out; then the peer's data out of order gives us a SACK block
+ * to send; the first segment lost goes again at 1448 bytes, no block. */
+static int
+test_rtx_whole(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1448];
+	uint8_t ooo[100];
+	struct ust_tcp_repr th;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 100);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	run(stk, 110);
+	memset(ooo, 7, sizeof(ooo));
+	seg(stk, &p, p.snd_nxt + 100, UST_TCP_ACK, ooo, sizeof(ooo));
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.opts.nsack, 1);
+	sack1(stk, &p, b, b + mss, b + 4 * mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b);
+	UT_EQ(th.opts.nsack, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 1);
+	ack_to(stk, &p, b + 10 * mss);
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 /* PRR with an ACK that arrives late, below SND.UNA: its new SACKs still
  * count as delivered (packetdrill fast_recovery/
  * prr-ss-ack-below-snd_una-cubic: segments 1, 5 and 8 lost). RACK.rtt is
@@ -5593,6 +5692,8 @@ static const struct ut_case cases[] = {
 	{ "PRR: the sending rate in recovery", test_prr },
 	{ "PRR: four lost, slow start reduction bound", test_prr_lost_four },
 	{ "PRR: an ACK below SND.UNA", test_prr_ack_below_una },
+	{ "PRR: segments shorter than the MSS", test_prr_short_segments },
+	{ "retransmissions whole, SACK blocks left off", test_rtx_whole },
 	{ "TLP: the last segment as sent, FIN alone, data and FIN",
 	  test_tlp },
 	{ "SACK: limited transmit, reordering", test_limited_transmit_sack },
