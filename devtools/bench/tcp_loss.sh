@@ -22,8 +22,9 @@
 # duplicate and zero-window reports, ustack's beside the kernel's.
 # Both sides run the congestion control CC (cubic, or reno), whatever the
 # host's default is (this one's is bbr, which ustack does not have).
-# PCAP=FILE captures the TAP side (first 128 bytes of each frame, every
-# frame either side sent, before the receiver's drop) for analysis.
+# PCAP=FILE captures the TAP side into FILE and the veth into
+# FILE-kernel.pcap (.pcap dropped from FILE first): the first 128 bytes of
+# every frame either side sent, before the receiver's drop, for analysis.
 #   sudo devtools/bench/tcp_loss.sh       (LOSS=N, MIB=N, BENCH_REPS=N, CC=, PCAP=)
 set -euo pipefail
 export TEST=tcp_loss
@@ -126,6 +127,9 @@ nft_loss ustl1 "$LOSS" ustloss "$NS2"
 
 if [ -n "${PCAP:-}" ]; then
 	nsx tcpdump -q -i ustt0 -s 128 -w "$PCAP" tcp 2>/dev/null &
+	PIDS+=($!)
+	nsx tcpdump -q -i ustl0 -s 128 -w "${PCAP%.pcap}-kernel.pcap" tcp \
+		2>/dev/null &
 	PIDS+=($!)
 	sleep 1
 fi
