@@ -583,11 +583,15 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			ust_tcp_enter_recovery(stk, tp);
 		if (tp->tflags & TF_RECOVERY)
 			ust_tcp_prr_ack(tp, segs, advanced, lost);
-		else if (advanced && ust_tcp_cc_cwnd_limited(tp))
+		else if ((advanced || (delivered > 0 &&
+				       tp->rack.reordering > UST_TCP_DUPTHRESH)) &&
+			 ust_tcp_cc_cwnd_limited(tp))
 			/* cwnd grows by what this ACK delivered, SACKed
 			 * segments included (Linux's tcp_cong_control() with
 			 * tcp_may_raise_cwnd(): on an ACK that advances
-			 * SND.UNA); what was SACKed before counts no more */
+			 * SND.UNA, or, once reordering beyond DupThresh was
+			 * seen, on any ACK that delivers, a SACK alone
+			 * included); what was SACKed before counts no more */
 			tp->cc->cong_avoid(stk, tp, delivered);
 		/* RFC 8985 6.3: the reordering timer, in the RTO's place */
 		if (reo > 0)

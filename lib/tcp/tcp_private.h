@@ -164,6 +164,7 @@ struct ust_tcp_txrec {
 #define UST_TXR_RETRANS (1u << 2) /* this transmission is a retransmission */
 #define UST_TXR_FIN     (1u << 3) /* ends with our FIN */
 #define UST_TXR_DEAD    (1u << 4) /* acknowledged or sent again: unused */
+#define UST_TXR_PARTIAL (1u << 5) /* acknowledged in part (tcp_rack.c) */
 
 /* RACK-TLP's state (RFC 8985 5.2, its names) and PRR's (RFC 6937). */
 struct ust_tcp_rack {

@@ -336,6 +336,7 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 				delivered += tp->snd_una - x->seq;
 				segs++;
 				rack_range(r, x, tp->snd_una, x->end);
+				x->flags |= UST_TXR_PARTIAL;
 			}
 			if (fast)
 				break;
@@ -357,9 +358,15 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 		delivered += x->end - x->seq;
 		segs++;
 		/* step 3: delivered below what was delivered before, never
-		 * sent again: the network reordered */
+		 * sent again: the network reordered. As Linux's
+		 * tcp_clean_rtx_queue(), a segment acknowledged in part by
+		 * an earlier ACK counts too (its start was below SND.UNA,
+		 * which stands for RACK.fack there): its reordering degree
+		 * is nothing, but reordering was seen, and reo_wnd stays
+		 * open (packetdrill eor/no-coalesce-retrans) */
 		if (!(x->flags & UST_TXR_RETRANS) &&
-		    SEQ_LT(x->seq, prior_fack)) {
+		    (SEQ_LT(x->seq, prior_fack) ||
+		     (cum && (x->flags & UST_TXR_PARTIAL)))) {
 			r->reordering_seen = true;
 			/* the lowest, of the SACKed and of the
 			 * cumulatively acknowledged apart (below) */

@@ -41,6 +41,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ADDRS = ['--local_ip=198.18.0.2', '--netmask_ip=255.255.255.0',
          '--gateway_ip=198.18.0.1', '--remote_ip=198.19.0.1']
 SKIP = 77
+# runs alone that confirm a kernel pass ustack does not match
+KERNEL_CONFIRM = 2
 
 
 def die_skip(msg):
@@ -277,6 +279,21 @@ def main():
                     name for i, (_, name, p) in enumerate(scripts)}
             for f in concurrent.futures.as_completed(futs):
                 ust[futs[f]] = f.result()
+        # a kernel pass that ustack does not match is the reference only if
+        # the kernel keeps it alone: a script whose timing the kernel
+        # meets only under the suite's parallel load (its timers slip
+        # then) is reported and not judged
+        flaky = set()
+        if not args.ustack_only:
+            for i, (origin, name, p) in enumerate(scripts):
+                if origin == 'upstream' and kern[name][0] == 0 and \
+                        ust[name][0] != 0:
+                    for _ in range(KERNEL_CONFIRM):
+                        r = run_one(binary, args.shim, p, 'kernel', i)
+                        if r[0] != 0:
+                            flaky.add(name)
+                            kern[name] = r
+                            break
     finally:
         if old_cc is not None:
             with open('/proc/sys/net/ipv4/tcp_allowed_congestion_control',
@@ -292,6 +309,8 @@ def main():
     for origin, name, _ in scripts:
         k = None if args.ustack_only else kern[name][0] == 0
         u = ust[name][0] == 0
+        if name in flaky:
+            k = None
         n_kpass += bool(k)
         n_upass += u
         n_both += bool(k) and u
@@ -314,16 +333,21 @@ def main():
             bad.append(name)
             note = 'FAIL: kernel fails our script: ' + \
                 first_error(kern[name][1])
+        if name in flaky:
+            note = 'not judged: the kernel passes it under load only (' + \
+                first_error(kern[name][1]) + ')'
         print('%-*s  %-6s  %-6s  %s' % (
-            width, name, '-' if k is None else ('pass' if k else 'fail'),
+            width, name, 'flaky' if name in flaky else
+            ('-' if k is None else ('pass' if k else 'fail')),
             'pass' if u else 'fail', note[:110]), flush=True)
         if args.verbose and (not u or k is False):
             out = ust[name][1] if not u else kern[name][1]
             print('    | ' + '\n    | '.join(out.strip().splitlines()[-12:]))
     print('packetdrill suite: %d scripts; kernel passes %d, ustack %d, both '
-          '%d; %d deviations and %d to-dos listed; %.0f s' % (
+          '%d; %d deviations and %d to-dos listed; %d not judged (the '
+          'kernel passes them under load only); %.0f s' % (
               len(scripts), n_kpass, n_upass, n_both, len(deviations),
-              len(todo), time.time() - t0))
+              len(todo), len(flaky), time.time() - t0))
     for s in stale:
         print('packetdrill suite: note: %s passes now; take it off '
               'deviations.txt / todo.txt' % s)

@@ -2711,6 +2711,54 @@ test_prr_lost_four(void)
 	return teardown(stk);
 }
 
+/* Once reordering beyond DupThresh was seen, an ACK that only SACKs grows
+ * cwnd by what it delivered (Linux's tcp_may_raise_cwnd(); packetdrill
+ * cubic-rack-reo-timeout-retrans-failed-incoming-data). Ten out (IW10):
+ * the SACK of the tenth grows nothing (no reordering yet); the SACK of the
+ * fourth shows a reordering of 7 segments and grows cwnd to 11; the ACK
+ * of all ten to 19. */
+static int
+test_cwnd_sack_reordering(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1448];
+	const uint32_t mss = 1448;
+	struct ust_tcp_info ti;
+	struct peer p;
+	uint32_t b;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 20);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	run(stk, 20);
+	sack1(stk, &p, b, b + 9 * mss, b + 10 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 10 * mss);
+	{
+		const uint32_t two[2][2] = {
+			{ b + 3 * mss, b + 4 * mss },
+			{ b + 9 * mss, b + 10 * mss },
+		};
+
+		p.rcv_nxt = b;
+		psack(stk, &p, two, 2);
+	}
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 11 * mss);
+	UT_EQ(ti.in_recovery, 0);
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 19 * mss);
+	UT_EQ(mib(stk, UST_MIB_TCP_RETRANSSEGS), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 /* PRR counts segments, whatever their sizes (Linux's tcp_cwnd_reduction()
  * counts packets). The peer's data out of order puts a SACK block on our
  * segments, which are 1436 bytes then. Ten out, the first lost: the SACK
@@ -5693,6 +5741,8 @@ static const struct ut_case cases[] = {
 	{ "PRR: four lost, slow start reduction bound", test_prr_lost_four },
 	{ "PRR: an ACK below SND.UNA", test_prr_ack_below_una },
 	{ "PRR: segments shorter than the MSS", test_prr_short_segments },
+	{ "cwnd grows on SACKs once reordering was seen",
+	  test_cwnd_sack_reordering },
 	{ "retransmissions whole, SACK blocks left off", test_rtx_whole },
 	{ "TLP: the last segment as sent, FIN alone, data and FIN",
 	  test_tlp },
