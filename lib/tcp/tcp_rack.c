@@ -331,10 +331,10 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 		cum = SEQ_LEQ(x->end, tp->snd_una);
 		if (!cum) {
 			if (SEQ_LT(x->seq, tp->snd_una)) {
-				/* partly acknowledged (a segment for PRR,
-				 * which counts what left the network) */
+				/* partly acknowledged (no segment for PRR
+				 * until it is whole, as Linux counts a
+				 * one-segment skb) */
 				delivered += tp->snd_una - x->seq;
-				segs++;
 				rack_range(r, x, tp->snd_una, x->end);
 				x->flags |= UST_TXR_PARTIAL;
 			}
