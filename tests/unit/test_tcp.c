@@ -2759,21 +2759,35 @@ test_cwnd_sack_reordering(void)
 	return teardown(stk);
 }
 
+/* The peer's 100 bytes out of order, 100 bytes beyond what we expect: our
+ * duplicate ACK carries a SACK block, and so do our data segments while
+ * the hole lasts (1436 bytes then, ust_tcp_mss_now()). */
+static int
+peer_ooo(struct ust_stack *stk, struct peer *p)
+{
+	struct ust_tcp_repr th;
+	uint8_t ooo[100];
+
+	memset(ooo, 7, sizeof(ooo));
+	seg(stk, p, p->snd_nxt + 100, UST_TCP_ACK, ooo, sizeof(ooo));
+	UT_EQ(expect(p, &th, NULL, 0), 0);
+	UT_EQ(th.opts.nsack, 1);
+	return 0;
+}
+
 /* PRR counts segments, whatever their sizes (Linux's tcp_cwnd_reduction()
  * counts packets). The peer's data out of order puts a SACK block on our
  * segments, which are 1436 bytes then. Ten out, the first lost: the SACK
  * of the next three starts recovery (pipe 6 of ssthresh 7, one goes: the
  * first again). The ACK of the first four, an RTT later, shows the other
- * six lost
- * (sent before the retransmission it delivered): PRR-SSRB allows what was
- * delivered and not yet sent, 4 - 1 = 3 segments; counted in bytes, 3 *
- * 1436 held two of the 1448 the loop wants for each. */
+ * six lost (sent before the retransmission it delivered): PRR-SSRB allows
+ * what was delivered and not yet sent, 4 - 1 = 3 segments; counted in
+ * bytes, 3 * 1436 held two of the 1448 the loop wants for each. */
 static int
 test_prr_short_segments(void)
 {
 	struct ust_stack *stk = stack(NULL);
 	static uint8_t data[10 * 1436];
-	uint8_t ooo[100];
 	struct ust_tcp_repr th;
 	const uint32_t seg_len = 1436;
 	struct peer p;
@@ -2784,10 +2798,7 @@ test_prr_short_segments(void)
 	UT_ASSERT(ls >= 0);
 	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 100);
 	UT_ASSERT(sd >= 0);
-	memset(ooo, 7, sizeof(ooo));
-	seg(stk, &p, p.snd_nxt + 100, UST_TCP_ACK, ooo, sizeof(ooo));
-	UT_EQ(expect(&p, &th, NULL, 0), 0);
-	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(peer_ooo(stk, &p), 0);
 	fill(data, sizeof(data), 9);
 	UT_EQ(ust_send(stk, sd, data, sizeof(data), 0), (int)sizeof(data));
 	UT_EQ(expect(&p, &th, NULL, 0), (int)seg_len);
@@ -2827,7 +2838,6 @@ test_rtx_whole(void)
 {
 	struct ust_stack *stk = stack(NULL);
 	static uint8_t data[10 * 1448];
-	uint8_t ooo[100];
 	struct ust_tcp_repr th;
 	const uint32_t mss = 1448;
 	struct peer p;
@@ -2840,10 +2850,7 @@ test_rtx_whole(void)
 	UT_ASSERT(sd >= 0);
 	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
 	run(stk, 110);
-	memset(ooo, 7, sizeof(ooo));
-	seg(stk, &p, p.snd_nxt + 100, UST_TCP_ACK, ooo, sizeof(ooo));
-	UT_EQ(expect(&p, &th, NULL, 0), 0);
-	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(peer_ooo(stk, &p), 0);
 	sack1(stk, &p, b, b + mss, b + 4 * mss);
 	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
 	UT_EQ(th.seq, b);
