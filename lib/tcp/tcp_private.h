@@ -194,8 +194,9 @@ struct ust_tcp_rack {
 	uint64_t xmit_ns;       /* RACK.xmit_ts */
 	uint32_t fack;          /* RACK.fack */
 	uint32_t dsack_round;   /* RACK.dsack_round, with dsack_round_set */
-	int64_t rtt_ns;         /* RACK.rtt (a few ns below 0 when the
-				 * clock did not move: ust_tcp_rack_ack()) */
+	int64_t rtt_ns;         /* RACK.rtt, whole us (1 us below 0 when
+				 * the clock did not move and a stamp
+				 * crossed a us: ust_tcp_rack_ack()) */
 	uint64_t min_rtt_ns;    /* RACK.min_RTT, 0: none */
 	uint32_t segs_sacked;   /* RACK.segs_sacked */
 	uint8_t reo_wnd_persist; /* RACK.reo_wnd_persist */

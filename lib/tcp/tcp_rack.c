@@ -45,6 +45,20 @@
 #define RACK_REO_MULT_MAX 255
 #define RACK_REO_SLACK_NS 2000000ull
 
+/* RACK's times (RACK.rtt, min_RTT, the deadlines of step 5) in whole
+ * microseconds, as Linux's tcp_stamp_us_delta(). The order of
+ * transmissions stays in ns: a connection's segments of one poll are
+ * stamped 1 ns apart (tcp_output.c), and in us they have one time, as a
+ * burst has in Linux. With ns, a segment sent 1 ns after the one that
+ * gave RACK.rtt would be 1 ns short of lost when reo_wnd is 0, and would
+ * wait for the reordering timer (packetdrill
+ * sack/sack-route-refresh-ip-tos). */
+static inline uint64_t
+rack_us(uint64_t ns)
+{
+	return ns / 1000;
+}
+
 /* RACK_sent_after(): was (t1, seq1) sent after (t2, seq2)? */
 static inline bool
 rack_sent_after(uint64_t t1, uint32_t seq1, uint64_t t2, uint32_t seq2)
@@ -239,6 +253,7 @@ rack_detect_loss(struct ust_stack *stk, struct ust_tcp_sock *tp,
 {
 	struct ust_tcp_rack *r = &tp->rack;
 	uint64_t reo = rack_reo_wnd(tp), timeout = 0;
+	uint64_t now = rack_us(stk->now) * 1000;
 	bool lost = false;
 	uint32_t i;
 
@@ -251,12 +266,13 @@ rack_detect_loss(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		if (!rack_sent_after(r->xmit_ns, r->end_seq, x->xmit_ns,
 				     x->end))
 			continue;
-		deadline = x->xmit_ns + (uint64_t)r->rtt_ns + reo;
-		if (deadline <= stk->now) {
+		deadline = rack_us(x->xmit_ns) * 1000 +
+			(uint64_t)r->rtt_ns + reo;
+		if (deadline <= now) {
 			rack_set(r, x, x->flags | UST_TXR_LOST);
 			lost = true;
-		} else if (deadline - stk->now > timeout) {
-			timeout = deadline - stk->now;
+		} else if (deadline - now > timeout) {
+			timeout = deadline - now;
 		}
 	}
 	/* the timer goes 2 ms after the deadline (Linux's
@@ -381,11 +397,9 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 		}
 		if (SEQ_GT(x->end, r->fack))
 			r->fack = x->end;
-		/* step 2: RACK_update(). (A stamp is up to a few ns ahead of
-		 * the clock of the poll that sent it: under a clock that did
-		 * not move since, the sample is a few ns below zero, and the
-		 * deadlines computed from it stay exact) */
-		rtt = (int64_t)(stk->now - x->xmit_ns);
+		/* step 2: RACK_update(), in whole microseconds */
+		rtt = ((int64_t)rack_us(stk->now) -
+		       (int64_t)rack_us(x->xmit_ns)) * 1000;
 		if ((x->flags & UST_TXR_RETRANS) &&
 		    rtt < (int64_t)r->min_rtt_ns)
 			continue; /* the original's ACK, maybe */
