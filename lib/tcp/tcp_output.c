@@ -715,18 +715,22 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			 * (tcp_tso_chunk_segs()), a run as long as cwnd and
 			 * the peer's window then let it be (Linux's
 			 * tcp_cwnd_test() and tcp_mss_split_point() cut the
-			 * packet), two segments at least (one alone goes
-			 * without: packetdrill's prr, limited_transmit and
-			 * shutdown scripts); not on retransmissions, which
-			 * Linux sends segment by segment */
+			 * packet); a packet of one segment goes without
+			 * (packetdrill's prr, limited_transmit, shutdown and
+			 * cubic-rto-ss-ca-cwnd-bump scripts: Linux's TSO
+			 * packets of two segments and more end with PSH, a
+			 * packet of one only when it ends a write). Going back
+			 * N after a timeout resends segment by segment */
 			if (!rtx && len == mss) {
 				if (chunk_segs == 0)
 					chunk_segs = tcp_tso_chunk_segs(tp,
 									mss);
 				if (chunk == 0)
-					run_len = RTE_MAX(RTE_MIN(chunk_segs,
-						room / mss), 2u);
-				if (++chunk == run_len) {
+					run_len = RTE_MIN(chunk_segs,
+							  room / mss);
+				if (run_len < 2) {
+					chunk = 0;
+				} else if (++chunk == run_len) {
 					flags |= UST_TCP_PSH;
 					chunk = 0;
 				}

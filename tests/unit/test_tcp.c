@@ -2507,6 +2507,59 @@ test_psh(void)
 	return teardown(stk);
 }
 
+static void
+init_cwnd_3(struct ust_stack_conf *c)
+{
+	c->tcp.init_cwnd = 3;
+}
+
+/* A cwnd of three segments: Linux's TSO packets are one segment each
+ * (at most half of cwnd), and a packet of one segment carries PSH only
+ * when it ends a write (packetdrill cubic/cubic-rto-ss-ca-cwnd-bump); the
+ * ACK of all three doubles cwnd, and the next run of three ends the write
+ * with PSH. */
+static int
+test_psh_small_cwnd(void)
+{
+	struct ust_stack *stk = stack(init_cwnd_3);
+	static uint8_t data[6 * 1448];
+	struct ust_tcp_info ti;
+	struct ust_tcp_repr th;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b = 0;
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 3 * mss);
+	fill(data, sizeof(data), 9);
+	UT_EQ(ust_send(stk, sd, data, 6 * mss, 0), (int)(6 * mss));
+	for (i = 0; i < 3; i++) {
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		if (i == 0)
+			b = th.seq;
+		UT_EQ(th.flags, UST_TCP_ACK);
+	}
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, b + 3 * mss);
+	for (i = 3; i < 6; i++) {
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		UT_EQ(th.seq, b + (uint32_t)i * mss);
+		UT_EQ(th.flags, UST_TCP_ACK | (i == 5 ? UST_TCP_PSH : 0));
+	}
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, b + 6 * mss);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 /* A pure ACK of @ack from the peer with one SACK block [s, e). */
 static void
 sack1(struct ust_stack *stk, struct peer *p, uint32_t ack, uint32_t s,
@@ -5738,6 +5791,7 @@ static const struct ut_case cases[] = {
 	{ "fast retransmit: SACK and NewReno", test_fast_retransmit },
 	{ "slow start: stretch ACKs, capped at ssthresh", test_slow_start },
 	{ "PSH: the last segment of each write", test_psh },
+	{ "PSH: a packet of one segment only at a write end", test_psh_small_cwnd },
 	{ "MSG_EOR and MSG_MORE", test_eor_more },
 	{ "RACK: the reordering timer", test_rack_reo_timer },
 	{ "RACK: a lost retransmission", test_rack_lost_retransmit },
