@@ -10,7 +10,8 @@
  *    during SACK recovery, PRR's cwnd, else new data within min(cwnd,
  *    snd_wnd), Nagle (RFC 896, with Minshall's change as Linux), TCP_CORK
  *    and MSG_MORE, no segment across a MSG_EOR record's end, PSH on the
- *    end of each write and of each TSO-sized run, sender silly-window
+ *    end of each write and of each TSO-sized run and on the last of a lost
+ *    packet sent again whole, sender silly-window
  *    avoidance (RFC 9293 3.8.6.2.1) with the persist timer as its
  *    override, the FIN when the data is out) and calls
  *    ust_tcp_send_segment() for each segment; at the end of each push,
@@ -539,6 +540,7 @@ void
 ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	unsigned int chunk = 0, chunk_segs = 0, run_len = 0;
+	uint32_t rtx_left = 0, rtx_pkt = 0; /* a lost packet's going again */
 
 	/* data MSG_MORE held for the probe timer goes now with this push,
 	 * unless this push is the MSG_MORE one (Linux's probe timer runs
@@ -582,7 +584,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	for (;;) {
 		uint32_t flight, room, peer_room, avail, len;
 		uint8_t flags;
-		bool rtx, fin;
+		bool rtx, fin, joined;
 
 		if (tcp_tx_blocked(stk, tp))
 			break;
@@ -596,9 +598,27 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			if (ust_tcp_rack_in_flight_segs(tp) >=
 			    tp->cwnd / RTE_MAX((uint32_t)tp->mss, 1u))
 				break;
-			/* first what RACK marked lost, lowest first */
+			/* first what RACK marked lost, lowest first; the
+			 * segments of one packet that are all lost go
+			 * again as one, as many as cwnd lets go, with PSH
+			 * on the last when they are two and more, as
+			 * Linux's tcp_retransmit_skb() sends an skb of
+			 * several segments as one TSO packet (packetdrill
+			 * sack-route-refresh-ip-tos) */
 			if (ust_tcp_rack_next_lost(tp, &s, &e, &f)) {
 				uint32_t l = e - s - (f ? 1 : 0);
+				uint8_t rflags = UST_TCP_ACK;
+
+				if (rtx_left == 0) {
+					rtx_left = ust_tcp_rack_lost_pkt(tp, s,
+						tp->mss, tp->cwnd /
+						RTE_MAX((uint32_t)tp->mss, 1u) -
+						ust_tcp_rack_in_flight_segs(tp));
+					rtx_pkt = rtx_left;
+				}
+				rtx_left--;
+				if (rtx_left == 0 && rtx_pkt >= 2)
+					rflags |= UST_TCP_PSH;
 
 				/* sent again as it went, a whole MSS, not
 				 * mss (the room this push leaves for SACK
@@ -618,9 +638,11 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 				}
 
 				if (ust_tcp_send_segment(stk, tp, s, l,
-					UST_TCP_ACK | (f ? UST_TCP_FIN : 0),
+					rflags | (f ? UST_TCP_FIN : 0),
 					true) != 0)
 					break;
+				if (rtx_left + 1 < rtx_pkt)
+					ust_tcp_rack_join(tp);
 				if (SEQ_GT(e, tp->high_rxt))
 					tp->high_rxt = e;
 				ust_tcp_rtx_rearm(stk, tp, false);
@@ -721,6 +743,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			 * packets of two segments and more end with PSH, a
 			 * packet of one only when it ends a write). Going back
 			 * N after a timeout resends segment by segment */
+			joined = false;
 			if (!rtx && len == mss) {
 				if (chunk_segs == 0)
 					chunk_segs = tcp_tso_chunk_segs(tp,
@@ -728,6 +751,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 				if (chunk == 0)
 					run_len = RTE_MIN(chunk_segs,
 							  room / mss);
+				joined = chunk > 0;
 				if (run_len < 2) {
 					chunk = 0;
 				} else if (++chunk == run_len) {
@@ -740,6 +764,9 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			if (ust_tcp_send_segment(stk, tp, tp->snd_nxt, len, flags,
 					     rtx) != 0)
 				break;
+			/* (RACK's records keep the packet, for its resend) */
+			if (joined)
+				ust_tcp_rack_join(tp);
 			if (!rtx && !(tp->tflags & TF_RTT_TIMING)) {
 				/* Karn: time one new segment at a time */
 				tp->tflags |= TF_RTT_TIMING;

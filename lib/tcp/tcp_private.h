@@ -165,6 +165,9 @@ struct ust_tcp_txrec {
 #define UST_TXR_FIN     (1u << 3) /* ends with our FIN */
 #define UST_TXR_DEAD    (1u << 4) /* acknowledged or sent again: unused */
 #define UST_TXR_PARTIAL (1u << 5) /* acknowledged in part (tcp_rack.c) */
+#define UST_TXR_PKT_MORE (1u << 6) /* the packet this went in goes on in
+				    * the record that starts at its end
+				    * (ust_tcp_rack_join()) */
 
 /* RACK-TLP's state (RFC 8985 5.2, its names) and PRR's (RFC 6937). */
 struct ust_tcp_rack {
@@ -883,9 +886,18 @@ uint32_t ust_tcp_rack_in_flight_segs(const struct ust_tcp_sock *tp);
 /* segments sent and not cumulatively acknowledged (Linux's
  * packets_out) */
 uint32_t ust_tcp_rack_packets_out(const struct ust_tcp_sock *tp);
+/* the segment just recorded by ust_tcp_rack_xmit() went in one packet
+ * with the one recorded before it (a TSO packet on Linux's wire) */
+void ust_tcp_rack_join(struct ust_tcp_sock *tp);
 /* the lowest segment marked lost: false when none */
 bool ust_tcp_rack_next_lost(const struct ust_tcp_sock *tp, uint32_t *seq,
 			    uint32_t *end, bool *fin);
+/* how many lost segments from the one at @seq on went in one packet and
+ * can go again as one (Linux's skb, sent again whole: PSH on its last
+ * segment when it has two and more), each of at most @len bytes; at most
+ * @max, at least 1 */
+uint32_t ust_tcp_rack_lost_pkt(const struct ust_tcp_sock *tp, uint32_t seq,
+			       uint32_t len, uint32_t max);
 /* the segment sent last by sequence (a loss probe's, RFC 8985 7.3) */
 bool ust_tcp_rack_last(const struct ust_tcp_sock *tp, uint32_t *seq,
 		       uint32_t *end, bool *fin);

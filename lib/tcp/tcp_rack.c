@@ -200,8 +200,14 @@ ust_tcp_rack_xmit(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		for (i = 0; i < n; i++) {
 			struct ust_tcp_txrec *x = &r->recs[i];
 
-			if ((x->flags & UST_TXR_DEAD) ||
-			    !SEQ_LT(x->seq, end) || !SEQ_GT(x->end, seq))
+			if (x->flags & UST_TXR_DEAD)
+				continue;
+			/* the packet that went on at @seq ends there now:
+			 * Linux's tcp_fragment() cuts the skb sent again
+			 * from the piece before it */
+			if (x->end == seq)
+				x->flags &= (uint16_t)~UST_TXR_PKT_MORE;
+			if (!SEQ_LT(x->seq, end) || !SEQ_GT(x->end, seq))
 				continue;
 			if (SEQ_GEQ(x->seq, seq) && SEQ_LEQ(x->end, end)) {
 				rack_set(r, x, x->flags | UST_TXR_DEAD);
@@ -214,8 +220,11 @@ ust_tcp_rack_xmit(struct ust_stack *stk, struct ust_tcp_sock *tp,
 				x->flags &= (uint16_t)~UST_TXR_FIN;
 			} else if (SEQ_LT(x->seq, seq)) {
 				rack_range(r, x, x->seq, seq);
-				x->flags &= (uint16_t)~UST_TXR_FIN;
+				x->flags &= (uint16_t)~(UST_TXR_FIN |
+							UST_TXR_PKT_MORE);
 			} else {
+				/* the rest of its packet (Linux's skb cut at
+				 * @end keeps what follows) */
 				rack_range(r, x, end, x->end);
 			}
 		}
@@ -520,6 +529,68 @@ ust_tcp_rack_next_lost(const struct ust_tcp_sock *tp, uint32_t *seq,
 	return true;
 }
 
+void
+ust_tcp_rack_join(struct ust_tcp_sock *tp)
+{
+	struct ust_tcp_rack *r = &tp->rack;
+	struct ust_tcp_txrec *x, *y;
+
+	/* records are appended in the order they leave, and compacting
+	 * keeps it: the one before is next to it, unless forgetting the
+	 * oldest moved it (then no join: a PSH fewer on a resend) */
+	if (r->n < 2)
+		return;
+	x = &r->recs[r->n - 2];
+	y = &r->recs[r->n - 1];
+	if (!(x->flags & (UST_TXR_DEAD | UST_TXR_FIN)) &&
+	    !(y->flags & UST_TXR_DEAD) && x->end == y->seq)
+		x->flags |= UST_TXR_PKT_MORE;
+}
+
+/* the data end of a record (a FIN's sequence number is never SACKed) */
+static inline uint32_t
+rack_data_end(const struct ust_tcp_txrec *x)
+{
+	return x->end - ((x->flags & UST_TXR_FIN) ? 1 : 0);
+}
+
+/* the live record that starts at @seq, from index @i on first (the one
+ * after a packet's record is most often the next in the array) */
+static const struct ust_tcp_txrec *
+rack_at(const struct ust_tcp_rack *r, uint32_t i, uint32_t seq)
+{
+	uint32_t j;
+
+	if (i < r->n && !(r->recs[i].flags & UST_TXR_DEAD) &&
+	    r->recs[i].seq == seq)
+		return &r->recs[i];
+	for (j = 0; j < r->n; j++)
+		if (!(r->recs[j].flags & UST_TXR_DEAD) &&
+		    r->recs[j].seq == seq)
+			return &r->recs[j];
+	return NULL;
+}
+
+uint32_t
+ust_tcp_rack_lost_pkt(const struct ust_tcp_sock *tp, uint32_t seq,
+		      uint32_t len, uint32_t max)
+{
+	const struct ust_tcp_rack *r = &tp->rack;
+	const struct ust_tcp_txrec *x = rack_at(r, 0, seq);
+	uint32_t k = 1;
+
+	/* (a record with PKT_MORE has no FIN: its end is its data's) */
+	while (x != NULL && k < max && (x->flags & UST_TXR_PKT_MORE) &&
+	       x->end - x->seq <= len) {
+		x = rack_at(r, (uint32_t)(x - r->recs) + 1, x->end);
+		if (x == NULL || (x->flags & (UST_TXR_SACKED | UST_TXR_LOST)) !=
+		    UST_TXR_LOST || rack_data_end(x) - x->seq > len)
+			break;
+		k++;
+	}
+	return k;
+}
+
 bool
 ust_tcp_rack_last(const struct ust_tcp_sock *tp, uint32_t *seq,
 		  uint32_t *end, bool *fin)
@@ -542,13 +613,6 @@ ust_tcp_rack_last(const struct ust_tcp_sock *tp, uint32_t *seq,
 	*end = best->end;
 	*fin = (best->flags & UST_TXR_FIN) != 0;
 	return true;
-}
-
-/* the data end of a record (a FIN's sequence number is never SACKed) */
-static inline uint32_t
-rack_data_end(const struct ust_tcp_txrec *x)
-{
-	return x->end - ((x->flags & UST_TXR_FIN) ? 1 : 0);
 }
 
 /* Sorted records: the one that @v falls strictly inside, by bisection

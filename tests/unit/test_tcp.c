@@ -3040,6 +3040,76 @@ test_rack_lost_retransmit(void)
 	return teardown(stk);
 }
 
+/* A lost packet goes again as it went (Linux's tcp_retransmit_skb() sends
+ * an skb of several segments as one TSO packet, PSH on its last): at a
+ * 100 ms RTT ten segments leave in packets of two, PSH on every second.
+ * The peer acknowledges the first and SACKs the fourth and the last
+ * three: the second alone (the rest of a packet the ACK cut), the third
+ * alone (what the SACK of the fourth left of its packet), each without
+ * PSH; the fifth and sixth as the packet they went in (PSH on the sixth);
+ * the seventh alone (packetdrill sack/sack-route-refresh-ip-tos). When
+ * that pair is lost again, it goes as one packet again. */
+static int
+test_rack_rtx_packet_psh(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[10 * 1448];
+	struct ust_tcp_repr th;
+	const uint32_t mss = 1448;
+	static const uint32_t want[][2] = {
+		{ 1, 0 }, { 2, 0 }, { 4, 0 }, { 5, UST_TCP_PSH }, { 6, 0 },
+	};
+	struct peer p;
+	uint32_t b = 0, blk[2][2];
+	int ls, sd, i;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 100);
+	UT_ASSERT(sd >= 0);
+	fill(data, sizeof(data), 5);
+	UT_EQ(ust_send(stk, sd, data, 10 * mss, 0), (int)(10 * mss));
+	for (i = 0; i < 10; i++) {
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		if (i == 0)
+			b = th.seq;
+		UT_EQ(th.seq, b + (uint32_t)i * mss);
+		UT_EQ(th.flags, UST_TCP_ACK | (i % 2 ? UST_TCP_PSH : 0));
+	}
+	UT_ASSERT(tx_none());
+	run(stk, 110);
+	blk[0][0] = b + 7 * mss;
+	blk[0][1] = b + 10 * mss;
+	blk[1][0] = b + 3 * mss;
+	blk[1][1] = b + 4 * mss;
+	p.rcv_nxt = b + mss;
+	psack(stk, &p, (const uint32_t (*)[2])blk, 2);
+	for (i = 0; i < (int)RTE_DIM(want); i++) {
+		UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+		UT_EQ(th.seq, b + want[i][0] * mss);
+		UT_EQ(th.flags, UST_TCP_ACK | want[i][1]);
+	}
+	UT_ASSERT(tx_none());
+	/* the second, third and seventh arrive, the fifth and sixth do
+	 * not: sent before the seventh, SACKed now, they are lost again */
+	run(stk, 110);
+	blk[0][0] = b + 6 * mss;
+	blk[0][1] = b + 10 * mss;
+	p.rcv_nxt = b + 4 * mss;
+	psack(stk, &p, (const uint32_t (*)[2])blk, 1);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 4 * mss);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b + 5 * mss);
+	UT_EQ(th.flags, UST_TCP_ACK | UST_TCP_PSH);
+	UT_ASSERT(tx_none());
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 /* RACK orders transmissions by time, a tie by sequence (RFC 8985 6.2,
  * RACK_sent_after()): a retransmission that leaves in the same poll as new
  * data sent before it (one clock reading) is the later of the two. At 110
@@ -5792,6 +5862,8 @@ static const struct ut_case cases[] = {
 	{ "slow start: stretch ACKs, capped at ssthresh", test_slow_start },
 	{ "PSH: the last segment of each write", test_psh },
 	{ "PSH: a packet of one segment only at a write end", test_psh_small_cwnd },
+	{ "RACK: a lost packet goes again whole, PSH on its last",
+	  test_rack_rtx_packet_psh },
 	{ "MSG_EOR and MSG_MORE", test_eor_more },
 	{ "RACK: the reordering timer", test_rack_reo_timer },
 	{ "RACK: a lost retransmission", test_rack_lost_retransmit },
