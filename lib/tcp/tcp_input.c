@@ -166,6 +166,8 @@ ust_tcp_established(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	tp->rack.reordering = UST_TCP_DUPTHRESH;
 	tp->max_flight = 0;
 	tp->snd_psh = tp->snd_buf_seq;
+	tp->pushed_seq = tp->snd_buf_seq;
+	tp->fp_tail = 0;
 	tp->snd_sml = tp->snd_buf_seq;
 	tp->high_rxt = tp->snd_una;
 	tp->high_sacked = tp->snd_una;
@@ -236,8 +238,8 @@ tcp_rcv_syn_sent(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		tp->snd_wl2 = th->ack;
 		/* Karn: the SYN is timed unless it was sent again */
 		if (tp->backoff == 0)
-			ust_tcp_rtt_sample(tp, (uint32_t)((stk->now -
-				tp->rtt_start_ns) / 1000), &stk->conf.tcp);
+			ust_tcp_rtt_sample(tp, (uint32_t)(stk->now / 1000) -
+					    tp->rtt_start_us, &stk->conf.tcp);
 		ust_tcp_established(stk, tp);
 		tp->last_rcv_ns = stk->now;
 		tp->tflags |= TF_ACK_NOW;
@@ -430,8 +432,8 @@ tcp_ack(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		 * (RFC 7323 4.1), whose resolution is a millisecond */
 		if ((tp->tflags & TF_RTT_TIMING) && SEQ_GT(ack, tp->rtt_seq)) {
 			tp->tflags &= ~TF_RTT_TIMING;
-			rtt_us = (uint32_t)((stk->now - tp->rtt_start_ns) /
-					    1000);
+			rtt_us = (uint32_t)(stk->now / 1000) -
+				tp->rtt_start_us;
 			ust_tcp_rtt_sample(tp, rtt_us, &stk->conf.tcp);
 		} else if (!(tp->tflags & TF_RTT_TIMING) &&
 			   (tp->tflags & TF_TS_OK) &&

@@ -190,6 +190,21 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 	      !(tp->tflags & TF_MORE)) ||
 	     (tp->tflags & TF_PROBE_PSH)))
 		flags |= UST_TCP_PSH;
+	/* a forced push's mark (tcp_sock.c): new data looks for the next
+	 * one, a segment sent again walks its buffers */
+	if (len > 0 && (tp->tflags & TF_FPUSH) &&
+	    !(flags & (UST_TCP_SYN | UST_TCP_RST))) {
+		if (SEQ_LT(seq, tp->fp_next) &&
+		    SEQ_LEQ(tp->fp_next, seq + len)) {
+			flags |= UST_TCP_PSH;
+			tp->fp_next = ust_tcp_sndq_fpush_after(stk, tp,
+							       tp->fp_next);
+		} else if (!(flags & UST_TCP_PSH) &&
+			   SEQ_LT(seq, tp->snd_max) &&
+			   ust_tcp_sndq_fpush_in(stk, tp, seq, len)) {
+			flags |= UST_TCP_PSH;
+		}
+	}
 	/* a record's end (MSG_EOR) is a write's end: PSH, retransmitted
 	 * too */
 	if (len > 0 && (tp->tflags & TF_EOR_USED) && !(flags & UST_TCP_PSH)) {
@@ -485,27 +500,34 @@ tcp_tx_blocked(struct ust_stack *stk, struct ust_tcp_sock *tp)
  * builds MSS segments itself and marks the same ones, so that what a
  * receiver (or packetdrill) sees is what Linux sends.
  */
-static unsigned int
-tcp_tso_chunk_segs(const struct ust_tcp_sock *tp, uint32_t mss_now)
+unsigned int
+ust_tcp_tso_autosize(const struct ust_tcp_sock *tp, uint32_t mss_now)
 {
 	uint32_t mss = RTE_MAX(mss_now, 1u);
 	uint64_t min_segs = tp->base.stk->conf.tcp.min_tso_segs;
 	uint64_t max_segs = RTE_MAX(65536u / mss, min_segs);
-	uint64_t half_cwnd = RTE_MAX(tp->cwnd / mss / 2, 1u);
 	uint64_t srtt_us = tp->srtt_us >> 3;
 	uint64_t min_rtt_us = tp->rack.min_rtt_ns / 1000;
-	uint64_t ratio, rate, bytes, segs;
+	uint64_t ratio, rate, bytes;
 
 	if (srtt_us == 0) /* no pacing rate yet */
-		return (unsigned int)RTE_MIN(max_segs, half_cwnd);
+		return (unsigned int)max_segs;
 	ratio = tp->cwnd < tp->ssthresh / 2 ? 200 : 120;
 	/* bytes a second: cwnd * ratio% / SRTT */
 	rate = (uint64_t)tp->cwnd * ratio * 10000 / srtt_us;
 	bytes = rate >> 10;
 	if (min_rtt_us != 0 && (min_rtt_us >> 9) < 32)
 		bytes += 65536u >> (min_rtt_us >> 9);
-	segs = RTE_MIN(RTE_MAX(bytes / mss, min_segs), max_segs);
-	return (unsigned int)RTE_MIN(segs, half_cwnd);
+	return (unsigned int)RTE_MIN(RTE_MAX(bytes / mss, min_segs), max_segs);
+}
+
+unsigned int
+ust_tcp_tso_segs(const struct ust_tcp_sock *tp, uint32_t mss_now)
+{
+	uint32_t mss = RTE_MAX(mss_now, 1u);
+	unsigned int half_cwnd = RTE_MAX(tp->cwnd / mss / 2, 1u);
+
+	return RTE_MIN(ust_tcp_tso_autosize(tp, mss), half_cwnd);
 }
 
 /* TCP_INFO's chronographs after a push (Linux's tcp_write_xmit() and
@@ -734,7 +756,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 				flags |= UST_TCP_FIN;
 			/* PSH at the end of each TSO-sized run of full new
 			 * segments in this burst, as on Linux's wire
-			 * (tcp_tso_chunk_segs()), a run as long as cwnd and
+			 * (ust_tcp_tso_segs()), a run as long as cwnd and
 			 * the peer's window then let it be (Linux's
 			 * tcp_cwnd_test() and tcp_mss_split_point() cut the
 			 * packet); a packet of one segment goes without
@@ -746,7 +768,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 			joined = false;
 			if (!rtx && len == mss) {
 				if (chunk_segs == 0)
-					chunk_segs = tcp_tso_chunk_segs(tp,
+					chunk_segs = ust_tcp_tso_segs(tp,
 									mss);
 				if (chunk == 0)
 					run_len = RTE_MIN(chunk_segs,
@@ -771,7 +793,7 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 				/* Karn: time one new segment at a time */
 				tp->tflags |= TF_RTT_TIMING;
 				tp->rtt_seq = tp->snd_nxt;
-				tp->rtt_start_ns = stk->now;
+				tp->rtt_start_us = (uint32_t)(stk->now / 1000);
 			}
 			tp->snd_nxt += len;
 			if (len < mss)

@@ -134,6 +134,8 @@ enum ust_tcp_rtx_mode {
 				   * (Linux's SOCK_NOSPACE), until room
 				   * frees */
 #define TF_DSACK       (1u << 30) /* rcv_dsack waits for the next ACK */
+#define TF_FPUSH       (1u << 31) /* forced-push marks may be in the
+				   * send queue (tcp_sock.c) */
 
 /* A coarse 32-bit clock for the times TCP_INFO reports in milliseconds:
  * the stack's nanoseconds >> 20 (1.05 ms units), taken with a shift on the
@@ -269,7 +271,9 @@ struct ust_tcp_sock {
 	uint32_t rttvar_us;     /* << 2 */
 	uint32_t rto_us;
 	uint32_t rtt_seq;       /* Karn: the segment being timed */
-	uint64_t rtt_start_ns;
+	uint32_t rtt_start_us;  /* when it went (stk->now / 1000, mod 2^32) */
+	uint32_t pushed_seq;    /* the last PSH mark a write made (Linux's
+				 * pushed_seq: forced pushes, tcp_sock.c) */
 
 	/* congestion control */
 	uint32_t cwnd;
@@ -289,6 +293,10 @@ struct ust_tcp_sock {
 	/* SACK (RFC 2018 receiver, RFC 6675 sender) */
 	uint8_t n_rcv_sack;
 	uint8_t n_sb;
+	uint16_t fp_tail;       /* bytes in Linux's last skb of the write
+				 * queue (65535: that or more): the next
+				 * write fills it to the size goal first
+				 * (forced pushes, tcp_sock.c) */
 	struct ust_seq_range rcv_sack[UST_TCP_MAX_SACK]; /* to announce */
 	struct ust_seq_range rcv_dsack; /* a duplicate to report (RFC 2883),
 					 * while TF_DSACK */
@@ -300,6 +308,9 @@ struct ust_tcp_sock {
 	uint32_t sacked_bytes;
 	uint32_t high_rxt;      /* RFC 6675 HighRxt */
 	uint32_t high_sacked;   /* highest SACKed sequence */
+	uint32_t fp_next;       /* the lowest forced-push mark that new
+				 * data has not passed, if beyond snd_max
+				 * (TF_FPUSH) */
 	struct ust_tcp_rack rack; /* RACK-TLP and PRR (tcp_rack.c) */
 
 	/* the send queue: payload mbufs from snd_buf_seq on */
@@ -728,6 +739,13 @@ uint32_t ust_tcp_rcv_window(const struct ust_tcp_sock *tp);
 uint16_t ust_tcp_window_field(struct ust_tcp_sock *tp);
 /* the one place a segment's mbuf layout is decided */
 int ust_tcp_send_state_error(struct ust_tcp_sock *tp);
+/* how many full segments Linux's pacing puts in one TSO packet now (its
+ * tcp_tso_autosize(), tcp_output.c) */
+unsigned int ust_tcp_tso_autosize(const struct ust_tcp_sock *tp,
+				  uint32_t mss_now);
+/* the same, at most half of cwnd (a TSO packet of a burst) */
+unsigned int ust_tcp_tso_segs(const struct ust_tcp_sock *tp,
+			      uint32_t mss_now);
 /* tcp_tx.c */
 int ust_tcp_tx_init(struct ust_stack *stk);
 void ust_tcp_tx_fini(struct ust_stack *stk);
@@ -735,11 +753,19 @@ int ust_tcp_tx_small_pool(struct ust_stack *stk);
 int ust_tcp_tx_layout_check(struct ust_stack *stk, unsigned int layout);
 void ust_tcp_tx_note_write(struct ust_tcp_sock *tp, uint32_t seq, uint32_t len,
 		       bool queue_was_empty);
+/* forced-push marks in buffers queued whole after @prev from @seq
+ * (tcp_sock.c) */
+void ust_tcp_fpush_burst(struct ust_stack *stk, struct ust_tcp_sock *tp,
+			 struct rte_mbuf *prev, uint32_t seq);
 
-/* The send queue's buffers: one whose last byte ends a MSG_EOR write is
- * marked in its metadata's port field (RX-only otherwise), and no later
- * write is appended to it; every buffer enters the queue through
- * ust_tcp_sndq_push(), which sets or clears the mark. */
+/* The send queue's buffers: one whose last byte ends a MSG_EOR write, or
+ * is a forced-push mark (tcp_sock.c), is marked in its metadata's port
+ * field (RX-only otherwise), and no later write is appended to it; every
+ * buffer enters the queue through ust_tcp_sndq_push(), which clears the
+ * marks. */
+#define UST_SNDQ_EOR    1u
+#define UST_SNDQ_FPUSH  2u
+
 static inline void
 ust_tcp_sndq_push(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		  struct rte_mbuf *m)
@@ -751,14 +777,42 @@ ust_tcp_sndq_push(struct ust_stack *stk, struct ust_tcp_sock *tp,
 static inline bool
 ust_tcp_sndq_is_eor(const struct ust_stack *stk, struct rte_mbuf *m)
 {
-	return ust_meta(stk->meta_off, m)->port != 0;
+	return (ust_meta(stk->meta_off, m)->port & UST_SNDQ_EOR) != 0;
 }
 
 static inline void
 ust_tcp_sndq_mark_eor(const struct ust_stack *stk, struct rte_mbuf *m)
 {
-	ust_meta(stk->meta_off, m)->port = 1;
+	ust_meta(stk->meta_off, m)->port |= UST_SNDQ_EOR;
 }
+
+static inline bool
+ust_tcp_sndq_is_fpush(const struct ust_stack *stk, struct rte_mbuf *m)
+{
+	return (ust_meta(stk->meta_off, m)->port & UST_SNDQ_FPUSH) != 0;
+}
+
+static inline void
+ust_tcp_sndq_mark_fpush(const struct ust_stack *stk, struct rte_mbuf *m)
+{
+	ust_meta(stk->meta_off, m)->port |= UST_SNDQ_FPUSH;
+}
+
+/* no later write joins this buffer */
+static inline bool
+ust_tcp_sndq_closed(const struct ust_stack *stk, struct rte_mbuf *m)
+{
+	return ust_meta(stk->meta_off, m)->port != 0;
+}
+
+/* Is a forced-push mark in (@seq, @seq + @len]? Moves the send queue's
+ * cursor to @seq, as building the segment does. */
+bool ust_tcp_sndq_fpush_in(struct ust_stack *stk, struct ust_tcp_sock *tp,
+			   uint32_t seq, uint32_t len);
+/* the lowest forced-push mark above @seq; @seq when there is none (the
+ * cursor stays) */
+uint32_t ust_tcp_sndq_fpush_after(struct ust_stack *stk,
+				  const struct ust_tcp_sock *tp, uint32_t seq);
 
 /* @len, or less so that the segment [@seq, @seq + @len) does not cross
  * the end of a MSG_EOR write (Linux's tcp_skb_can_collapse_to(): a record

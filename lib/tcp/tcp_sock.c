@@ -308,7 +308,7 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 	tp->n_rcv_sack = 0;
 	ust_tcp_set_state(stk, tp, UST_TCP_SYN_SENT);
 	stk->mib[UST_MIB_TCP_ACTIVEOPENS]++;
-	tp->rtt_start_ns = stk->now;
+	tp->rtt_start_us = (uint32_t)(stk->now / 1000);
 	ust_tcp_send_syn(stk, tp);
 	ust_tcp_rtx_arm(stk, tp, UST_RTX_RTO, ust_tcp_rto_ns(tp));
 	return -EINPROGRESS;
@@ -346,26 +346,138 @@ ust_tcp_send_state_error(struct ust_tcp_sock *tp)
 	}
 }
 
+/*
+ * Linux's forced push (tcp_sendmsg_locked()'s forced_push()): inside a
+ * write, the skb that takes the write past pushed_seq + half the peer's
+ * largest window is marked PSH (tcp_mark_push()), and pushed_seq moves to
+ * its end; so a long write has PSH about every half window, besides the
+ * one at its end (packetdrill cubic/cubic-rto-ss-ca-cwnd-bump). Linux
+ * looks as each skb becomes full: its skbs are cut at the size goal (the
+ * TSO packet's segments by pacing, ust_tcp_tso_autosize(), times mss_now) from the
+ * unsent tail of the write queue, which a write fills first, or from the
+ * write's start. ustack keeps how long that last skb is (fp_tail) and puts
+ * a send-queue buffer boundary at each mark, the buffer marked
+ * (UST_SNDQ_FPUSH): the segment that ends there carries PSH
+ * (ust_tcp_send_segment()), sent again too, as Linux's skb keeps its flag.
+ */
+struct tcp_fpush {
+	uint32_t next;          /* the next mark (when on) */
+	uint32_t step;          /* from one mark to the next */
+	uint32_t goal;          /* the size goal */
+	uint32_t first;         /* the first skb boundary */
+	uint32_t made;          /* marks made */
+	uint32_t last;          /* the last made */
+	bool on;
+};
+
+/* half the peer's largest window (Linux's tcp_bound_to_half_wnd(): all of
+ * a tiny one) */
+static inline uint32_t
+tcp_half_wnd(const struct ust_tcp_sock *tp)
+{
+	return tp->snd_wnd_max > 536 ? tp->snd_wnd_max / 2 : tp->snd_wnd_max;
+}
+
+/* Plan the marks inside the write [@seq, @end) after the queue's @tail:
+ * none in *fp when there is none (the write's end itself is
+ * tcp_push()'s, not a forced one). */
+static void
+tcp_fpush_plan(struct ust_stack *stk, const struct ust_tcp_sock *tp,
+	       struct rte_mbuf *tail, uint32_t seq, uint32_t end,
+	       struct tcp_fpush *fp)
+{
+	uint32_t mss = RTE_MAX(ust_tcp_mss_now(tp), 1u);
+	uint32_t half = tcp_half_wnd(tp), unsent, lim;
+
+	memset(fp, 0, sizeof(*fp));
+	/* (Linux's tcp_xmit_size_goal(): tcp_tso_autosize()'s segments,
+	 * within half the peer's largest window) */
+	fp->goal = RTE_MAX(RTE_MIN(ust_tcp_tso_autosize(tp, mss),
+				   half / mss), 1u) * mss;
+	/* the unsent part of the last skb is filled to the goal first,
+	 * unless a mark closed it (Linux's tcp_skb_can_collapse_to()) */
+	unsent = SEQ_LT(tp->snd_max, seq) ? seq - tp->snd_max : 0;
+	unsent = RTE_MIN(unsent, (uint32_t)tp->fp_tail);
+	if (unsent > 0 && unsent < fp->goal &&
+	    !(tail != NULL && ust_tcp_sndq_closed(stk, tail)))
+		fp->first = seq - unsent + fp->goal;
+	else
+		fp->first = seq + fp->goal;
+	if (half == 0 || !SEQ_LT(fp->first, end))
+		return;
+	lim = tp->pushed_seq + half;
+	fp->next = SEQ_GT(fp->first, lim) ? fp->first :
+		fp->first + ((lim - fp->first) / fp->goal + 1) * fp->goal;
+	fp->step = (half / fp->goal + 1) * fp->goal;
+	fp->on = SEQ_LT(fp->next, end);
+}
+
+/* After the write [@seq, @end): how long Linux's last skb is. */
+static void
+tcp_fpush_tail(struct ust_tcp_sock *tp, const struct tcp_fpush *fp,
+	       uint32_t seq, uint32_t end)
+{
+	uint32_t start;
+
+	if (SEQ_LT(fp->first, end))
+		start = fp->first + ((end - 1 - fp->first) / fp->goal) *
+			fp->goal;
+	else if (fp->first == seq + fp->goal)
+		start = seq; /* a new skb from the write's start */
+	else
+		start = fp->first - fp->goal; /* the one it filled */
+	tp->fp_tail = (uint16_t)RTE_MIN(end - start, (uint32_t)UINT16_MAX);
+}
+
+/* Marks were made, the first at @first: pushed_seq, and the mark new data
+ * looks for next (the one it looked for is kept while it is unsent). */
+static void
+tcp_fpush_made(struct ust_tcp_sock *tp, const struct tcp_fpush *fp,
+	       uint32_t seq, uint32_t first)
+{
+	if (fp->made == 0)
+		return;
+	tp->pushed_seq = fp->last;
+	if (!(tp->tflags & TF_FPUSH) || !SEQ_GT(tp->fp_next, tp->snd_max) ||
+	    SEQ_GT(tp->fp_next, seq))
+		tp->fp_next = first;
+	tp->tflags |= TF_FPUSH;
+}
+
+/* A buffer ending at a mark was queued. */
+static inline void
+tcp_fpush_mark(struct ust_stack *stk, struct tcp_fpush *fp, struct rte_mbuf *m,
+	       uint32_t mend)
+{
+	ust_tcp_sndq_mark_fpush(stk, m);
+	fp->made++;
+	fp->last = mend;
+}
+
 /* Copy @len bytes to the end of the send queue; returns what was copied
  * (less when the mbuf pool runs dry). With a chained layout every buffer
  * takes at most one MSS (Linux's size goal): a full segment is then one
- * attached piece, not the two halves of a buffer boundary. */
+ * attached piece, not the two halves of a buffer boundary. A buffer ends
+ * at each forced-push mark of @fp, and is marked. */
 static size_t
 sndq_append(struct ust_stack *stk, struct ust_tcp_sock *tp, const uint8_t *buf,
-	    size_t len)
+	    size_t len, struct tcp_fpush *fp)
 {
 	struct rte_mbuf *tail = tp->sndq.tail;
 	size_t goal = tp->tx_layout == UST_TCP_TX_LINEAR ? SIZE_MAX : tp->mss;
+	uint32_t pos = tp->snd_buf_seq + tp->snd_buffered;
 	size_t done = 0;
 
 	/* fill the tail first: small writes share a buffer (its bytes
 	 * already sent do not move) */
 	if (tail != NULL && tail->nb_segs == 1 && RTE_MBUF_DIRECT(tail) &&
 	    rte_mbuf_refcnt_read(tail) == 1 && tail->data_len < goal &&
-	    !((tp->tflags & TF_EOR_USED) && ust_tcp_sndq_is_eor(stk, tail))) {
+	    !ust_tcp_sndq_closed(stk, tail)) {
 		size_t k = RTE_MIN(len, (size_t)rte_pktmbuf_tailroom(tail));
 
 		k = RTE_MIN(k, goal - tail->data_len);
+		if (fp->on && SEQ_LEQ(fp->next, pos + (uint32_t)k))
+			k = fp->next - pos;
 		if (k > 0) {
 			memcpy(rte_pktmbuf_mtod_offset(tail, uint8_t *,
 						       tail->data_len),
@@ -373,6 +485,13 @@ sndq_append(struct ust_stack *stk, struct ust_tcp_sock *tp, const uint8_t *buf,
 			tail->data_len = (uint16_t)(tail->data_len + k);
 			tail->pkt_len += (uint32_t)k;
 			done = k;
+			pos += (uint32_t)k;
+			if (fp->on && pos == fp->next) {
+				tcp_fpush_mark(stk, fp, tail, pos);
+				fp->next += fp->step;
+				fp->on = SEQ_LT(fp->next, pos +
+						(uint32_t)(len - done));
+			}
 		}
 	}
 	while (done < len) {
@@ -383,14 +502,68 @@ sndq_append(struct ust_stack *stk, struct ust_tcp_sock *tp, const uint8_t *buf,
 			break;
 		k = RTE_MIN(len - done, (size_t)rte_pktmbuf_tailroom(m));
 		k = RTE_MIN(k, goal);
+		if (fp->on && SEQ_LEQ(fp->next, pos + (uint32_t)k))
+			k = fp->next - pos;
 		memcpy(rte_pktmbuf_mtod(m, uint8_t *), buf + done, k);
 		m->data_len = (uint16_t)k;
 		m->pkt_len = (uint32_t)k;
 		ust_tcp_sndq_push(stk, tp, m);
 		done += k;
+		pos += (uint32_t)k;
+		if (fp->on && pos == fp->next) {
+			tcp_fpush_mark(stk, fp, m, pos);
+			fp->next += fp->step;
+			fp->on = SEQ_LT(fp->next, pos + (uint32_t)(len - done));
+		}
 	}
 	tp->snd_buffered += (uint32_t)done;
 	return done;
+}
+
+/* The same for buffers queued whole after @prev, the queue's tail before
+ * (ust_send_burst(), zero copy) from @seq: the buffer holding a mark's
+ * byte is marked, PSH then at its end. */
+void
+ust_tcp_fpush_burst(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		    struct rte_mbuf *prev, uint32_t seq)
+{
+	uint32_t mseq = seq, mark = 0;
+	uint32_t end = tp->snd_buf_seq + tp->snd_buffered;
+	struct rte_mbuf *m = prev != NULL ?
+		ust_meta(stk->meta_off, prev)->nextpkt : tp->sndq.head;
+	struct tcp_fpush fp;
+
+	if (m == NULL || !SEQ_LT(seq, end))
+		return;
+	tcp_fpush_plan(stk, tp, prev, seq, end, &fp);
+	for (; m != NULL && fp.on; m = ust_meta(stk->meta_off, m)->nextpkt) {
+		uint32_t mend = mseq + m->pkt_len;
+
+		if (SEQ_LEQ(fp.next, mend) && SEQ_LT(mend, end)) {
+			if (fp.made == 0)
+				mark = mend;
+			tcp_fpush_mark(stk, &fp, m, mend);
+			while (SEQ_LEQ(fp.next, mend))
+				fp.next += fp.step;
+		}
+		fp.on = SEQ_LT(fp.next, end);
+		mseq = mend;
+	}
+	tcp_fpush_tail(tp, &fp, seq, end);
+	tcp_fpush_made(tp, &fp, seq, mark);
+}
+
+/* A write's end with MSG_MORE is no PSH mark, unless it is forced
+ * (Linux's tcp_push(): !MSG_MORE || forced_push()). */
+static void
+tcp_push_more_forced(struct ust_tcp_sock *tp, uint32_t end)
+{
+	uint32_t half = tcp_half_wnd(tp);
+
+	if (half > 0 && SEQ_GT(end, tp->pushed_seq + half)) {
+		tp->snd_psh = end;
+		tp->pushed_seq = end;
+	}
 }
 
 ssize_t
@@ -398,8 +571,9 @@ ust_tcp_send(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 	     size_t len, int flags)
 {
 	struct ust_tcp_sock *tp = tcp_sk(s);
-	uint32_t seq, psh;
-	size_t room, n;
+	uint32_t seq, psh, pushed, first;
+	struct tcp_fpush fp;
+	size_t room, n, want;
 	bool empty;
 	int rc;
 
@@ -418,10 +592,16 @@ ust_tcp_send(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 		return -EAGAIN;
 	seq = tp->snd_buf_seq + tp->snd_buffered;
 	empty = tp->snd_buffered == 0;
-	n = sndq_append(stk, tp, buf, RTE_MIN(len, room));
+	want = RTE_MIN(len, room);
+	tcp_fpush_plan(stk, tp, tp->sndq.tail, seq, seq + (uint32_t)want, &fp);
+	first = fp.next;
+	n = sndq_append(stk, tp, buf, want, &fp);
 	if (n == 0)
 		return -ENOBUFS;
+	tcp_fpush_tail(tp, &fp, seq, seq + (uint32_t)n);
+	tcp_fpush_made(tp, &fp, seq, first);
 	psh = tp->snd_psh;
+	pushed = tp->pushed_seq;
 	ust_tcp_tx_note_write(tp, seq, (uint32_t)n, empty);
 	if ((flags & MSG_EOR) && n == RTE_MIN(len, room)) {
 		/* the end of a record (Linux's skb->eor): no later write
@@ -436,7 +616,9 @@ ust_tcp_send(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 		 * write without it, TCP_NODELAY) or, with nothing in flight,
 		 * on the probe timer */
 		tp->snd_psh = psh;
+		tp->pushed_seq = pushed;
 		tp->tflags |= TF_MORE | TF_MORE_HOLD;
+		tcp_push_more_forced(tp, seq + (uint32_t)n);
 		ust_tcp_output(stk, tp);
 		tp->tflags &= ~TF_MORE_HOLD;
 	} else {
@@ -452,6 +634,7 @@ ust_tcp_send_burst(struct ust_stack *stk, struct ust_sock *s,
 {
 	struct ust_tcp_sock *tp = tcp_sk(s);
 	uint32_t seq = tp->snd_buf_seq + tp->snd_buffered;
+	struct rte_mbuf *prev = tp->sndq.tail;
 	bool empty = tp->snd_buffered == 0;
 	unsigned int i;
 	int rc;
@@ -475,6 +658,7 @@ ust_tcp_send_burst(struct ust_stack *stk, struct ust_sock *s,
 		tp->tflags |= TF_NOSPACE; /* (TCP_INFO's sndbuf-limited) */
 	if (i == 0 && n > 0)
 		return -EAGAIN;
+	ust_tcp_fpush_burst(stk, tp, prev, seq);
 	ust_tcp_tx_note_write(tp, seq, tp->snd_buf_seq + tp->snd_buffered - seq,
 			  empty);
 	ust_tcp_output(stk, tp);

@@ -158,6 +158,7 @@ ust_tcp_tx_note_write(struct ust_tcp_sock *tp, uint32_t seq, uint32_t len,
 	 * tcp_push() marks the write queue's tail at the end of each
 	 * sendmsg()) */
 	tp->snd_psh = seq + len;
+	tp->pushed_seq = seq + len;
 	if (queue_was_empty && len <= c->first_linear_max) {
 		tp->tflags |= TF_FIRST_LIN;
 		tp->fl_start = seq;
@@ -219,6 +220,53 @@ ust_tcp_sndq_eor_cut(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		m = ust_meta(stk->meta_off, m)->nextpkt;
 	}
 	return len;
+}
+
+bool
+ust_tcp_sndq_fpush_in(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		      uint32_t seq, uint32_t len)
+{
+	uint32_t moff, mseq, end = seq + len;
+	struct rte_mbuf *m;
+
+	m = sndq_find(stk, tp, seq - tp->snd_buf_seq, &moff);
+	mseq = seq - moff;
+	while (m != NULL && SEQ_LT(mseq, end)) {
+		uint32_t mend = mseq + m->pkt_len;
+
+		if (SEQ_LEQ(mend, end) && ust_tcp_sndq_is_fpush(stk, m))
+			return true;
+		mseq = mend;
+		m = ust_meta(stk->meta_off, m)->nextpkt;
+	}
+	return false;
+}
+
+uint32_t
+ust_tcp_sndq_fpush_after(struct ust_stack *stk, const struct ust_tcp_sock *tp,
+			 uint32_t seq)
+{
+	struct rte_mbuf *m;
+	uint32_t mseq;
+
+	/* from the cursor when it is not beyond (it stays: the next
+	 * segment's payload is found from it) */
+	if (tp->snd_cur != NULL && SEQ_LEQ(tp->snd_cur_seq, seq)) {
+		m = tp->snd_cur;
+		mseq = tp->snd_cur_seq;
+	} else {
+		m = tp->sndq.head;
+		mseq = tp->snd_buf_seq;
+	}
+	while (m != NULL) {
+		uint32_t mend = mseq + m->pkt_len;
+
+		if (SEQ_GT(mend, seq) && ust_tcp_sndq_is_fpush(stk, m))
+			return mend;
+		mseq = mend;
+		m = ust_meta(stk->meta_off, m)->nextpkt;
+	}
+	return seq;
 }
 
 /* Copy @len bytes from the send queue, @off bytes after snd_buf_seq. */

@@ -434,9 +434,10 @@ ust_tcp_send_zc(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 {
 	struct ust_tcp_sock *tp = tcp_sk(s);
 	struct tcp_zc *zc = stk->tcp->zc;
-	struct rte_mbuf *ms[64];
+	struct rte_mbuf *ms[64], *prev;
 	uint8_t *va = (uint8_t *)(uintptr_t)buf;
 	struct tcp_zc_area *a = NULL;
+	uint32_t seq;
 	struct tcp_zc_rec *rec;
 	unsigned int i, n;
 	size_t off;
@@ -472,8 +473,8 @@ ust_tcp_send_zc(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 	rec->shinfo.free_cb = ust_tcp_zc_rec_free;
 	rec->shinfo.fcb_opaque = rec;
 	rte_mbuf_ext_refcnt_set(&rec->shinfo, (uint16_t)n);
-	ust_tcp_tx_note_write(tp, tp->snd_buf_seq + tp->snd_buffered,
-			  (uint32_t)len, false);
+	seq = tp->snd_buf_seq + tp->snd_buffered;
+	prev = tp->sndq.tail;
 	for (i = 0, off = 0; i < n; i++, off += ZC_SPLIT) {
 		uint16_t k = (uint16_t)RTE_MIN((size_t)ZC_SPLIT, len - off);
 
@@ -485,6 +486,8 @@ ust_tcp_send_zc(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 		ust_tcp_sndq_push(stk, tp, ms[i]);
 	}
 	tp->snd_buffered += (uint32_t)len;
+	ust_tcp_fpush_burst(stk, tp, prev, seq);
+	ust_tcp_tx_note_write(tp, seq, (uint32_t)len, false);
 	a->outstanding++;
 	zc->outstanding++;
 	stk->tcp->tx.zc_sends++;

@@ -2560,6 +2560,66 @@ test_psh_small_cwnd(void)
 	return teardown(stk);
 }
 
+/* Linux's forced push (tcp_sendmsg_locked()): inside a long write, PSH on
+ * the segment that ends the size-goal chunk (2 segments at a 100 ms RTT,
+ * tcp_tso_autosize()) taking the write past the last mark + half the
+ * peer's largest window (20096 here, no window scaling): every 8 segments
+ * of 1448 bytes (4 chunks of 2896 > 10048), and at the write's end. A
+ * window of one segment, acknowledged as it goes, keeps every packet one
+ * segment long, which has no PSH of its own (packetdrill
+ * cubic/cubic-rto-ss-ca-cwnd-bump). */
+static int
+test_psh_forced_push(void)
+{
+	struct ust_stack *stk = stack(init_cwnd_3);
+	static uint8_t data[60000];
+	struct ust_tcp_repr th;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b = 0, got = 0, end;
+	int ls, sd, i = 0;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	peer_init(&p, 1000);
+	p.wscale = NO_WS;
+	p.win = 20096;
+	peer_syn(stk, &p);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	run(stk, 100);
+	p.tsval++;
+	psend(stk, &p, 0, NULL, 0);
+	sd = ust_accept(stk, ls, NULL, NULL);
+	UT_ASSERT(sd >= 0);
+	p.win = (uint16_t)mss;
+	fill(data, sizeof(data), 3);
+	UT_EQ(ust_send(stk, sd, data, sizeof(data), 0), (int)sizeof(data));
+	while (got < sizeof(data)) {
+		int n = expect(&p, &th, NULL, 0);
+		bool want;
+
+		UT_ASSERT(n > 0, "segment %d: %d", i, n);
+		if (i == 0)
+			b = th.seq;
+		UT_EQ(th.seq, b + got);
+		got += (uint32_t)n;
+		i++;
+		end = got;
+		want = end == sizeof(data) || (i % 8 == 0 && i <= 40);
+		UT_ASSERT(th.flags == (UST_TCP_ACK | (want ? UST_TCP_PSH : 0)),
+			  "segment %d ending at %u: flags %#x", i, end,
+			  th.flags);
+		if (tx_none())
+			ack_to(stk, &p, b + got);
+	}
+	UT_EQ(i, 42);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 /* A pure ACK of @ack from the peer with one SACK block [s, e). */
 static void
 sack1(struct ust_stack *stk, struct peer *p, uint32_t ack, uint32_t s,
@@ -5862,6 +5922,7 @@ static const struct ut_case cases[] = {
 	{ "slow start: stretch ACKs, capped at ssthresh", test_slow_start },
 	{ "PSH: the last segment of each write", test_psh },
 	{ "PSH: a packet of one segment only at a write end", test_psh_small_cwnd },
+	{ "PSH: Linux's forced push inside a long write", test_psh_forced_push },
 	{ "RACK: a lost packet goes again whole, PSH on its last",
 	  test_rack_rtx_packet_psh },
 	{ "MSG_EOR and MSG_MORE", test_eor_more },
