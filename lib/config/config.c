@@ -136,6 +136,8 @@ static const struct key keys[] = {
 	{ "tcp", "dsack", K_U8, OFF(stack.tcp.dsack), 0, 1 },
 	{ "tcp", "moderate_rcvbuf", K_U8, OFF(stack.tcp.moderate_rcvbuf), 0,
 	  1 },
+	{ "tcp", "slow_start_after_idle", K_U8,
+	  OFF(stack.tcp.slow_start_after_idle), 0, 1 },
 	{ "tcp", "timestamps", K_U8, OFF(stack.tcp.timestamps), 0, 1 },
 	{ "tcp", "window_scaling", K_U8, OFF(stack.tcp.window_scaling), 0, 1 },
 	{ "tcp", "tw_reuse", K_U8, OFF(stack.tcp.tw_reuse), 0, 1 },

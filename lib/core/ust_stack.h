@@ -128,6 +128,10 @@ struct ust_tcp_conf {
 				    * tcp_dsack, 1) */
 	uint8_t moderate_rcvbuf;  /**< receive-buffer autotuning
 				    * (tcp_moderate_rcvbuf, 1) */
+	uint8_t slow_start_after_idle; /**< new data after more than an RTO
+					 *  idle starts from a smaller cwnd
+					 *  (RFC 5681 4.1;
+					 *  tcp_slow_start_after_idle, 1) */
 	uint8_t timestamps;       /**< (tcp_timestamps, 1) */
 	uint8_t window_scaling;   /**< (tcp_window_scaling, 1) */
 	uint8_t tw_reuse;         /**< connect() may take over a 4-tuple in

@@ -91,6 +91,7 @@ ust_stack_conf_defaults(struct ust_stack_conf *c)
 	c->tcp.sack = 1;
 	c->tcp.dsack = 1;
 	c->tcp.moderate_rcvbuf = 1;
+	c->tcp.slow_start_after_idle = 1;
 	c->tcp.timestamps = 1;
 	c->tcp.window_scaling = 1;
 	snprintf(c->tcp.congestion, sizeof(c->tcp.congestion), "cubic");

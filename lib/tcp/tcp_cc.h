@@ -7,9 +7,9 @@
  * tcp_congestion_ops and FreeBSD's cc(4): the connection's core (loss
  * detection, recovery, RTO) stays in tcp_input.c and tcp_timer.c; the
  * module decides how cwnd grows and how far it falls. Modules: NewReno
- * (RFC 5681, RFC 6582) in cc/newreno.c and CUBIC (RFC 9438) in
- * cc/cubic.c, chosen per stack ([tcp] congestion) and per socket
- * (TCP_CONGESTION).
+ * (RFC 5681, RFC 6582) in cc/newreno.c and CUBIC (RFC 9438, with Linux's
+ * arithmetic) in cc/cubic.c, chosen per stack ([tcp] congestion) and per
+ * socket (TCP_CONGESTION).
  */
 
 #ifndef UST_TCP_CC_H
@@ -26,6 +26,9 @@ enum ust_tcp_cc_event {
 	UST_CC_EV_RECOVERY_EXIT,  /* the recovery point was acknowledged */
 	UST_CC_EV_RTO,            /* a retransmission timeout */
 	UST_CC_EV_IDLE,           /* sending again after an idle RTO */
+	UST_CC_EV_TX_START,       /* data goes with nothing in flight
+				   * (Linux's CA_EVENT_TX_START; tp->lsnd_ns
+				   * is when data last went) */
 };
 
 struct ust_tcp_cc_ops {

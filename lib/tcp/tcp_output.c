@@ -261,6 +261,10 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 		uint64_t ns = stk->now > tp->lsnd_ns ? stk->now :
 			tp->lsnd_ns + 1;
 
+		/* data with nothing in flight: congestion control hears of
+		 * it, with lsnd_ns still the last data's time */
+		if (tp->snd_una == tp->snd_max && !rtx)
+			tp->cc->event(stk, tp, UST_CC_EV_TX_START);
 		/* RACK's record of the transmission; PRR's prr_out */
 		ust_tcp_rack_xmit(stk, tp, seq, end,
 				  (flags & UST_TCP_FIN) != 0, rtx, ns);
@@ -598,7 +602,8 @@ ust_tcp_output(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		(sack_rec && tp->snd_una != tp->snd_max);
 	/* new data after more than an RTO with nothing in flight: slow start
 	 * again (RFC 5681 4.1, Linux's tcp_slow_start_after_idle) */
-	if (tp->snd_una == tp->snd_max && SEQ_LT(tp->snd_nxt, data_end) &&
+	if (stk->conf.tcp.slow_start_after_idle &&
+	    tp->snd_una == tp->snd_max && SEQ_LT(tp->snd_nxt, data_end) &&
 	    !(tp->tflags & (TF_RECOVERY | TF_LOSS)) &&
 	    stk->now > tp->lsnd_ns &&
 	    stk->now - tp->lsnd_ns > (uint64_t)tp->rto_us * 1000)

@@ -2620,6 +2620,92 @@ test_psh_forced_push(void)
 	return teardown(stk);
 }
 
+/* CUBIC as Linux computes it: a timeout forgets W_max (Linux's
+ * bictcp_reset()), so congestion avoidance after the slow start that
+ * follows grows from cwnd itself, one segment per 20 acknowledged at most;
+ * the TCP-friendly estimate (one segment per cwnd * 15 / 8 acknowledged:
+ * 13 at cwnd 7) is ahead after the 14th ACK, but cnt is recomputed at
+ * most every 31 ms: with an ACK every 10 ms, at the 17th, which then
+ * spends the credit: cwnd 7 -> 8 (packetdrill
+ * cubic/cubic-rto-ss-ca-cwnd-bump). RFC 9438's arithmetic, which keeps
+ * W_max = 10, had cwnd 8 by the 14th. */
+static int
+test_cubic_after_rto(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	static uint8_t data[60 * 1448];
+	struct ust_tcp_info ti;
+	struct ust_tcp_repr th;
+	const uint32_t mss = 1448;
+	struct peer p;
+	uint32_t b = 0, acked, ca = 0;
+	int ls, sd, t, grew = 0;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 100);
+	UT_ASSERT(sd >= 0);
+	fill(data, sizeof(data), 4);
+	/* a segment and its ACK, then one lost: the probe, the RTO */
+	UT_EQ(ust_send(stk, sd, data, mss, 0), (int)mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	b = th.seq + mss;
+	run(stk, 100);
+	ack_to(stk, &p, b);
+	UT_EQ(ust_send(stk, sd, data, mss, 0), (int)mss);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	t = wait_tx(stk, 1000);
+	UT_ASSERT(t > 0);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	t = wait_tx(stk, 1000);
+	UT_ASSERT(t > 0);
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TCPTIMEOUTS), 1);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, mss);
+	UT_EQ(ti.ssthresh, 7 * mss);
+	run(stk, 100);
+	acked = b + mss;
+	ack_to(stk, &p, acked);
+	UT_EQ(tcp_info(stk, sd, &ti), 0);
+	UT_EQ(ti.cwnd, 2 * mss);
+	/* slow start to 7, then an ACK of one segment every 10 ms */
+	UT_EQ(ust_send(stk, sd, data, sizeof(data), 0), (int)sizeof(data));
+	while (expect(&p, &th, NULL, 0) >= 0)
+		;
+	while (grew == 0 && acked + mss <= b + mss + sizeof(data)) {
+		bool in_ca;
+
+		UT_EQ(tcp_info(stk, sd, &ti), 0);
+		in_ca = ti.cwnd >= 7 * mss;
+		run(stk, 10);
+		acked += mss;
+		ack_to(stk, &p, acked);
+		while (expect(&p, &th, NULL, 0) >= 0)
+			;
+		UT_EQ(tcp_info(stk, sd, &ti), 0);
+		if (!in_ca)
+			continue;
+		ca++;
+		if (ti.cwnd > 7 * mss)
+			grew = (int)ca;
+	}
+	UT_EQ(grew, 17);
+	UT_EQ(ti.cwnd, 8 * mss);
+	/* the rest */
+	while (acked != b + mss + sizeof(data)) {
+		acked += mss;
+		ack_to(stk, &p, acked);
+		while (expect(&p, &th, NULL, 0) >= 0)
+			;
+	}
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 /* A pure ACK of @ack from the peer with one SACK block [s, e). */
 static void
 sack1(struct ust_stack *stk, struct peer *p, uint32_t ack, uint32_t s,
@@ -5945,6 +6031,8 @@ static const struct ut_case cases[] = {
 	  test_tlp_episode },
 	{ "going back N: a small segment before a SACKed one, a partial SACK",
 	  test_rto_goback_small },
+	{ "CUBIC: after a timeout, Linux's growth without W_max",
+	  test_cubic_after_rto },
 	{ "CUBIC HyStart: the ACK train ends slow start",
 	  test_hystart_ack_train },
 	{ "cwnd not grown while application-limited",

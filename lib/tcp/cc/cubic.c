@@ -3,18 +3,29 @@
  */
 
 /*
- * CUBIC (RFC 9438). In congestion avoidance the window follows
+ * CUBIC (RFC 9438) with Linux's arithmetic (its tcp_cubic.c, the default
+ * there), so that cwnd takes the values Linux's does, packet by packet
+ * (packetdrill's cubic scripts). In congestion avoidance the window
+ * follows
  *
- *   W_cubic(t) = C * (t - K)^3 + W_max,   K = cbrt((W_max - cwnd_epoch) / C)
+ *   W(t) = C * (t - K)^3 + W_max,   K = cbrt((W_max - cwnd_epoch) / C)
  *
- * with C = 0.4 and t the time since the epoch began (4.2); each ACK moves
- * cwnd towards W_cubic(t + RTT), at most by half a segment per segment
- * acknowledged (4.4, 4.5). Where W_cubic is below the window an AIMD flow
- * would have (the Reno-friendly estimate W_est, grown by alpha_cubic =
- * 3 * (1 - beta) / (1 + beta) segments per window, 4.3), cwnd follows
- * W_est. On a loss, ssthresh = cwnd * beta with beta = 0.7 (4.6), and
- * fast convergence lowers W_max when the window had not reached the last
- * W_max (4.7). Windows are counted in segments here, as in the RFC.
+ * with C = 0.4 and t the time since the epoch began plus the least RTT
+ * seen (the window one RTT ahead, 4.4): per ACK, cwnd grows by one segment
+ * every cnt segments acknowledged, cnt = cwnd / (W(t) - cwnd), as Linux's
+ * bictcp_update() and tcp_cong_avoid_ai() do, in whole segments: W(t) is
+ * truncated to a segment, t and K counted in 1/1024 s, cnt recomputed at
+ * most once every 31 ms while cwnd stays (Linux's HZ / 32, with HZ 1000).
+ * Where an AIMD flow would have more (the TCP-friendly estimate, one
+ * segment per cwnd * 15 / 8 acknowledged: Linux's beta_scale for beta
+ * 717/1024), cnt is lowered to catch up (4.3). Without a W_max (no loss
+ * yet, or after a timeout, which forgets it as Linux's bictcp_reset()
+ * does) cnt is at most 20. cnt is at least 2 (at most half a segment per
+ * segment, 4.4). On a loss ssthresh = cwnd * 717 / 1024 (beta 0.7, 4.6),
+ * and fast convergence lowers W_max when the window had not reached the
+ * last W_max (4.7). Sending after an idle time shifts the epoch by it
+ * (Linux's CA_EVENT_TX_START), so the curve does not jump. Windows are
+ * counted in segments, as in the RFC and Linux.
  *
  * Slow start ends early with HyStart (Ha and Rhee, "Hybrid Slow Start for
  * High-Bandwidth and Long-Distance Networks", 2008; RFC 9438 4.10 allows
@@ -32,11 +43,19 @@
 #include <math.h>
 #include <string.h>
 
+#include <rte_common.h>
+
 #include "tcp_cc.h"
 #include "tcp_private.h"
 
 #define CUBIC_C 0.4
-#define CUBIC_BETA 0.7
+#define CUBIC_BETA 717u            /* / 1024: 0.7 */
+#define CUBIC_BETA_SCALE 15u       /* 8 * (1024 + beta) / 3 / (1024 - beta) */
+#define CUBIC_HZ 10                /* t and K in 1/1024 s */
+#define CUBIC_RTT_SCALE 410u       /* C in 2^-10: 0.4 (Linux: 41 * 10) */
+#define CUBIC_RECALC_MS 31u        /* cnt recomputed at most this often */
+#define CUBIC_NO_WMAX_CNT 20u      /* cnt's ceiling without a W_max */
+#define CUBIC_OFFS_MAX (1u << 18)  /* |t - K| beyond: (t - K)^3 overflows */
 
 #define HYSTART_LOW_WINDOW 16      /* segments */
 #define HYSTART_ACK_DELTA_US 2000
@@ -46,19 +65,27 @@
 #define HYSTART_GSO_BYTES 65536u   /* Linux's GSO_LEGACY_MAX_SIZE */
 
 struct cubic {
-	double w_max;          /* segments */
-	double k;              /* seconds */
-	double w_est;          /* segments */
-	double cwnd_epoch;     /* segments */
-	uint64_t epoch_ns;     /* 0: no epoch */
+	uint32_t cnt;          /* segments acknowledged per segment more */
+	uint32_t w_max;        /* W_max, segments (0: none) */
+	uint32_t last_cwnd;    /* cwnd when cnt was computed */
+	uint32_t last_ms;      /* and when */
+	uint32_t origin;       /* W(t)'s plateau: W_max, or cwnd_epoch */
+	uint32_t k;            /* K, 1/1024 s */
+	uint32_t epoch_ms;     /* when the epoch began (epoch_on) */
+	uint32_t ack_cnt;      /* segments acknowledged, for the estimate */
+	uint32_t tcp_cwnd;     /* the TCP-friendly estimate, segments */
+	uint32_t cwnd_cnt;     /* segments acknowledged toward the next one
+				* more (Linux's snd_cwnd_cnt) */
 	/* HyStart; times in microseconds (32 bits: differences only) */
 	uint32_t end_seq;      /* the round ends when this is acknowledged */
 	uint32_t round_start;
 	uint32_t last_ack;
 	uint32_t curr_rtt;     /* least RTT sample of the round */
-	uint32_t delay_min;    /* least RTT sample seen, 0: none */
+	uint32_t delay_min;    /* least RTT sample seen, 0: none (also
+				* W(t)'s look-ahead) */
 	uint8_t sample_cnt;
-	bool found;            /* slow start ended by HyStart */
+	bool found : 1;        /* slow start ended by HyStart */
+	bool epoch_on : 1;     /* an epoch runs */
 };
 
 static inline struct cubic *
@@ -72,6 +99,13 @@ static inline uint32_t
 cubic_now_us(const struct ust_stack *stk)
 {
 	return (uint32_t)(stk->now / 1000);
+}
+
+/* Linux's jiffies at HZ 1000 */
+static inline uint32_t
+cubic_now_ms(const struct ust_stack *stk)
+{
+	return (uint32_t)(stk->now / 1000000);
 }
 
 /* a new HyStart round: what is sent now ends it */
@@ -163,8 +197,10 @@ cubic_pkts_acked(struct ust_stack *stk, struct ust_tcp_sock *tp,
 
 	/* the first second of an epoch (after a recovery) gives no
 	 * samples: its queue is draining (as Linux's cubictcp_acked()) */
-	if (cb->epoch_ns != 0 && stk->now - cb->epoch_ns < 1000000000ull)
+	if (cb->epoch_on && cubic_now_ms(stk) - cb->epoch_ms < 1000)
 		return;
+	if (rtt_us == 0)
+		rtt_us = 1;
 	if (cb->delay_min == 0 || cb->delay_min > rtt_us)
 		cb->delay_min = rtt_us;
 	if (!cb->found && tp->cwnd < tp->ssthresh &&
@@ -172,52 +208,105 @@ cubic_pkts_acked(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		hystart_update(stk, tp, cb, rtt_us);
 }
 
+/* A new epoch: W(t) from the window now (4.2). */
+static void
+cubic_epoch(struct cubic *cb, uint32_t cwnd, uint32_t acked, uint32_t now)
+{
+	cb->epoch_on = true;
+	cb->epoch_ms = now;
+	cb->ack_cnt = acked;
+	cb->tcp_cwnd = cwnd;
+	if (cb->w_max <= cwnd) {
+		/* no W_max, or above it: grow from here */
+		cb->k = 0;
+		cb->origin = cwnd;
+	} else {
+		cb->k = (uint32_t)(cbrt((double)(cb->w_max - cwnd) / CUBIC_C) *
+				   (1u << CUBIC_HZ));
+		cb->origin = cb->w_max;
+	}
+}
+
+/* cnt for this ACK (Linux's bictcp_update()). */
+static void
+cubic_update(struct cubic *cb, uint32_t cwnd, uint32_t acked, uint32_t now)
+{
+	uint64_t t, offs, delta;
+	uint32_t target, max_cnt;
+
+	cb->ack_cnt += acked;
+	if (cb->last_cwnd == cwnd && now - cb->last_ms <= CUBIC_RECALC_MS)
+		return;
+	if (!(cb->epoch_on && now == cb->last_ms)) {
+		cb->last_cwnd = cwnd;
+		cb->last_ms = now;
+		if (!cb->epoch_on)
+			cubic_epoch(cb, cwnd, acked, now);
+		/* t: since the epoch, plus the least RTT (whole ms, rounded
+		 * up), in 1/1024 s */
+		t = (uint64_t)(now - cb->epoch_ms) +
+			(cb->delay_min + 999) / 1000;
+		t = (t << CUBIC_HZ) / 1000;
+		offs = t < cb->k ? cb->k - t : t - cb->k;
+		offs = RTE_MIN(offs, (uint64_t)CUBIC_OFFS_MAX);
+		delta = (CUBIC_RTT_SCALE * offs * offs * offs) >>
+			(10 + 3 * CUBIC_HZ);
+		if (t < cb->k)
+			target = cb->origin > delta ?
+				cb->origin - (uint32_t)delta : 0;
+		else
+			target = cb->origin + (uint32_t)RTE_MIN(delta,
+							(uint64_t)UINT32_MAX / 2);
+		if (target > cwnd)
+			cb->cnt = cwnd / (target - cwnd);
+		else
+			cb->cnt = 100 * cwnd; /* very slow growth */
+		if (cb->w_max == 0 && cb->cnt > CUBIC_NO_WMAX_CNT)
+			cb->cnt = CUBIC_NO_WMAX_CNT;
+	}
+	/* the TCP-friendly estimate (4.3): one segment per
+	 * cwnd * beta_scale / 8 acknowledged */
+	delta = RTE_MAX((cwnd * CUBIC_BETA_SCALE) >> 3, 1u);
+	while (cb->ack_cnt > delta) {
+		cb->ack_cnt -= (uint32_t)delta;
+		cb->tcp_cwnd++;
+	}
+	if (cb->tcp_cwnd > cwnd) {
+		max_cnt = cwnd / (cb->tcp_cwnd - cwnd);
+		if (cb->cnt > max_cnt)
+			cb->cnt = max_cnt;
+	}
+	cb->cnt = RTE_MAX(cb->cnt, 2u);
+}
+
 static void
 cubic_cong_avoid(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		 uint32_t acked)
 {
 	struct cubic *cb = cubic_of(tp);
-	double mss = tp->mss, cwnd, t, target, w_cubic, rtt;
+	uint32_t mss = RTE_MAX((uint32_t)tp->mss, 1u);
+	uint32_t cwnd, segs, d;
 
 	if (tp->cwnd < tp->ssthresh) {
 		acked = ust_tcp_cc_slow_start(tp, acked);
 		if (acked == 0)
 			return;
 	}
-	cwnd = tp->cwnd / mss;
-	if (cb->epoch_ns == 0) {
-		cb->epoch_ns = stk->now;
-		cb->cwnd_epoch = cwnd;
-		cb->w_est = cwnd;
-		if (cb->w_max <= cwnd) {
-			/* no loss yet, or above the last one: grow from here */
-			cb->w_max = cwnd;
-			cb->k = 0;
-		} else {
-			cb->k = cbrt((cb->w_max - cwnd) / CUBIC_C);
-		}
+	/* in segments, as Linux counts packets (a short one counts one) */
+	segs = (acked + mss - 1) / mss;
+	cwnd = RTE_MAX(tp->cwnd / mss, 1u);
+	cubic_update(cb, cwnd, segs, cubic_now_ms(stk));
+	/* Linux's tcp_cong_avoid_ai(): credit from a larger cnt goes
+	 * gently, one segment */
+	if (cb->cwnd_cnt >= cb->cnt) {
+		cb->cwnd_cnt = 0;
+		tp->cwnd += mss;
 	}
-	rtt = (tp->srtt_us >> 3) / 1e6;
-	t = (double)(stk->now - cb->epoch_ns) / 1e9;
-	w_cubic = CUBIC_C * pow(t - cb->k, 3) + cb->w_max;
-	target = CUBIC_C * pow(t + rtt - cb->k, 3) + cb->w_max;
-	if (target < cwnd)
-		target = cwnd;
-	if (target > 1.5 * cwnd)
-		target = 1.5 * cwnd;
-	/* the Reno-friendly region (4.3) */
-	cb->w_est += 3.0 * (1 - CUBIC_BETA) / (1 + CUBIC_BETA) *
-		(acked / mss) / cwnd;
-	if (w_cubic < cb->w_est) {
-		target = cb->w_est;
-		if (target < cwnd)
-			target = cwnd;
-	}
-	/* cwnd += (target - cwnd) / cwnd per segment acknowledged */
-	tp->bytes_acked += (uint32_t)((target - cwnd) / cwnd * acked);
-	if (tp->bytes_acked >= tp->mss) {
-		tp->cwnd += tp->bytes_acked / tp->mss * tp->mss;
-		tp->bytes_acked %= tp->mss;
+	cb->cwnd_cnt += segs;
+	if (cb->cwnd_cnt >= cb->cnt) {
+		d = cb->cwnd_cnt / cb->cnt;
+		cb->cwnd_cnt -= d * cb->cnt;
+		tp->cwnd += d * mss;
 	}
 }
 
@@ -225,16 +314,17 @@ static uint32_t
 cubic_ssthresh(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	struct cubic *cb = cubic_of(tp);
-	double cwnd = tp->cwnd / (double)tp->mss;
+	uint32_t mss = RTE_MAX((uint32_t)tp->mss, 1u);
+	uint32_t cwnd = tp->cwnd / mss;
 
 	RTE_SET_USED(stk);
+	cb->epoch_on = false;
 	/* fast convergence (4.7) */
 	if (cwnd < cb->w_max)
-		cb->w_max = cwnd * (1 + CUBIC_BETA) / 2;
+		cb->w_max = cwnd * (1024 + CUBIC_BETA) / 2048;
 	else
 		cb->w_max = cwnd;
-	cb->epoch_ns = 0;
-	return RTE_MAX((uint32_t)(tp->cwnd * CUBIC_BETA), 2u * tp->mss);
+	return RTE_MAX((cwnd * CUBIC_BETA) >> 10, 2u) * mss;
 }
 
 static void
@@ -242,20 +332,39 @@ cubic_event(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	    enum ust_tcp_cc_event ev)
 {
 	struct cubic *cb = cubic_of(tp);
+	uint32_t now, idle;
 
-	tp->bytes_acked = 0;
 	switch (ev) {
 	case UST_CC_EV_RTO:
-		/* 4.8: start again from slow start; W_max is kept; HyStart
-		 * watches the new slow start afresh */
-		cb->epoch_ns = 0;
-		cb->found = false;
-		cb->delay_min = 0;
+		/* Linux's cubictcp_state(TCP_CA_Loss): all of CUBIC's state
+		 * goes, W_max and the least RTT too (RFC 9438 4.8 keeps
+		 * W_max; Linux's packetdrill cubic-rto-ss-ca-cwnd-bump wants
+		 * it gone); HyStart watches the new slow start afresh */
+		memset(cb, 0, sizeof(*cb));
 		hystart_reset(stk, tp, cb);
 		break;
+	case UST_CC_EV_RECOVERY_ENTER:
+		cb->cwnd_cnt = 0;
+		break;
 	case UST_CC_EV_RECOVERY_EXIT:
+		cb->epoch_on = false;
+		cb->cwnd_cnt = 0;
+		break;
 	case UST_CC_EV_IDLE:
-		cb->epoch_ns = 0;
+		cb->cwnd_cnt = 0;
+		break;
+	case UST_CC_EV_TX_START:
+		/* idle, application-limited: the epoch moves by the idle
+		 * time, so that W(t) goes on from where it was (Linux's
+		 * CA_EVENT_TX_START) */
+		now = cubic_now_ms(stk);
+		idle = (uint32_t)(stk->now / 1000000) -
+			(uint32_t)(tp->lsnd_ns / 1000000);
+		if (cb->epoch_on && stk->now > tp->lsnd_ns && idle > 0) {
+			cb->epoch_ms += idle;
+			if ((int32_t)(cb->epoch_ms - now) > 0)
+				cb->epoch_ms = now;
+		}
 		break;
 	default:
 		break;

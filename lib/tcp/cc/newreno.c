@@ -50,8 +50,8 @@ newreno_event(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	      enum ust_tcp_cc_event ev)
 {
 	RTE_SET_USED(stk);
-	RTE_SET_USED(ev);
-	tp->bytes_acked = 0;
+	if (ev != UST_CC_EV_TX_START)
+		tp->bytes_acked = 0;
 }
 
 const struct ust_tcp_cc_ops ust_tcp_cc_newreno = {

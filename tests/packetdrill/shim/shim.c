@@ -33,6 +33,7 @@
  *    packetdrill closes every script descriptor with close(2) at the end;
  *  - the settings the script's sysctls give Linux (tcp_rmem, tcp_wmem,
  *    tcp_timestamps, tcp_sack, tcp_dsack, tcp_moderate_rcvbuf,
+ *    tcp_slow_start_after_idle,
  *    tcp_window_scaling, tcp_syn_retries, tcp_synack_retries,
  *    tcp_syncookies, keepalive,
  *    fin_timeout, retries2, tw_reuse, rfc1337, congestion control...),
@@ -440,6 +441,7 @@ tcp_conf_from_sysctls(struct ust_tcp_conf *t)
 	sysctl_u8("tcp_sack", &t->sack);
 	sysctl_u8("tcp_dsack", &t->dsack);
 	sysctl_u8("tcp_moderate_rcvbuf", &t->moderate_rcvbuf);
+	sysctl_u8("tcp_slow_start_after_idle", &t->slow_start_after_idle);
 	sysctl_u8("tcp_window_scaling", &t->window_scaling);
 	/* Linux's 2 (its default) is loopback only: off for the script's
 	 * remote peer */
