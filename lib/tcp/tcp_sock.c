@@ -390,14 +390,23 @@ tcp_fpush_plan(struct ust_stack *stk, const struct ust_tcp_sock *tp,
 	uint32_t half = tcp_half_wnd(tp), unsent, lim;
 
 	memset(fp, 0, sizeof(*fp));
+	unsent = SEQ_LT(tp->snd_max, seq) ? seq - tp->snd_max : 0;
+	unsent = RTE_MIN(unsent, (uint32_t)tp->fp_tail);
+	/* the common short write, all before it sent: one skb of its own,
+	 * no mark (and no division for the size goal, which is at least a
+	 * segment) */
+	if (unsent == 0 && end - seq <= mss &&
+	    (half == 0 || SEQ_LEQ(end, tp->pushed_seq + half))) {
+		fp->goal = mss;
+		fp->first = seq + mss;
+		return;
+	}
 	/* (Linux's tcp_xmit_size_goal(): tcp_tso_autosize()'s segments,
 	 * within half the peer's largest window) */
 	fp->goal = RTE_MAX(RTE_MIN(ust_tcp_tso_autosize(tp, mss),
 				   half / mss), 1u) * mss;
 	/* the unsent part of the last skb is filled to the goal first,
 	 * unless a mark closed it (Linux's tcp_skb_can_collapse_to()) */
-	unsent = SEQ_LT(tp->snd_max, seq) ? seq - tp->snd_max : 0;
-	unsent = RTE_MIN(unsent, (uint32_t)tp->fp_tail);
 	if (unsent > 0 && unsent < fp->goal &&
 	    !(tail != NULL && ust_tcp_sndq_closed(stk, tail)))
 		fp->first = seq - unsent + fp->goal;

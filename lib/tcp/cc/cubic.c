@@ -357,10 +357,11 @@ cubic_event(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		/* idle, application-limited: the epoch moves by the idle
 		 * time, so that W(t) goes on from where it was (Linux's
 		 * CA_EVENT_TX_START) */
+		if (!cb->epoch_on || stk->now <= tp->lsnd_ns)
+			break;
 		now = cubic_now_ms(stk);
-		idle = (uint32_t)(stk->now / 1000000) -
-			(uint32_t)(tp->lsnd_ns / 1000000);
-		if (cb->epoch_on && stk->now > tp->lsnd_ns && idle > 0) {
+		idle = now - (uint32_t)(tp->lsnd_ns / 1000000);
+		if (idle > 0) {
 			cb->epoch_ms += idle;
 			if ((int32_t)(cb->epoch_ms - now) > 0)
 				cb->epoch_ms = now;
