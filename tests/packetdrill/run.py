@@ -164,18 +164,26 @@ def in_netns(name, cmd, cwd, timeout, tun):
             setup += ' && ip tuntap add dev tun0 mode tun && ' \
                      'ip link set tun0 up'
         sh = setup + ' && exec "$@"'
+        # ip netns exec and sh both exec: the child's pid is packetdrill's,
+        # the PACKETDRILL_PID its scripts' set_sysctls.py names
+        # /tmp/sysctl_restore_<pid>.sh after; remove that file once done
+        p = subprocess.Popen(['ip', 'netns', 'exec', name, 'sh', '-c', sh,
+                              'sh'] + cmd, cwd=cwd,
+                             stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT,
+                             universal_newlines=True)
         try:
-            r = subprocess.run(['ip', 'netns', 'exec', name, 'sh', '-c', sh,
-                                'sh'] + cmd, cwd=cwd, timeout=timeout,
-                               stdout=subprocess.PIPE,
-                               stderr=subprocess.STDOUT,
-                               universal_newlines=True)
-            return r.returncode, r.stdout
-        except subprocess.TimeoutExpired as e:
-            out = e.stdout or ''
-            if isinstance(out, bytes):
-                out = out.decode(errors='replace')
-            return -1, out + '\n(timed out after %d s)' % timeout
+            out, _ = p.communicate(timeout=timeout)
+            return p.returncode, out
+        except subprocess.TimeoutExpired:
+            p.kill()
+            out, _ = p.communicate()
+            return -1, (out or '') + '\n(timed out after %d s)' % timeout
+        finally:
+            try:
+                os.unlink('/tmp/sysctl_restore_%d.sh' % p.pid)
+            except OSError:
+                pass
     finally:
         subprocess.run(['ip', 'netns', 'del', name],
                        stderr=subprocess.DEVNULL)
