@@ -22,6 +22,7 @@ ust_wheel_init(struct ust_wheel *w, uint32_t nslots, uint64_t tick_ns,
 	if (w->slot == NULL)
 		return -ENOMEM;
 	w->tick_ns = tick_ns;
+	w->tick_div = rte_reciprocal_value_u64(tick_ns);
 	w->now_tick = now_ns / tick_ns;
 	w->mask = nslots - 1;
 	w->armed = 0;
@@ -67,7 +68,8 @@ void
 ust_timer_arm(struct ust_wheel *w, struct ust_timer *t, uint64_t expire_ns)
 {
 	/* round up: a timer never fires before its time */
-	uint64_t tick = (expire_ns + w->tick_ns - 1) / w->tick_ns;
+	uint64_t tick = rte_reciprocal_divide_u64(expire_ns + w->tick_ns - 1,
+						  &w->tick_div);
 
 	if (tick <= w->now_tick)
 		tick = w->now_tick + 1;
@@ -97,7 +99,7 @@ unsigned int
 ust_wheel_advance(struct ust_wheel *w, uint64_t now_ns,
 		  void (*fire)(struct ust_timer *t, void *ctx), void *ctx)
 {
-	uint64_t target = now_ns / w->tick_ns;
+	uint64_t target = rte_reciprocal_divide_u64(now_ns, &w->tick_div);
 	uint64_t tick, last;
 	unsigned int fired = 0;
 

@@ -25,6 +25,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_reciprocal.h>
+
 struct ust_timer {
 	struct ust_timer *next;
 	struct ust_timer *prev;
@@ -35,6 +37,10 @@ struct ust_timer {
 
 struct ust_wheel {
 	uint64_t tick_ns;
+	/* / tick_ns as a multiply (rte_reciprocal, exact for every 64-bit
+	 * dividend): arming a timer and advancing the wheel, once a segment
+	 * and once a poll, divide by it */
+	struct rte_reciprocal_u64 tick_div;
 	uint64_t now_tick;   /* every slot up to this tick has been run */
 	uint32_t mask;       /* nslots - 1 */
 	uint32_t armed;      /* timers armed */

@@ -60,7 +60,7 @@ struct ust_arp_conf {
 	uint32_t retrans_ms;     /**< between requests while resolving (1000) */
 	uint32_t max_probes;     /**< requests before giving up (3) */
 	uint32_t gc_ms;          /**< an unused stale entry is removed (60000) */
-	uint32_t queue_len;      /**< packets held per unresolved entry (64) */
+	uint32_t queue_len;      /**< packets held per unresolved entry (256) */
 	uint32_t pending_max;    /**< mbufs held on all unresolved entries
 				  *  together (1024) */
 };

@@ -57,7 +57,7 @@ ust_stack_conf_defaults(struct ust_stack_conf *c)
 	c->arp.retrans_ms = 1000;
 	c->arp.max_probes = 3;
 	c->arp.gc_ms = 60000;
-	c->arp.queue_len = 64;
+	c->arp.queue_len = 256;
 	c->arp.pending_max = 1024;
 	c->icmp.msgs_per_sec = 1000;
 	c->icmp.burst = 50;

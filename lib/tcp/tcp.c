@@ -159,9 +159,13 @@ ust_tcp_init(struct ust_stack *stk)
 	ts->port_refs = rte_zmalloc_socket("ust_tcp_ports",
 					   sizeof(*ts->port_refs) * 65536, 0,
 					   stk->conf.socket_id);
+	ts->port_perturb = rte_zmalloc_socket("ust_tcp_perturb",
+					      sizeof(*ts->port_perturb) *
+					      UST_TCP_PERTURB_SIZE, 0,
+					      stk->conf.socket_id);
 	if (ts->conns == NULL || ts->listeners == NULL ||
 	    ts->req_pool == NULL || ts->tw_pool == NULL ||
-	    ts->port_refs == NULL)
+	    ts->port_refs == NULL || ts->port_perturb == NULL)
 		return -ENOMEM;
 	rc = ust_wheel_init(&ts->wheel, 4096, 1000000, stk->now,
 			    stk->conf.socket_id);
@@ -236,6 +240,7 @@ ust_tcp_fini(struct ust_stack *stk)
 	rte_free(objs);
 	ust_tcp_tx_fini(stk);
 	rte_free(ts->port_refs);
+	rte_free(ts->port_perturb);
 	rte_hash_free(ts->conns);
 	rte_hash_free(ts->listeners);
 	rte_mempool_free(ts->req_pool);
@@ -260,27 +265,47 @@ ust_tcp_key_of(const struct ust_tcp_sock *tp, struct ust_tcp_key *k)
 	k->rport = tp->base.rport;
 }
 
+static inline bool
+tcp_key_eq(const struct ust_tcp_key *a, const struct ust_tcp_key *b)
+{
+	return memcmp(a, b, sizeof(*a)) == 0;
+}
+
 int
 ust_tcp_hash_add(struct ust_stack *stk, const struct ust_tcp_key *k, void *obj,
 	     enum ust_tcp_obj kind)
 {
-	return rte_hash_add_key_data(stk->tcp->conns, k,
-				     tcp_obj_tag(obj, kind));
+	struct ust_tcp_stack *ts = stk->tcp;
+
+	/* a key already there takes the new object (TIME_WAIT to socket):
+	 * the cache forgets it either way */
+	if (ts->hit_data != NULL && tcp_key_eq(&ts->hit_key, k))
+		ts->hit_data = NULL;
+	return rte_hash_add_key_data(ts->conns, k, tcp_obj_tag(obj, kind));
 }
 
 void
 ust_tcp_hash_del(struct ust_stack *stk, const struct ust_tcp_key *k)
 {
-	rte_hash_del_key(stk->tcp->conns, k);
+	struct ust_tcp_stack *ts = stk->tcp;
+
+	if (ts->hit_data != NULL && tcp_key_eq(&ts->hit_key, k))
+		ts->hit_data = NULL;
+	rte_hash_del_key(ts->conns, k);
 }
 
 void *
 ust_tcp_hash_lookup(struct ust_stack *stk, const struct ust_tcp_key *k)
 {
+	struct ust_tcp_stack *ts = stk->tcp;
 	void *data;
 
-	if (rte_hash_lookup_data(stk->tcp->conns, k, &data) < 0)
+	if (ts->hit_data != NULL && tcp_key_eq(&ts->hit_key, k))
+		return ts->hit_data;
+	if (rte_hash_lookup_data(ts->conns, k, &data) < 0)
 		return NULL;
+	ts->hit_key = *k;
+	ts->hit_data = data;
 	return data;
 }
 

@@ -491,8 +491,19 @@ tcp_obj_ptr(void *data)
 }
 
 /* Per-stack TCP state. */
+/* entries of ust_tcp_stack.port_perturb: as Linux's since 5.19 (2^16; with
+ * 2^8 destinations shared counters, which let an observer of one of them
+ * count the connections to the others: Klein and Pinkas, "Device
+ * tracking via Linux's new TCP source port selection algorithm") */
+#define UST_TCP_PERTURB_SIZE (1u << 16)
+
 struct ust_tcp_stack {
 	struct rte_hash *conns;       /* 4-tuple -> tagged object */
+	/* the last 4-tuple found in conns and what it held: a stream's
+	 * segments one after another cost one hash lookup; kept true by
+	 * ust_tcp_hash_add() and _del(), the only writers of conns */
+	struct ust_tcp_key hit_key;
+	void *hit_data;               /* NULL: nothing cached */
 	struct rte_hash *listeners;   /* local port -> listener */
 	uint32_t tw_isn;              /* while a SYN that reused a TIME_WAIT
 				       * entry goes to its listener: the ISN
@@ -531,6 +542,10 @@ struct ust_tcp_stack {
 	 * connection hash is what must be unique); an array, not a hash:
 	 * 128 KiB for O(1) with no collisions */
 	uint16_t *port_refs;
+	/* connect()'s ephemeral port selection, RFC 6056 algorithm 4
+	 * (double hash, as Linux's __inet_hash_connect()): the counter of
+	 * each destination's class, indexed by a keyed hash of it */
+	uint32_t *port_perturb;
 	/* TX layouts and zero copy (tcp_tx.c) */
 	struct ust_tcp_tx_stats tx;
 	struct rte_mempool *small_pool; /* copy-small buffers, or NULL */
@@ -841,7 +856,17 @@ void ust_tcp_rtt_sample(struct ust_tcp_sock *tp, uint32_t rtt_us,
 		    const struct ust_tcp_conf *c);
 uint64_t ust_tcp_rto_ns(const struct ust_tcp_sock *tp);
 void ust_tcp_delack_arm(struct ust_stack *stk, struct ust_tcp_sock *tp);
-void ust_tcp_keepalive_reset(struct ust_stack *stk, struct ust_tcp_sock *tp);
+void ust_tcp_keepalive_arm(struct ust_stack *stk, struct ust_tcp_sock *tp);
+
+/* After activity: keepalive's idle clock restarts. Called for every
+ * segment and every emptied flight, so the test of a flag that is mostly
+ * off is inline (a call per segment was 2 % of a 200-connection RR). */
+static inline void
+ust_tcp_keepalive_reset(struct ust_stack *stk, struct ust_tcp_sock *tp)
+{
+	if (unlikely(tp->tflags & TF_KEEPALIVE))
+		ust_tcp_keepalive_arm(stk, tp);
+}
 void ust_tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp);
 void ust_tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
 		  struct rte_mbuf *m, const struct ust_tcp_repr *th,

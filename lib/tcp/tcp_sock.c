@@ -209,26 +209,58 @@ tcp_tuple_usable(struct ust_stack *stk, const struct ust_tcp_key *k)
 }
 
 /* A local port for a connection to @k's remote end: held by nobody, and
- * the 4-tuple usable. */
+ * the 4-tuple usable. RFC 6056 algorithm 4 (double-hash port selection,
+ * as Linux's __inet_hash_connect()): a keyed hash of the destination
+ * gives the offset where its search starts and the class whose counter
+ * moves the start on, so that the connections to one destination walk the
+ * range in order. The port a search meets first is then the one used
+ * longest ago: its TIME_WAIT (when the pace cycles the range within
+ * time_wait_ms, tw_reuse's second) is the oldest there is, and the search
+ * mostly ends at its first candidate where a random start (RFC 6056
+ * algorithm 1) probed, with a hash lookup each, through the run of fresh
+ * TIME_WAIT ports behind the last choice. An observer of one destination
+ * learns nothing of the others' (the hash is keyed, the classes many);
+ * the counter also moves by a small random step, as Linux's since 5.19,
+ * so a destination's own sequence is not exactly predictable either. */
 static int
 tcp_connect_port(struct ust_stack *stk, struct ust_tcp_key *k)
 {
+	struct ust_tcp_stack *ts = stk->tcp;
+	struct {
+		uint64_t tag;
+		rte_be32_t laddr;
+		rte_be32_t raddr;
+		rte_be16_t rport;
+		uint16_t pad;
+	} in = {
+		/* 20 bytes: a length no other use of the key hashes */
+		.tag = 0x7463705f706f7274ull, /* "tcp_port" */
+		.laddr = k->laddr, .raddr = k->raddr, .rport = k->rport,
+	};
+	uint64_t h = ust_siphash24(ts->secret, &in, sizeof(in));
 	uint32_t lo = stk->conf.ephemeral_lo;
 	uint32_t span = stk->conf.ephemeral_hi - lo + 1;
-	uint32_t i, start = (uint32_t)rte_rand_max(span);
+	uint32_t *perturb = &ts->port_perturb[(h >> 32) &
+					      (UST_TCP_PERTURB_SIZE - 1)];
+	uint32_t off = (uint32_t)(((uint64_t)(uint32_t)h + *perturb) % span);
+	uint32_t i;
 
 	for (i = 0; i < span; i++) {
-		uint16_t p = (uint16_t)(lo + (start + i) % span);
+		uint16_t p = (uint16_t)(lo + off);
 
-		if (stk->tcp->port_refs[p] != 0)
+		if (++off == span)
+			off = 0;
+		if (ts->port_refs[p] != 0)
 			continue;
 		k->lport = rte_cpu_to_be_16(p);
 		/* sibling stacks: the reply must arrive on our queue */
 		if (stk->sib != NULL &&
 		    !stk->sib->port_ok(stk, k->lport, k->raddr, k->rport))
 			continue;
-		if (tcp_tuple_usable(stk, k))
+		if (tcp_tuple_usable(stk, k)) {
+			*perturb += i + 1 + (uint32_t)(rte_rand() & 3);
 			return 0;
+		}
 	}
 	return -EADDRNOTAVAIL;
 }

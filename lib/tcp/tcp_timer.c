@@ -195,9 +195,9 @@ tcp_reo_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 }
 
 void
-ust_tcp_keepalive_reset(struct ust_stack *stk, struct ust_tcp_sock *tp)
+ust_tcp_keepalive_arm(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
-	if (!(tp->tflags & TF_KEEPALIVE) || tp->state != UST_TCP_ESTABLISHED ||
+	if (tp->state != UST_TCP_ESTABLISHED ||
 	    (tp->rtx_mode != UST_RTX_NONE && tp->rtx_mode != UST_RTX_KEEPALIVE))
 		return;
 	tp->probes = 0;

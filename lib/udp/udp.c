@@ -339,12 +339,13 @@ ust_udp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
 	void *data[UST_MAX_BURST];
 	uint16_t ulen[UST_MAX_BURST];
 	uint16_t idx[UST_MAX_BURST];
+	uint8_t run[UST_MAX_BURST];   /* the datagram's run of one port */
 	struct ust_udp_sock *gs[UST_MAX_BURST];
 	struct rte_mbuf *gp[UST_MAX_BURST];
 	uint16_t gcount[UST_MAX_BURST];
 	uint8_t gof[UST_MAX_BURST];
 	uint64_t hits = 0;
-	uint16_t i, ok = 0, ng = 0, nd = 0;
+	uint16_t i, ok = 0, ng = 0, nd = 0, nr = 0;
 
 	/* pass 1: validate */
 	for (i = 0; i < n; i++) {
@@ -354,15 +355,30 @@ ust_udp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
 		if (l == 0)
 			continue;
 		keys[ok] = dport;
-		kp[ok] = &keys[ok];
 		ulen[ok] = l;
 		idx[ok] = i;
 		ok++;
 	}
 	if (ok == 0)
 		return;
-	/* pass 2: one bulk lookup for the burst */
-	rte_hash_lookup_bulk_data(stk->udp_ports, kp, ok, &hits, data);
+	/* pass 2: one lookup per run of datagrams to one port (a burst of
+	 * one flow, the common case, does one; a bulk lookup of its 32
+	 * equal keys was 10 % of a sink's cycles), one bulk lookup for the
+	 * runs of a mixed burst */
+	for (i = 0; i < ok; i++) {
+		if (i > 0 && keys[i] == keys[i - 1]) {
+			run[i] = run[i - 1];
+			continue;
+		}
+		run[i] = nr;
+		kp[nr++] = &keys[i];
+	}
+	if (nr == 1)
+		hits = rte_hash_lookup_data(stk->udp_ports, kp[0],
+					    &data[0]) >= 0;
+	else
+		rte_hash_lookup_bulk_data(stk->udp_ports, kp, nr, &hits,
+					  data);
 	/* pass 3: filter, strip headers, group by socket */
 	for (i = 0; i < ok; i++) {
 		struct rte_mbuf *m = pkts[idx[i]];
@@ -370,8 +386,8 @@ ust_udp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
 		struct ust_udp_sock *us = NULL;
 		uint16_t g;
 
-		if (hits & (1ull << i)) {
-			us = data[i];
+		if (hits & (1ull << run[i])) {
+			us = data[run[i]];
 			if (!udp_sock_match(&us->base, ip,
 					    ust_meta(stk->meta_off, m)->port))
 				us = NULL;

@@ -132,8 +132,42 @@ test_precise(void)
 	return 0;
 }
 
+/* the wheel divides by its tick as a multiply (rte_reciprocal): the same
+ * quotient as the division, at the edges and at random, for the ticks a
+ * stack uses and odd ones */
+static int
+test_tick_div(void)
+{
+	static const uint64_t ticks[] = { 1, 3, 1000, MS, 1000003, 1ull << 20,
+					  4000000000ull };
+	uint64_t s = 7;
+	unsigned int i, j;
+
+	for (i = 0; i < RTE_DIM(ticks); i++) {
+		struct ust_wheel w;
+		const uint64_t edge[] = { 0, 1, ticks[i] - 1, ticks[i],
+					  ticks[i] + 1, UINT64_MAX,
+					  UINT64_MAX - ticks[i],
+					  UINT64_MAX / ticks[i] * ticks[i] };
+
+		UT_EQ(ust_wheel_init(&w, 64, ticks[i], 0, SOCKET_ID_ANY), 0);
+		for (j = 0; j < RTE_DIM(edge); j++)
+			UT_EQ(rte_reciprocal_divide_u64(edge[j], &w.tick_div),
+			      edge[j] / ticks[i]);
+		for (j = 0; j < 100000; j++) {
+			uint64_t a = ut_rand(&s) >> (j % 64);
+
+			UT_EQ(rte_reciprocal_divide_u64(a, &w.tick_div),
+			      a / ticks[i]);
+		}
+		ust_wheel_fini(&w);
+	}
+	return 0;
+}
+
 static const struct ut_case cases[] = {
 	{ "precise", test_precise },
+	{ "tick_div", test_tick_div },
 	{ "random", test_random },
 };
 
