@@ -35,6 +35,7 @@ static const struct perf_mode *const modes[] = {
 	&perf_tcp_rr,
 	&perf_tcp_stream,
 	&perf_tcp_rr_loop,
+	&perf_l2_pingpong,
 };
 
 enum {

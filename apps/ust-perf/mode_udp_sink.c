@@ -77,6 +77,12 @@ struct sink_reader {
 	uint64_t busy_cycles;
 	uint64_t calls;
 	uint64_t errors;
+	/* the traffic's own interval: the end of the first read that got
+	 * datagrams since the measure began (0: none yet) and of the last,
+	 * with the count delivered at each, so that a rate leaves out the
+	 * idle time before the source starts and after it stops */
+	uint64_t first_tsc, first_delivered;
+	uint64_t last_tsc, last_delivered;
 	volatile int stop;
 	int running;
 } __rte_cache_aligned;
@@ -246,8 +252,17 @@ sink_read(struct sink *k, struct ust_stack *stk, const struct perf_ctx *c)
 	}
 	r->calls++;
 	if (n > 0) {
+		uint64_t t1 = rte_rdtsc();
+
 		r->delivered += n;
-		r->busy_cycles += rte_rdtsc() - t0;
+		r->busy_cycles += t1 - t0;
+		if (unlikely(__atomic_load_n(&r->first_tsc,
+					     __ATOMIC_RELAXED) == 0)) {
+			r->first_delivered = r->delivered;
+			__atomic_store_n(&r->first_tsc, t1, __ATOMIC_RELAXED);
+		}
+		r->last_tsc = t1;
+		r->last_delivered = r->delivered;
 	}
 	return n;
 }
@@ -475,6 +490,9 @@ sink_measure(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
 	k->delivered0 = reader_delivered(k);
 	k->delivered_tick = k->delivered0;
 	k->busy0 = __atomic_load_n(&k->rd.busy_cycles, __ATOMIC_RELAXED);
+	/* the reader (this lcore or --split's) starts the traffic's interval
+	 * at its next read */
+	__atomic_store_n(&k->rd.first_tsc, 0, __ATOMIC_RELAXED);
 	k->gen0 = k->gen_sent;
 	k->gen_tick = k->gen_sent;
 	ust_mem_pool_stats_get(ust_stack_udp_mem(w->stk), &k->ps0);
@@ -594,21 +612,39 @@ sink_fig_get(const struct sink *k, struct sink_fig *f)
 	f->high_water = ps.high_water;
 }
 
+/* the traffic's interval (seconds) and the rate delivered over it: from
+ * the first read with datagrams in the measured window to the last */
+static double
+sink_active(const struct sink *k, const struct perf_ctx *c, double *rate)
+{
+	const struct sink_reader *r = &k->rd;
+	double secs;
+
+	*rate = 0;
+	if (r->first_tsc == 0 || r->last_tsc <= r->first_tsc ||
+	    c->tsc_hz == 0)
+		return 0;
+	secs = (double)(r->last_tsc - r->first_tsc) / (double)c->tsc_hz;
+	*rate = (double)(r->last_delivered - r->first_delivered) / secs;
+	return secs;
+}
+
 static void
 sink_report_stack(struct perf_ctx *c, const struct perf_worker *w,
 		  struct app_json *j)
 {
 	const struct sink *k = &sink_w[w->idx];
-	double secs = perf_secs(w);
+	double secs = perf_secs(w), arate;
 	struct sink_fig f;
 
-	RTE_SET_USED(c);
 	sink_fig_get(k, &f);
 	json_u64(j, "frames_in", f.rx);
 	json_dbl(j, "frames_in_per_s", secs > 0 ? (double)f.rx / secs : 0);
 	json_u64(j, "delivered", f.delivered);
 	json_dbl(j, "delivered_per_s",
 		 secs > 0 ? (double)f.delivered / secs : 0);
+	json_dbl(j, "active_seconds", sink_active(k, c, &arate));
+	json_dbl(j, "delivered_per_active_s", arate);
 	json_u64(j, "rcvbuf_drops", f.rcvbuf_drops);
 	json_u64(j, "mem_drops", f.mem_drops);
 	json_u64(j, "deficit_drops", k->mi.deficit_drops);
@@ -626,7 +662,7 @@ sink_report(struct perf_ctx *c, struct app_json *j)
 	struct ust_sock_meminfo mi = k->mi;
 	struct sink_fig t, f;
 	uint64_t gen = 0, nombuf = 0;
-	double cyc, rate = 0, drate = 0;
+	double cyc, rate = 0, drate = 0, asecs, arate = 0, arate0;
 	unsigned int i;
 
 	memset(&t, 0, sizeof(t));
@@ -646,6 +682,12 @@ sink_report(struct perf_ctx *c, struct app_json *j)
 		nombuf += s->gen_nombuf;
 		rate += ws > 0 ? (double)f.rx / ws : 0;
 		drate += ws > 0 ? (double)f.delivered / ws : 0;
+		{
+			double ar;
+
+			sink_active(s, c, &ar);
+			arate += ar;
+		}
 		if (i > 0) {
 			mi.deficit_drops += s->mi.deficit_drops;
 			mi.releases += s->mi.releases;
@@ -675,7 +717,6 @@ sink_report(struct perf_ctx *c, struct app_json *j)
 			       s->gen_nombuf ? "; generator short of mbufs" :
 			       "");
 	}
-	cyc = t.delivered ? (double)t.busy / (double)t.delivered : 0;
 	printf("%s: udp-sink, %.2f s measured%s\n", PERF_PROG, secs,
 	       c->nb_workers > 1 ? ", all stacks" : "");
 	printf("frames in %" PRIu64 " (%.3f Mpps), delivered %" PRIu64
@@ -687,8 +728,13 @@ sink_report(struct perf_ctx *c, struct app_json *j)
 	if (c->nb_workers > 1)
 		printf("sum of the stacks' rates: %.3f Mpps in, %.3f M/s "
 		       "delivered\n", rate / 1e6, drate / 1e6);
+	asecs = sink_active(k, c, &arate0);
+	printf("while datagrams came: %.3f M/s delivered over %.2f s%s\n",
+	       arate / 1e6, asecs, c->nb_workers > 1 ?
+	       " (stack 0's interval; the rate is the sum of the stacks')" : "");
 	printf("socket: rcvbuf %u, rmem_alloc high water %u\n", mi.rcvbuf,
 	       mi.rmem_alloc_hw);
+	cyc = t.delivered ? (double)t.busy / (double)t.delivered : 0;
 	printf("reader: %.1f cycles/datagram; pool: %.4f pages charged per "
 	       "datagram, high water %" PRId64 " pages; forward_alloc high "
 	       "water %d; batched releases %" PRIu64 ", splices %" PRIu64
@@ -716,6 +762,8 @@ sink_report(struct perf_ctx *c, struct app_json *j)
 	json_dbl(j, "frames_in_per_s", (double)t.rx / secs);
 	json_u64(j, "delivered", t.delivered);
 	json_dbl(j, "delivered_per_s", (double)t.delivered / secs);
+	json_dbl(j, "active_seconds", asecs);
+	json_dbl(j, "delivered_per_active_s", arate);
 	json_u64(j, "rcvbuf_drops", t.rcvbuf_drops);
 	json_u64(j, "mem_drops", t.mem_drops);
 	json_u64(j, "deficit_drops", mi.deficit_drops);

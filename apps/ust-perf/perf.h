@@ -122,6 +122,7 @@ extern const struct perf_mode perf_udp_sink;
 extern const struct perf_mode perf_tcp_rr;
 extern const struct perf_mode perf_tcp_stream;
 extern const struct perf_mode perf_tcp_rr_loop;
+extern const struct perf_mode perf_l2_pingpong;
 
 /* helpers shared by modes */
 uint32_t perf_num(const char *flag, const char *v, uint32_t min, uint32_t max);

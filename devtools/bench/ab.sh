@@ -5,13 +5,15 @@
 # A/B of two builds on the same workloads, interleaved: ust-echo pairs over
 # net_memif (server on lcore 0, client on lcore 1) doing TCP request-response
 # with 1 and 200 connections (40-byte requests and answers) and UDP
-# request-response with one flow (64 bytes), BENCH_REPS runs of each with
+# request-response with one flow (64 bytes), and connections per second (16
+# clients, one 64-byte transaction per connection, TIME_WAIT 100 ms so that
+# the ephemeral port budget is not the limit), BENCH_REPS runs of each with
 # each build in turn; prints the runs and the median new/old per workload.
 # For a change on the data path: build the old commit in its own folder
 # (git worktree add /tmp/old OLD && meson setup /tmp/old/build /tmp/old &&
 # ninja -C /tmp/old/build), then
 #   sudo devtools/bench/ab.sh /tmp/old/build build
-# BENCH_DURATION (3 s measured, after 1 s of warm-up).
+# BENCH_DURATION (3 s measured, after 1 s of warm-up); BENCH_WORKLOADS (below).
 . "$(dirname "$0")/lib.sh"
 OLD=${1:?usage: ab.sh OLD_BUILD NEW_BUILD}
 NEW=${2:?usage: ab.sh OLD_BUILD NEW_BUILD}
@@ -52,7 +54,11 @@ pair() {
 	jget "$OUT/$tag.json" '"%.0f" % j["result"]["transactions_per_s"]'
 }
 
-for w in "tcp 1 40" "tcp 200 40" "udp 1 64"; do
+printf '[tcp]\ntime_wait_ms = 100\n' > "$OUT/cps.ini"
+
+# BENCH_WORKLOADS: a comma-separated subset, e.g. "cps 16 64,tcp 1 40"
+IFS=, read -ra WLS <<< "${BENCH_WORKLOADS:-tcp 1 40,tcp 200 40,udp 1 64,cps 16 64}"
+for w in "${WLS[@]}"; do
 	set -- $w
 	r_old=() r_new=()
 	for ((i = 1; i <= REPS; i++)); do
@@ -63,6 +69,13 @@ for w in "tcp 1 40" "tcp 200 40" "udp 1 64"; do
 				v=$(pair "$B/apps/ust-echo" "$b$i$RANDOM" tcp \
 					--size "$3" --response "$3" -- \
 					--flows "$2" --size "$3" --response "$3" \
+					--duration "$DUR" --warmup 1)
+			elif [ "$1" = cps ]; then
+				v=$(pair "$B/apps/ust-echo" "$b$i$RANDOM" tcp \
+					--size "$3" --response "$3" \
+					--config "$OUT/cps.ini" -- \
+					--flows "$2" --size "$3" --response "$3" \
+					--reconnect 1 --config "$OUT/cps.ini" \
 					--duration "$DUR" --warmup 1)
 			else
 				v=$(pair "$B/apps/ust-echo" "$b$i$RANDOM" udp -- \

@@ -25,3 +25,30 @@ bench_setup() {
 	ust_hugepages 1536
 	echo "results in $OUT" >&2
 }
+
+# The wire's own round trip: two ust-perf --mode l2-pingpong processes over
+# a net_memif pair (server on lcore 0, client on lcore 1), the stacks never
+# polled; @inflight frames of @frame bytes (the frame of the RR it is the
+# floor of: 106 for a 64-byte UDP or a 40-byte timestamped TCP payload).
+l2_frame() { # TCP payload bytes -> frame bytes (timestamps on)
+	echo $((14 + 20 + 32 + $1))
+}
+l2_floor() { # inflight frame -> "tps p50 p99"
+	local sock="$OUT/l2.sock" tag="l2-$1-$2-$RANDOM"
+	rm -f "$sock"
+	"$PERF" -l 0 --no-pci $UST_EAL_MEM --file-prefix "s$tag" \
+		--vdev "net_memif0,role=server,socket=$sock" -- \
+		--mode l2-pingpong --role server --addr 198.18.1.2/24 \
+		--duration 0 --stats-period 0 > "$OUT/$tag.server" 2>&1 &
+	local srv=$!
+	sleep 1
+	"$PERF" -l 1 --no-pci $UST_EAL_MEM --file-prefix "c$tag" \
+		--vdev "net_memif0,role=client,socket=$sock" -- \
+		--mode l2-pingpong --role client --addr 198.18.1.1/24 \
+		--inflight "$1" --size "$2" --duration "$DUR" --warmup 1 \
+		--stats-period 0 --linger 1 --json "$OUT/$tag.json" \
+		> "$OUT/$tag.client" 2>&1 || true
+	kill -INT $srv 2>/dev/null || true
+	wait $srv || true
+	jget "$OUT/$tag.json" '"%.0f %.2f %.2f" % (j["result"]["transactions_per_s"], j["result"]["latency_ns"]["p50"] / 1e3, j["result"]["latency_ns"]["p99"] / 1e3)'
+}

@@ -3,7 +3,9 @@
 # Copyright (c) 2026 the ustack authors
 #
 # UDP request-response, issue-2 table: two ust-echo processes over net_memif
-# (client on lcore 1, server on lcore 0), dpdk-testpmd io forwarding over
+# (client on lcore 1, server on lcore 0), the wire's own round trip
+# (ust-perf l2-pingpong: raw frames of the same length bounced between two
+# processes over the same kind of memif pair), dpdk-testpmd io forwarding over
 # the same kind of memif pair as the ceiling, and two kernel sockets
 # (sockperf ping-pong over a veth pair between two namespaces, and over
 # loopback in one namespace; blocking and busy-polling sockets).
@@ -106,6 +108,8 @@ declare -A R
 for rep in $(seq 1 "$REPS"); do
 	for cfg in "1 64" "8 64" "1 1024"; do
 		R["ust $cfg $rep"]=$(ust_rr $cfg)
+		set -- $cfg
+		R["l2 $cfg $rep"]=$(l2_floor "$1" $((14 + 20 + 8 + $2)))
 	done
 	for cfg in "veth 64" "lo 64" "veth 1024" "veth 64 busy" "lo 64 busy" \
 		   "veth 1024 busy"; do
@@ -128,6 +132,7 @@ echo "|---|---|---|---|---|---|"
 for cfg in "1 64" "8 64" "1 1024"; do
 	set -- $cfg
 	echo "| ust-echo <-> ust-echo, net_memif | $1 | $2 | $(col "ust $cfg" 1) | $(col "ust $cfg" 2) | $(col "ust $cfg" 3) |"
+	echo "| the wire alone: ust-perf l2-pingpong, net_memif ($((14 + 20 + 8 + $2))-byte frames) | $1 | $2 | $(col "l2 $cfg" 1) | $(col "l2 $cfg" 2) | $(col "l2 $cfg" 3) |"
 done
 for cfg in "veth 64" "lo 64" "veth 1024" "veth 64 busy" "lo 64 busy" \
 	   "veth 1024 busy"; do
@@ -135,6 +140,19 @@ for cfg in "veth 64" "lo 64" "veth 1024" "veth 64 busy" "lo 64 busy" \
 	how="blocking"
 	[ "${3:-}" = busy ] && how="busy-polling, --nonblocked"
 	echo "| kernel <-> kernel (sockperf, $how), $1 | 1 | $2 | $(col "kernel $cfg" 1) | $(col "kernel $cfg" 2) | $(col "kernel $cfg" 3) |"
+done
+echo
+echo
+echo "ust-echo against the wire alone, run by run (transactions/s ust-echo / l2-pingpong; p50 added by the stacks):"
+for cfg in "1 64" "8 64" "1 1024"; do
+	r=(); a=()
+	for rep in $(seq 1 "$REPS"); do
+		set -- ${R["ust $cfg $rep"]}; u=$1 up=$2
+		set -- ${R["l2 $cfg $rep"]}
+		r+=("$(awk -v u="$u" -v l="$1" 'BEGIN {printf "%.3f", u / l}')")
+		a+=("$(awk -v u="$up" -v l="$2" 'BEGIN {printf "%.2f", u - l}')")
+	done
+	echo "- $cfg: ratios ${r[*]} (median $(median "${r[@]}")); p50 added (us) ${a[*]} (median $(median "${a[@]}"))"
 done
 echo
 v=(); for rep in $(seq 1 "$REPS"); do v+=("${R["testpmd $rep"]}"); done

@@ -7,8 +7,11 @@
 # 40-byte, 44-byte and 1 KB requests and responses, beside the same
 # request-response between kernel sockets over a veth pair between two
 # namespaces (kernel_tcp_rr.c, epoll, one thread each side, pinned to the
-# same cores); single-flow bulk throughput over memif; connections per
-# second; memory per established idle connection with 100,000 open.
+# same cores), and beside the wire's own round trip (ust-perf l2-pingpong
+# over the same kind of memif pair, as many frames in flight as
+# connections, each frame as long as the RR's); single-flow bulk
+# throughput over memif; connections per second; memory per established
+# idle connection with 100,000 open.
 # BENCH_REPS runs of each, interleaved; medians.
 #   sudo devtools/bench/tcp.sh            (BENCH_SKIP_MEM=1: no 100k test;
 #                                          BENCH_ONLY_MEM=1: only that)
@@ -116,6 +119,10 @@ declare -A R
 for rep in $(seq 1 "$REPS_RUN"); do
 	for cfg in "1 40" "1 44" "1 1024" "200 40" "200 44" "200 1024"; do
 		R["ust $cfg $rep"]=$(ust_rr $cfg)
+		# the floor right after the run it is the floor of (the pair
+		# most likely shares the vCPUs' placement: doc/performance.md)
+		set -- $cfg
+		R["l2 $cfg $rep"]=$(l2_floor "$1" "$(l2_frame "$2")")
 		R["kernel $cfg $rep"]=$(kernel_rr $cfg)
 	done
 	R["ust cps $rep"]=$(ust_cps)
@@ -140,7 +147,20 @@ echo "|---|---|---|---|---|---|"
 for cfg in "1 40" "1 44" "1 1024" "200 40" "200 44" "200 1024"; do
 	set -- $cfg
 	echo "| ustack, ust-echo <-> ust-echo over net_memif | $1 | $2 | $(col "ust $cfg" 1) | $(col "ust $cfg" 2) | $(col "ust $cfg" 3) |"
+	echo "| the wire alone, ust-perf l2-pingpong over net_memif ($(l2_frame "$2")-byte frames) | $1 | $2 | $(col "l2 $cfg" 1) | $(col "l2 $cfg" 2) | $(col "l2 $cfg" 3) |"
 	echo "| Linux, kernel_tcp_rr over veth | $1 | $2 | $(col "kernel $cfg" 1) | $(col "kernel $cfg" 2) | $(col "kernel $cfg" 3) |"
+done
+echo
+echo "ustack against the wire alone, run by run (transactions/s ustack / l2-pingpong; p50 added by the stacks):"
+for cfg in "1 40" "1 44" "1 1024" "200 40" "200 44" "200 1024"; do
+	r=(); a=()
+	for rep in $(seq 1 "$REPS"); do
+		set -- ${R["ust $cfg $rep"]}; u=$1 up=$2
+		set -- ${R["l2 $cfg $rep"]}
+		r+=("$(awk -v u="$u" -v l="$1" 'BEGIN {printf "%.3f", u / l}')")
+		a+=("$(awk -v u="$up" -v l="$2" 'BEGIN {printf "%.2f", u - l}')")
+	done
+	echo "- $cfg: ratios ${r[*]} (median $(median "${r[@]}")); p50 added (us) ${a[*]} (median $(median "${a[@]}"))"
 done
 echo
 echo "| measure | ustack (net_memif) | Linux (veth) |"

@@ -86,8 +86,12 @@ med() { # NAME-PREFIX python-expr -> median over reps
 	for rep in $(seq 1 "$REPS"); do v+=("$(r "$1-$rep" "$2")"); done
 	median "${v[@]}"
 }
-DPS='"%.3f" % (j["result"]["delivered"] / j["seconds"] / 1e6)'
-DROPS='"%.3f" % ((j["result"]["rcvbuf_drops"] + j["result"]["mem_drops"]) / j["seconds"] / 1e6)'
+# rates over the traffic's own interval (udp-sink's active_seconds: from its
+# first read with datagrams to its last), not the sink's lifetime: the memif
+# and TAP sinks run before their source starts and after it stops
+ASECS='(j["result"]["active_seconds"] or j["seconds"])'
+DPS='"%.3f" % (j["result"]["delivered_per_active_s"] / 1e6 if j["result"]["active_seconds"] else j["result"]["delivered"] / j["seconds"] / 1e6)'
+DROPS='"%.3f" % ((j["result"]["rcvbuf_drops"] + j["result"]["mem_drops"]) / '"$ASECS"' / 1e6)'
 CYC='"%.1f" % j["result"]["reader_cycles_per_datagram"]'
 DEF='j["result"]["deficit_drops"]'
 PAGES='"%.4f" % j["result"]["pages_charged_per_datagram"]'
