@@ -52,3 +52,21 @@ l2_floor() { # inflight frame -> "tps p50 p99"
 	wait $srv || true
 	jget "$OUT/$tag.json" '"%.0f %.2f %.2f" % (j["result"]["transactions_per_s"], j["result"]["latency_ns"]["p50"] / 1e3, j["result"]["latency_ns"]["p99"] / 1e3)'
 }
+
+# The request-response runs against their floors, run by run: for each
+# configuration, R["ust CFG REP"] and R["l2 CFG REP"] ("tps p50 p99", the
+# caller's associative array R) as transactions/s ustack / l2-pingpong and
+# the p50 the stacks add, with their medians over the REPS runs.
+floor_ratios() { # CFG...
+	local cfg rep u up r a
+	for cfg in "$@"; do
+		r=(); a=()
+		for rep in $(seq 1 "$REPS"); do
+			read -r u up _ <<< "${R["ust $cfg $rep"]}"
+			set -- ${R["l2 $cfg $rep"]}
+			r+=("$(awk -v u="$u" -v l="$1" 'BEGIN {printf "%.3f", u / l}')")
+			a+=("$(awk -v u="$up" -v l="$2" 'BEGIN {printf "%.2f", u - l}')")
+		done
+		echo "- $cfg: ratios ${r[*]} (median $(median "${r[@]}")); p50 added (us) ${a[*]} (median $(median "${a[@]}"))"
+	done
+}

@@ -144,16 +144,7 @@ done
 echo
 echo
 echo "ust-echo against the wire alone, run by run (transactions/s ust-echo / l2-pingpong; p50 added by the stacks):"
-for cfg in "1 64" "8 64" "1 1024"; do
-	r=(); a=()
-	for rep in $(seq 1 "$REPS"); do
-		set -- ${R["ust $cfg $rep"]}; u=$1 up=$2
-		set -- ${R["l2 $cfg $rep"]}
-		r+=("$(awk -v u="$u" -v l="$1" 'BEGIN {printf "%.3f", u / l}')")
-		a+=("$(awk -v u="$up" -v l="$2" 'BEGIN {printf "%.2f", u - l}')")
-	done
-	echo "- $cfg: ratios ${r[*]} (median $(median "${r[@]}")); p50 added (us) ${a[*]} (median $(median "${a[@]}"))"
-done
+floor_ratios "1 64" "8 64" "1 1024"
 echo
 v=(); for rep in $(seq 1 "$REPS"); do v+=("${R["testpmd $rep"]}"); done
 echo "dpdk-testpmd io forwarding over a net_memif pair (txonly 64-byte frames into it): $(median "${v[@]}") Mpps"

@@ -152,16 +152,7 @@ for cfg in "1 40" "1 44" "1 1024" "200 40" "200 44" "200 1024"; do
 done
 echo
 echo "ustack against the wire alone, run by run (transactions/s ustack / l2-pingpong; p50 added by the stacks):"
-for cfg in "1 40" "1 44" "1 1024" "200 40" "200 44" "200 1024"; do
-	r=(); a=()
-	for rep in $(seq 1 "$REPS"); do
-		set -- ${R["ust $cfg $rep"]}; u=$1 up=$2
-		set -- ${R["l2 $cfg $rep"]}
-		r+=("$(awk -v u="$u" -v l="$1" 'BEGIN {printf "%.3f", u / l}')")
-		a+=("$(awk -v u="$up" -v l="$2" 'BEGIN {printf "%.2f", u - l}')")
-	done
-	echo "- $cfg: ratios ${r[*]} (median $(median "${r[@]}")); p50 added (us) ${a[*]} (median $(median "${a[@]}"))"
-done
+floor_ratios "1 40" "1 44" "1 1024" "200 40" "200 44" "200 1024"
 echo
 echo "| measure | ustack (net_memif) | Linux (veth) |"
 echo "|---|---|---|"
