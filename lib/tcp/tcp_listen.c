@@ -257,7 +257,11 @@ acceptq_full(struct ust_stack *stk, struct ust_tcp_sock *lp)
 	return true;
 }
 
-/* The handshake's last ACK with a SYN cookie in it. */
+/* The handshake's last ACK with a SYN cookie in it. The cookie was made
+ * from IRS, which only SEG.SEQ - 1 can give back: a cookie's connection
+ * cannot start with its first data segment lost (the pure ACK after it
+ * fails the check and gets a reset), the limit Linux's cookie_v4_check()
+ * has too; a half-open entry has no such limit (ust_tcp_req_input()). */
 static void
 tcp_cookie_ack(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	       struct rte_mbuf *m, const struct ust_tcp_key *k,
@@ -460,6 +464,41 @@ ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	rte_pktmbuf_free(m);
 }
 
+/* RFC 9293 3.10.7.4's four cases for a window of @wnd > 0 from @rcv_nxt,
+ * with Linux's tcp_in_window() allowance of a pure ACK at its right
+ * edge. */
+static bool
+req_seq_acceptable(uint32_t rcv_nxt, uint32_t wnd, uint32_t seq,
+		   uint32_t seg_len)
+{
+	uint32_t end = seq + seg_len;
+
+	if (seq == rcv_nxt)
+		return true;
+	if (SEQ_GT(end, rcv_nxt) && SEQ_LT(seq, rcv_nxt + wnd))
+		return true;
+	return seg_len == 0 && seq == rcv_nxt + wnd;
+}
+
+/* The ACK a half-open entry sends to an unacceptable segment (Linux's
+ * reqsk send_ack): our SYN's end, the peer's SYN's end, the SYN-ACK's
+ * window (not scaled before the handshake ends: RFC 7323 2.2). */
+static void
+req_send_ack(struct ust_stack *stk, const struct ust_tcp_sock *lp,
+	     const struct ust_tcp_key *k, const struct ust_tcp_req *rq)
+{
+	struct ust_tcp_opts o;
+
+	memset(&o, 0, sizeof(o));
+	if (rq->opts & UST_TCPOPT_TS) {
+		o.has = UST_TCPOPT_TS;
+		o.tsval = tcp_ts_now(stk, rq->ts_offset);
+		o.tsecr = rq->ts_recent;
+	}
+	ust_tcp_send_reply(stk, k, rq->iss + 1, rq->irs + 1, UST_TCP_ACK,
+		       tcp_initial_window(lp), &o);
+}
+
 void
 ust_tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 	      struct rte_mbuf *m, const struct ust_tcp_repr *th,
@@ -508,7 +547,26 @@ ust_tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 		ust_drop(stk, m, UST_DROP_TCP_FLAGS);
 		return;
 	}
-	if (th->ack != rq->iss + 1 || th->seq != rq->irs + 1) {
+	/* RFC 9293 3.10.7.4, first: the sequence number (an RST and a SYN
+	 * were judged above, by their own stricter rules), in the window
+	 * the SYN-ACK offered from RCV.NXT = IRS + 1. Not only IRS + 1:
+	 * when the peer's first data segment is lost, its next one, or its
+	 * pure ACK after the data, starts beyond it, and both are as good
+	 * an end of the handshake (Linux's tcp_check_req() tests the
+	 * window, not equality). Outside it, an ACK (rate limited), never a
+	 * reset. */
+	if (!req_seq_acceptable(rq->irs + 1, tcp_initial_window(lp),
+				th->seq, seg_len)) {
+		if (!ust_tcp_oow_rate_limited(stk, &rq->oow_ack_ns,
+				UST_MIB_TCPEXT_TCPACKSKIPPEDSYNRECV))
+			req_send_ack(stk, lp, &k, rq);
+		ust_drop(stk, m, SEQ_LT(th->seq, rq->irs + 1) ?
+			 UST_DROP_TCP_OLD_DATA : UST_DROP_TCP_INVALID_SEQUENCE);
+		return;
+	}
+	/* fifth, the ACK: it must be of our SYN (3.10.7.4: otherwise
+	 * <SEQ=SEG.ACK><CTL=RST>) */
+	if (th->ack != rq->iss + 1) {
 		ust_tcp_reset_reply(stk, &k, th, seg_len);
 		ust_drop(stk, m, UST_DROP_TCP_INVALID_SEQUENCE);
 		return;

@@ -4138,6 +4138,88 @@ test_half_open(void)
 	return teardown(stk);
 }
 
+/* The handshake ends with any acceptable segment that acknowledges our
+ * SYN, not only one at IRS + 1: with the peer's first data segment lost,
+ * its pure ACK after it (SEQ = IRS + 1 + 5) or its next data segment
+ * come first. Each establishes the connection (a reset here was the
+ * kernel client's ECONNRESET under 5 % loss); the lost bytes are then a
+ * hole, filled by the retransmission. A segment outside the window
+ * offered gets an ACK, not a reset, and the entry stays. */
+static int
+test_half_open_first_data_lost(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct peer p, q;
+	char buf[16];
+	uint32_t iss;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	/* a pure ACK beyond IRS + 1: the data before it was lost */
+	peer_init(&p, 1000);
+	peer_syn(stk, &p);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	p.snd_nxt += 5; /* "hello", lost */
+	p.tsval++;
+	psend(stk, &p, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(mib(stk, UST_MIB_TCP_OUTRSTS), 0);
+	sd = ust_accept(stk, ls, NULL, NULL);
+	UT_ASSERT(sd >= 0, "accept: %d", sd);
+	UT_EQ(state_of(stk, sd), UST_TCP_ESTABLISHED);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -EAGAIN);
+	/* the retransmission fills the hole */
+	p.tsval++;
+	seg(stk, &p, 1001, UST_TCP_ACK | UST_TCP_PSH, "hello", 5);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, 1006);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 5);
+	UT_ASSERT(memcmp(buf, "hello", 5) == 0);
+	/* the second data segment first */
+	peer_init(&q, 5000);
+	q.port = PPORT + 1;
+	peer_syn(stk, &q);
+	UT_EQ(expect(&q, &th, NULL, 0), 0);
+	iss = th.seq;
+	q.tsval++;
+	seg(stk, &q, 5006, UST_TCP_ACK | UST_TCP_PSH, "world", 5);
+	/* out of order: a duplicate ACK at once (with its SACK block) */
+	UT_EQ(expect(&q, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.ack, 5001);
+	sd = ust_accept(stk, ls, NULL, NULL);
+	UT_ASSERT(sd >= 0, "accept: %d", sd);
+	seg(stk, &q, 5001, UST_TCP_ACK | UST_TCP_PSH, "hello", 5);
+	UT_EQ(expect(&q, &th, NULL, 0), 0);
+	UT_EQ(th.ack, 5011);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 10);
+	UT_ASSERT(memcmp(buf, "helloworld", 10) == 0);
+	/* beyond the window the SYN-ACK offered: an ACK of our SYN, the
+	 * entry stays and the right ACK completes it */
+	peer_init(&q, 9000);
+	q.port = PPORT + 2;
+	peer_syn(stk, &q);
+	UT_EQ(expect(&q, &th, NULL, 0), 0);
+	iss = th.seq;
+	seg(stk, &q, 9001 + 200000, UST_TCP_ACK, NULL, 0);
+	UT_EQ(expect(&q, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.seq, iss + 1);
+	UT_EQ(th.ack, 9001);
+	UT_EQ(drops(stk, UST_DROP_TCP_INVALID_SEQUENCE), 1);
+	UT_EQ(ust_accept(stk, ls, NULL, NULL), -EAGAIN);
+	q.tsval++;
+	psend(stk, &q, 0, NULL, 0);
+	UT_ASSERT(tx_none());
+	UT_ASSERT(ust_accept(stk, ls, NULL, NULL) >= 0);
+	UT_EQ(mib(stk, UST_MIB_TCP_OUTRSTS), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 static void
 synack_burst_16(struct ust_stack_conf *c)
 {
@@ -6044,6 +6126,8 @@ static const struct ut_case cases[] = {
 	{ "receive-buffer autotuning, SO_RCVBUF", test_rcvbuf_autotune },
 	{ "half-open entries: SYN-ACK retransmission, RST",
 	  test_half_open },
+	{ "half-open entries: the first data segment lost",
+	  test_half_open_first_data_lost },
 	{ "SYN-ACK retransmissions: a bounded wave", test_synack_rtx_burst },
 	{ "SYN cookies", test_syncookies },
 	{ "SYN cookies without timestamps", test_syncookies_no_ts },
