@@ -436,7 +436,8 @@ struct ust_tcp_req {
 	uint8_t opts;           /* UST_TCPOPT_* agreed */
 	uint8_t retries;
 	uint64_t sent_ns;       /* first SYN-ACK, for an RTT sample */
-	uint64_t oow_ack_ns;    /* last SYN-ACK sent for a duplicate SYN */
+	uint64_t oow_ack_ns;    /* last SYN-ACK for a duplicate SYN, or ACK
+				 * for a segment out of the window */
 };
 
 /* TIME_WAIT, compact: what is needed to answer the peer and to refuse or
