@@ -7,9 +7,10 @@
  * frames), walked once. ARP frames go to ust_arp_input(); IPv4 packets to
  * ust_ipv4_input(), which validates them, handles ICMP and hands each
  * packet to its protocol through the protocol table, except those of a
- * protocol that takes bursts (UDP): they come back here and go to it
- * together at the end of the chunk (one bulk hash lookup, one queue lock
- * per socket per burst).
+ * protocol that takes bursts (UDP, TCP): they come back here and go to it
+ * together at the end of the chunk (UDP: one bulk hash lookup, one queue
+ * lock per socket per burst; TCP: one lookup and one ACK per connection
+ * per burst).
  *
  * How it is called: lib/stack's ust_stack_input() and ust_stack_poll()
  * call ust_eth_input() per chunk, for the netif's frames and for the
@@ -38,8 +39,8 @@ eth_dst_accepted(const struct ust_stack *stk, const struct rte_ether_hdr *eh)
 }
 
 /* The packets of a chunk whose protocol takes bursts, to it: a call per
- * run of one protocol, in arrival order (one protocol takes bursts today,
- * UDP: one call per chunk). */
+ * run of one protocol, in arrival order (UDP and TCP take bursts: a chunk
+ * of one of them is one call). */
 static void
 stack_input_bursts(struct ust_stack *stk, struct rte_mbuf **pkts,
 		   const struct ust_ipv4_repr *ips, uint16_t n)

@@ -51,7 +51,7 @@ ust_tcp_state_name(unsigned int state)
 /* TCP's place in IPv4 input (struct ust_ipv4_proto, lib/ip), and the
  * ICMP errors about its segments (tcp_icmp.c) */
 static const struct ust_ipv4_proto tcp_ipv4_proto = {
-	.input = ust_tcp_input,
+	.input_burst = ust_tcp_input_burst,
 	.err_handler = ust_tcp_icmp_error,
 };
 
@@ -281,6 +281,7 @@ ust_tcp_hash_add(struct ust_stack *stk, const struct ust_tcp_key *k, void *obj,
 	 * the cache forgets it either way */
 	if (ts->hit_data != NULL && tcp_key_eq(&ts->hit_key, k))
 		ts->hit_data = NULL;
+	ts->conns_gen++;
 	return rte_hash_add_key_data(ts->conns, k, tcp_obj_tag(obj, kind));
 }
 
@@ -291,6 +292,7 @@ ust_tcp_hash_del(struct ust_stack *stk, const struct ust_tcp_key *k)
 
 	if (ts->hit_data != NULL && tcp_key_eq(&ts->hit_key, k))
 		ts->hit_data = NULL;
+	ts->conns_gen++;
 	rte_hash_del_key(ts->conns, k);
 }
 
@@ -369,6 +371,8 @@ void
 ust_tcp_sock_free(struct ust_stack *stk, struct ust_tcp_sock *tp)
 {
 	ust_tcp_output_undefer(stk, tp);
+	if (stk->tcp->burst_tp == tp)
+		stk->tcp->burst_tp = NULL;
 	ust_timer_cancel(&stk->tcp->wheel, &tp->rtx_timer);
 	ust_timer_cancel(&stk->tcp->wheel, &tp->delack_timer);
 	ust_timer_cancel(&stk->tcp->wheel, &tp->cork_timer);

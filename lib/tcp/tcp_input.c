@@ -5,10 +5,15 @@
 /*
  * TCP input: segment arrival, RFC 9293 3.10.7.
  *
- * ust_tcp_input() (called by IPv4 input for every TCP segment) validates
- * the header with the wire parser, strips the headers and looks the
- * 4-tuple up once in the connection hash, which holds control blocks,
- * half-open entries and TIME_WAIT entries alike. Then:
+ * ust_tcp_input_burst() (IPv4 input hands it the TCP segments of an RX
+ * burst together) validates each header with the wire parser, groups the
+ * segments by 4-tuple and looks each 4-tuple up once in the connection
+ * hash (one bulk lookup, the control blocks prefetched), which holds
+ * control blocks, half-open entries and TIME_WAIT entries alike; then each
+ * 4-tuple's segments go in their order, and the output of in-order data
+ * waits for the connection's last segment in the burst (one ACK per
+ * connection per burst, tcp_output_can_wait()). ust_tcp_input() does the
+ * same for one segment. Each segment, its headers stripped, goes to:
  *
  *  - a control block in SYN-SENT: tcp_rcv_syn_sent() (3.10.7.3);
  *  - a control block in any other state: ust_tcp_rcv_established() runs the
@@ -33,6 +38,7 @@
 
 #include <rte_hash.h>
 #include <rte_ip.h>
+#include <rte_prefetch.h>
 
 #include "tcp_cc.h"
 #include "tcp_private.h"
@@ -801,13 +807,31 @@ tcp_fin_in(struct ust_stack *stk, struct ust_tcp_sock *tp, bool *time_wait)
 	ust_tcp_wakeup(tp);
 }
 
+/* Whether the output after this segment may wait for the connection's
+ * next segment in the same burst (ust_tcp_input_burst()): one cumulative
+ * ACK for in-order data, as after Linux's GRO, and one output for a run of
+ * ACKs. What must go per segment does: the ACKs of out-of-order data (the
+ * duplicate ACKs and SACK blocks a sender's loss detection counts, RFC
+ * 5681 4.2) and of a duplicate or what the window cut (the segment was not
+ * all taken in order), D-SACK blocks, and the ACK of a FIN or of a change
+ * of state. */
+static inline bool
+tcp_output_can_wait(const struct ust_tcp_sock *tp,
+		    const struct ust_tcp_repr *th, uint32_t rcv_nxt0,
+		    uint32_t payload, bool time_wait)
+{
+	return !time_wait && tp->state == UST_TCP_ESTABLISHED &&
+	       th->seq == rcv_nxt0 && tp->rcv_nxt - rcv_nxt0 >= payload &&
+	       tp->ofoq.len == 0 && !(tp->tflags & (TF_DSACK | TF_FIN_RCVD));
+}
+
 void
 ust_tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		    struct rte_mbuf *m, const struct ust_tcp_repr *th,
 		    uint32_t seg_len)
 {
 	const struct ust_tcp_opts *o = &th->opts;
-	uint32_t payload = m->pkt_len;
+	uint32_t payload = m->pkt_len, rcv_nxt0 = tp->rcv_nxt;
 	bool time_wait = false, fin_acked, ts_update;
 	enum ack_result ar;
 	/* a simultaneous open (RFC 9293 figure 8, line 6): the peer's
@@ -1028,6 +1052,15 @@ ust_tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	if ((tp->tflags & TF_OFO_FIN) && tp->rcv_fin_seq == tp->rcv_nxt)
 		tcp_fin_in(stk, tp, &time_wait);
 	tcp_free_consumed(stk, m);
+	if (stk->tcp->burst_more && tcp_output_can_wait(tp, th, rcv_nxt0,
+							 payload, time_wait)) {
+		if (stk->tcp->burst_tp != NULL && stk->tcp->burst_tp != tp)
+			ust_tcp_output(stk, stk->tcp->burst_tp);
+		stk->tcp->burst_tp = tp;
+		return;
+	}
+	if (stk->tcp->burst_tp == tp)
+		stk->tcp->burst_tp = NULL; /* this output sends it */
 	ust_tcp_output(stk, tp);
 	if (time_wait)
 		ust_tcp_enter_time_wait(stk, tp);
@@ -1035,25 +1068,44 @@ ust_tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 
 /* ---- arrival ---- */
 
-void
-ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
-	      const struct ust_ipv4_repr *ip)
+/* One segment of a burst, parsed: its 4-tuple as the connection hash keys
+ * it, and the next segment of the same 4-tuple in the burst. */
+struct tcp_seg {
+	struct rte_mbuf *m;
+	const struct ust_ipv4_repr *ip;
+	struct ust_tcp_key k;
+	uint32_t seg_len;
+	uint16_t next;          /* TCP_SEG_NONE: the last of its 4-tuple */
+	struct ust_tcp_repr th;
+};
+
+#define TCP_SEG_NONE UINT16_MAX
+
+static inline bool
+tcp_key_same(const struct ust_tcp_key *a, const struct ust_tcp_key *b)
+{
+	return a->raddr == b->raddr && a->lport == b->lport &&
+	       a->rport == b->rport && a->laddr == b->laddr;
+}
+
+/* Validate a segment (the wire parser, the checksum, the destination, the
+ * flags) and fill @s; false when it was dropped (counted). */
+static bool
+tcp_seg_parse(struct ust_stack *stk, struct rte_mbuf *m,
+	      const struct ust_ipv4_repr *ip, struct tcp_seg *s)
 {
 	uint64_t l4f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
 	uint32_t l4len = (uint32_t)ip->total_len - ip->hdr_len;
 	bool contig = ip->hdr_len + l4len <= m->data_len;
 	bool verified = l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD ||
 			l4f == RTE_MBUF_F_RX_L4_CKSUM_NONE;
-	struct ust_tcp_repr th;
-	struct ust_tcp_key k;
-	uint32_t payload, seg_len;
-	void *data;
+	struct ust_tcp_repr *th = &s->th;
 	int rc;
 
 	rc = ust_tcp_parse(rte_pktmbuf_mtod_offset(m, const uint8_t *,
 						   ip->hdr_len),
 			   l4len, ip->src, ip->dst,
-			   verified || !contig ? UST_WIRE_F_NO_CSUM : 0, &th);
+			   verified || !contig ? UST_WIRE_F_NO_CSUM : 0, th);
 	if (rc == UST_WIRE_OK && (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD ||
 				  (!contig && !verified &&
 				   !ust_mbuf_l4_csum_ok(m, ip, IPPROTO_TCP, l4len))))
@@ -1066,38 +1118,53 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 		} else {
 			ust_drop(stk, m, UST_DROP_TCP_HDR);
 		}
-		return;
+		return false;
 	}
 	stk->mib[UST_MIB_TCP_INSEGS]++;
 	if (ip->dst != stk->addr) {
 		/* no TCP to broadcast addresses */
 		ust_drop(stk, m, UST_DROP_OTHERHOST);
-		return;
+		return false;
 	}
-	if ((th.flags & UST_TCP_SYN) &&
-	    (th.flags & (UST_TCP_FIN | UST_TCP_RST))) {
+	if ((th->flags & UST_TCP_SYN) &&
+	    (th->flags & (UST_TCP_FIN | UST_TCP_RST))) {
 		/* SYN with FIN or RST: no legitimate sender makes these */
 		stk->mib[UST_MIB_TCP_INERRS]++;
 		ust_drop(stk, m, UST_DROP_TCP_FLAGS);
-		return;
+		return false;
 	}
-	payload = l4len - th.hdr_len;
-	seg_len = payload + ((th.flags & UST_TCP_SYN) ? 1 : 0) +
-		((th.flags & UST_TCP_FIN) ? 1 : 0);
-	k.laddr = ip->dst;
-	k.raddr = ip->src;
-	k.lport = rte_cpu_to_be_16(th.dst_port);
-	k.rport = rte_cpu_to_be_16(th.src_port);
-	data = ust_tcp_hash_lookup(stk, &k);
+	s->m = m;
+	s->ip = ip;
+	s->seg_len = l4len - th->hdr_len +
+		((th->flags & UST_TCP_SYN) ? 1 : 0) +
+		((th->flags & UST_TCP_FIN) ? 1 : 0);
+	s->k.laddr = ip->dst;
+	s->k.raddr = ip->src;
+	s->k.lport = rte_cpu_to_be_16(th->dst_port);
+	s->k.rport = rte_cpu_to_be_16(th->src_port);
+	s->next = TCP_SEG_NONE;
+	return true;
+}
+
+/* Hand a parsed segment to what the connection hash holds for its
+ * 4-tuple (@data, looked up by the caller; NULL: nothing). Consumes it. */
+static void
+tcp_seg_dispatch(struct ust_stack *stk, struct tcp_seg *s, void *data)
+{
+	struct rte_mbuf *m = s->m;
+	const struct ust_tcp_repr *th = &s->th;
+	uint32_t payload = s->ip->total_len - s->ip->hdr_len - th->hdr_len;
+	uint32_t seg_len = s->seg_len;
+
 	/* no connection here: a sibling stack's flow (lib/group) goes to it
 	 * whole, before a listener or a reset could answer for it; a SYN
 	 * opens a new connection, which belongs to the stack that got it */
 	if (data == NULL && stk->sib != NULL &&
-	    (th.flags & (UST_TCP_SYN | UST_TCP_ACK)) != UST_TCP_SYN &&
-	    stk->sib->steer(stk, m, k.lport, true))
+	    (th->flags & (UST_TCP_SYN | UST_TCP_ACK)) != UST_TCP_SYN &&
+	    stk->sib->steer(stk, m, s->k.lport, true))
 		return;
 	/* keep the payload only; the headers stay in the headroom */
-	rte_pktmbuf_adj(m, ip->hdr_len + th.hdr_len);
+	rte_pktmbuf_adj(m, s->ip->hdr_len + th->hdr_len);
 	ust_mbuf_trim_to(m, payload);
 	if (data != NULL) {
 		void *obj = tcp_obj_ptr(data);
@@ -1111,13 +1178,13 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 			tp->segs_in++;
 			/* (tp may be freed by the handler) */
 			if (tp->state == UST_TCP_SYN_SENT)
-				tcp_rcv_syn_sent(stk, tp, m, &th);
+				tcp_rcv_syn_sent(stk, tp, m, th);
 			else
-				ust_tcp_rcv_established(stk, tp, m, &th, seg_len);
+				ust_tcp_rcv_established(stk, tp, m, th, seg_len);
 			return;
 		}
 		case UST_TCP_OBJ_REQ:
-			ust_tcp_req_input(stk, obj, m, &th, seg_len);
+			ust_tcp_req_input(stk, obj, m, th, seg_len);
 			return;
 		case UST_TCP_OBJ_TW: {
 			struct ust_tcp_tw *tw = obj;
@@ -1126,11 +1193,11 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 			/* RFC 6191: a SYN may reuse the 4-tuple when its
 			 * timestamp, or without one its sequence number, is
 			 * beyond the old connection's */
-			newer = tw->ts_ok && (th.opts.has & UST_TCPOPT_TS) ?
-				SEQ_GT(th.opts.tsval, tw->ts_recent) :
-				SEQ_GT(th.seq, tw->rcv_nxt);
-			if ((th.flags & UST_TCP_SYN) &&
-			    !(th.flags & UST_TCP_ACK) && newer) {
+			newer = tw->ts_ok && (th->opts.has & UST_TCPOPT_TS) ?
+				SEQ_GT(th->opts.tsval, tw->ts_recent) :
+				SEQ_GT(th->seq, tw->rcv_nxt);
+			if ((th->flags & UST_TCP_SYN) &&
+			    !(th->flags & UST_TCP_ACK) && newer) {
 				stk->mib[UST_MIB_TCPEXT_TWRECYCLED]++;
 				/* the new connection's ISN beyond anything
 				 * the old one sent, as Linux chooses it
@@ -1141,23 +1208,161 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 				ust_tcp_tw_free(stk, tw);
 				break; /* on to the listener */
 			}
-			ust_tcp_tw_input(stk, tw, m, &th, seg_len);
+			ust_tcp_tw_input(stk, tw, m, th, seg_len);
 			return;
 		}
 		}
 	}
 	{
-		uint32_t lport = th.dst_port;
+		uint32_t lport = th->dst_port;
 		void *lp;
 
 		if (rte_hash_lookup_data(stk->tcp->listeners, &lport, &lp) >= 0) {
-			ust_tcp_listen_input(stk, lp, m, ip, &th, seg_len);
+			ust_tcp_listen_input(stk, lp, m, s->ip, th, seg_len);
 			stk->tcp->tw_isn = 0;
 			return;
 		}
 	}
 	stk->tcp->tw_isn = 0;
 	/* RFC 9293 3.10.7.1: no connection, reset */
-	ust_tcp_reset_reply(stk, &k, &th, seg_len);
+	ust_tcp_reset_reply(stk, &s->k, th, seg_len);
 	ust_drop(stk, m, UST_DROP_NO_SOCKET);
+}
+
+void
+ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
+	      const struct ust_ipv4_repr *ip)
+{
+	struct tcp_seg s;
+
+	if (tcp_seg_parse(stk, m, ip, &s))
+		tcp_seg_dispatch(stk, &s, ust_tcp_hash_lookup(stk, &s.k));
+}
+
+/* The output a connection's segment left for the end of its segments in
+ * this burst (ust_tcp_rcv_established(), while burst_more), now. */
+static void
+tcp_burst_flush(struct ust_stack *stk)
+{
+	struct ust_tcp_sock *tp = stk->tcp->burst_tp;
+
+	if (tp != NULL) {
+		stk->tcp->burst_tp = NULL;
+		ust_tcp_output(stk, tp);
+	}
+}
+
+/* A 4-tuple's slot in the burst's little table of 4-tuples (open
+ * addressing, TCP_BURST_SLOTS >= 2 * UST_MAX_BURST): a multiplicative
+ * hash of what varies between a host's connections, the remote address
+ * and both ports. */
+#define TCP_BURST_SLOTS 128
+
+static inline uint32_t
+tcp_burst_slot(const struct ust_tcp_key *k)
+{
+	uint32_t x = k->raddr ^ ((uint32_t)k->rport << 16 | k->lport);
+
+	return (x * 0x9e3779b1u) >> 25; /* 7 bits: 0..127 */
+}
+
+void
+ust_tcp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
+		    const struct ust_ipv4_repr *ips, uint16_t n)
+{
+	struct ust_tcp_stack *ts = stk->tcp;
+	struct tcp_seg segs[UST_MAX_BURST];
+	/* the 4-tuples of the burst: their first and last segment, what the
+	 * connection hash holds for them */
+	uint16_t first[UST_MAX_BURST], last[UST_MAX_BURST];
+	const void *keys[UST_MAX_BURST];
+	void *data[UST_MAX_BURST];
+	uint8_t slot[TCP_BURST_SLOTS];
+	uint16_t ns = 0, ng = 0, pg = 0, g, i;
+	uint32_t gen;
+
+	RTE_BUILD_BUG_ON(TCP_BURST_SLOTS < 2 * UST_MAX_BURST);
+	RTE_BUILD_BUG_ON(UST_MAX_BURST > RTE_HASH_LOOKUP_BULK_MAX);
+	RTE_BUILD_BUG_ON(UST_MAX_BURST >= UINT8_MAX);
+	if (n == 1) {
+		/* (request-response: nothing to group) */
+		ust_tcp_input(stk, pkts[0], &ips[0]);
+		return;
+	}
+	/* parse them all, and chain each to the earlier segments of its
+	 * 4-tuple (a run of one flow compares with the last 4-tuple only;
+	 * the table of 4-tuples is set up at the second one) */
+	for (i = 0; i < n; i++) {
+		struct tcp_seg *s = &segs[ns];
+		uint32_t h;
+
+		if (!tcp_seg_parse(stk, pkts[i], &ips[i], s))
+			continue;
+		if (ng > 0 && tcp_key_same(&segs[first[pg]].k, &s->k)) {
+			g = pg;
+		} else if (ng == 0) {
+			g = TCP_SEG_NONE;
+		} else {
+			if (ng == 1) {
+				memset(slot, 0, sizeof(slot));
+				slot[tcp_burst_slot(&segs[first[0]].k)] = 1;
+			}
+			for (h = tcp_burst_slot(&s->k); slot[h] != 0;
+			     h = (h + 1) % TCP_BURST_SLOTS)
+				if (tcp_key_same(&segs[first[slot[h] - 1]].k,
+						 &s->k))
+					break;
+			if (slot[h] != 0) {
+				g = slot[h] - 1;
+			} else {
+				g = TCP_SEG_NONE;
+				slot[h] = (uint8_t)(ng + 1);
+			}
+		}
+		if (g == TCP_SEG_NONE) {
+			/* the first segment of its 4-tuple */
+			g = ng++;
+			first[g] = ns;
+			keys[g] = &s->k;
+		} else {
+			segs[last[g]].next = ns;
+		}
+		last[g] = ns;
+		pg = g;
+		ns++;
+	}
+	if (ng == 0)
+		return;
+	/* one lookup per 4-tuple: the last-hit cache for a burst of one
+	 * flow, else one bulk lookup, whose buckets rte_hash prefetches */
+	if (ng == 1) {
+		data[0] = ust_tcp_hash_lookup(stk, &segs[0].k);
+	} else {
+		uint64_t hits = 0;
+
+		rte_hash_lookup_bulk_data(ts->conns, keys, ng, &hits, data);
+		for (g = 0; g < ng; g++) {
+			if (!(hits & (1ull << g)))
+				data[g] = NULL;
+			else if (tcp_obj_kind(data[g]) == UST_TCP_OBJ_SOCK)
+				rte_prefetch0(tcp_obj_ptr(data[g]));
+		}
+	}
+	/* each 4-tuple's segments in turn, in their order. What one handler
+	 * does may change the hash (a connection established, closed or
+	 * gone to TIME_WAIT, an entry evicted): then the 4-tuples after it
+	 * are looked up again. */
+	gen = ts->conns_gen;
+	for (g = 0; g < ng; g++) {
+		void *d = data[g];
+
+		for (i = first[g]; i != TCP_SEG_NONE; i = segs[i].next) {
+			if (unlikely(ts->conns_gen != gen))
+				d = ust_tcp_hash_lookup(stk, &segs[i].k);
+			ts->burst_more = segs[i].next != TCP_SEG_NONE;
+			tcp_seg_dispatch(stk, &segs[i], d);
+		}
+		ts->burst_more = false;
+		tcp_burst_flush(stk);
+	}
 }

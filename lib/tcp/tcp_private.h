@@ -505,6 +505,15 @@ struct ust_tcp_stack {
 	 * ust_tcp_hash_add() and _del(), the only writers of conns */
 	struct ust_tcp_key hit_key;
 	void *hit_data;               /* NULL: nothing cached */
+	uint32_t conns_gen;           /* bumped by every add and delete:
+				       * what a burst looked up is still
+				       * true while it stays */
+	/* TCP input of a burst (ust_tcp_input_burst()): while burst_more,
+	 * more segments of the connection at hand follow in this burst, and
+	 * ust_tcp_rcv_established() may leave its output for the last of
+	 * them, in burst_tp (one ACK per connection per burst) */
+	bool burst_more;
+	struct ust_tcp_sock *burst_tp;
 	struct rte_hash *listeners;   /* local port -> listener */
 	uint32_t tw_isn;              /* while a SYN that reused a TIME_WAIT
 				       * entry goes to its listener: the ISN
@@ -1033,10 +1042,15 @@ int ust_tcp_setsockopt(struct ust_sock *s, int level, int name,
 int ust_tcp_getsockopt(struct ust_sock *s, int level, int name, void *val,
 		       socklen_t *len);
 uint32_t ust_tcp_events(const struct ust_sock *s);
-/* A TCP segment (data at the IPv4 header); consumes @m. TCP's IPv4
- * input, registered by ust_tcp_init(). */
+/* A TCP segment (data at the IPv4 header); consumes @m. */
 void ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 		   const struct ust_ipv4_repr *ip);
+/* The TCP segments of an RX burst, in arrival order; consumes them. TCP's
+ * IPv4 input, registered by ust_tcp_init(): one lookup per connection per
+ * burst, and one output (one ACK) per connection per burst where the
+ * segments are in order. */
+void ust_tcp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
+			 const struct ust_ipv4_repr *ips, uint16_t n);
 
 /* The socket-ops table of TCP sockets, registered by ust_tcp_init(). */
 int ust_tcp_sock_register(struct ust_stack *stk);

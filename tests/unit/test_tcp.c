@@ -4138,6 +4138,124 @@ test_half_open(void)
 	return teardown(stk);
 }
 
+/* Frames in as one RX burst, then a poll: ust_tcp_input_burst() sees them
+ * together. */
+static void
+inject_burst(struct ust_stack *stk, struct rte_mbuf **ms, uint16_t n)
+{
+	ust_stack_input(stk, ms, n, now);
+	ust_stack_poll(stk, now);
+}
+
+/* The peer's next @len bytes of @data as a frame, sent later. */
+static struct rte_mbuf *
+pnext(struct peer *p, const char *data, uint16_t len)
+{
+	struct rte_mbuf *m = frame(p, p->snd_nxt, p->rcv_nxt,
+				   UST_TCP_ACK | UST_TCP_PSH, NULL, data, len);
+
+	p->snd_nxt += len;
+	return m;
+}
+
+/* TCP input by bursts: the segments of a burst are grouped by connection,
+ * each connection's in their order, one lookup per connection; in-order
+ * data gets one cumulative ACK per connection per burst (as after Linux's
+ * GRO), out-of-order data a duplicate ACK per segment (RFC 5681 4.2), and
+ * a connection reset in the middle of its burst leaves the segments after
+ * the reset to a fresh lookup (a reset of their own: no connection). */
+static int
+test_input_burst(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct rte_mbuf *ms[8];
+	struct ust_tcp_repr th;
+	struct peer a, b;
+	char buf[64];
+	uint32_t a0, b0;
+	int ls, sa, sb;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sa = open_passive_rtt(stk, ls, &a, 1000, PPORT, 1);
+	sb = open_passive_rtt(stk, ls, &b, 50000, PPORT + 1, 1);
+	UT_ASSERT(sa >= 0 && sb >= 0);
+	UT_ASSERT(tx_none());
+	/* a, b, a, b, a, b in order: one ACK each, a's first */
+	a0 = a.snd_nxt;
+	b0 = b.snd_nxt;
+	ms[0] = pnext(&a, "a0a0", 4);
+	ms[1] = pnext(&b, "b0b0", 4);
+	ms[2] = pnext(&a, "a1a1", 4);
+	ms[3] = pnext(&b, "b1b1", 4);
+	ms[4] = pnext(&a, "a2a2", 4);
+	ms[5] = pnext(&b, "b2b2", 4);
+	inject_burst(stk, ms, 6);
+	UT_EQ(expect(&a, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.dst_port, PPORT);
+	UT_EQ(th.ack, a0 + 12);
+	UT_EQ(expect(&b, &th, NULL, 0), 0);
+	UT_EQ(th.dst_port, PPORT + 1);
+	UT_EQ(th.ack, b0 + 12);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_recv(stk, sa, buf, sizeof(buf), 0), 12);
+	UT_ASSERT(memcmp(buf, "a0a0a1a1a2a2", 12) == 0);
+	UT_EQ(ust_recv(stk, sb, buf, sizeof(buf), 0), 12);
+	UT_ASSERT(memcmp(buf, "b0b0b1b1b2b2", 12) == 0);
+	/* in order, then two beyond a hole: the in-order data's ACK goes
+	 * with the first duplicate ACK, then a second one (no merging of
+	 * what the sender's loss detection counts) */
+	a0 = a.snd_nxt;
+	ms[0] = pnext(&a, "c0c0", 4);
+	a.snd_nxt += 4; /* lost */
+	ms[1] = pnext(&a, "c2c2", 4);
+	ms[2] = pnext(&a, "c3c3", 4);
+	inject_burst(stk, ms, 3);
+	UT_EQ(expect(&a, &th, NULL, 0), 0);
+	UT_EQ(th.ack, a0 + 4);
+	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(th.opts.sack[0].start, a0 + 8);
+	UT_EQ(th.opts.sack[0].end, a0 + 12);
+	UT_EQ(expect(&a, &th, NULL, 0), 0);
+	UT_EQ(th.ack, a0 + 4);
+	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(th.opts.sack[0].end, a0 + 16);
+	UT_ASSERT(tx_none());
+	/* the hole filled, and more after it, in one burst: one ACK */
+	ms[0] = frame(&a, a0 + 4, a.rcv_nxt, UST_TCP_ACK, NULL, "c1c1", 4);
+	ms[1] = pnext(&a, "c4c4", 4);
+	inject_burst(stk, ms, 2);
+	UT_EQ(expect(&a, &th, NULL, 0), 0);
+	UT_EQ(th.ack, a0 + 20);
+	UT_EQ(th.opts.nsack, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_recv(stk, sa, buf, sizeof(buf), 0), 20);
+	UT_ASSERT(memcmp(buf, "c0c0c1c1c2c2c3c3c4c4", 20) == 0);
+	/* data, an RST at RCV.NXT, data after it: the connection is reset,
+	 * the third segment finds nothing and is answered with a reset */
+	ms[0] = pnext(&b, "d0d0", 4);
+	ms[1] = frame(&b, b.snd_nxt, b.rcv_nxt, UST_TCP_RST, NULL, NULL, 0);
+	ms[2] = pnext(&b, "d1d1", 4);
+	inject_burst(stk, ms, 3);
+	UT_EQ(mib(stk, UST_MIB_TCP_ESTABRESETS), 1);
+	UT_EQ(state_of(stk, sb), UST_TCP_CLOSED);
+	UT_EQ(expect(&b, &th, NULL, 0), 0);
+	UT_EQ(th.flags & UST_TCP_RST, UST_TCP_RST);
+	UT_ASSERT(tx_none());
+	UT_EQ(drops(stk, UST_DROP_NO_SOCKET), 1);
+	UT_EQ(ust_recv(stk, sb, buf, sizeof(buf), 0), -ECONNRESET);
+	/* a still answers, one segment at a time as before */
+	psend(stk, &a, 0, "e", 1);
+	UT_EQ(expect(&a, &th, NULL, 0), 0);
+	UT_EQ(th.ack, a.snd_nxt);
+	UT_EQ(ust_close(stk, sb), 0);
+	UT_EQ(ust_close(stk, sa), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	ut_tx_drain(&nif);
+	return teardown(stk);
+}
+
 /* The handshake ends with any acceptable segment that acknowledges our
  * SYN, not only one at IRS + 1: with the peer's first data segment lost,
  * its pure ACK after it (SEQ = IRS + 1 + 5) or its next data segment
@@ -6128,6 +6246,8 @@ static const struct ut_case cases[] = {
 	  test_half_open },
 	{ "half-open entries: the first data segment lost",
 	  test_half_open_first_data_lost },
+	{ "input by bursts: one ACK per connection, resets mid-burst",
+	  test_input_burst },
 	{ "SYN-ACK retransmissions: a bounded wave", test_synack_rtx_burst },
 	{ "SYN cookies", test_syncookies },
 	{ "SYN cookies without timestamps", test_syncookies_no_ts },
