@@ -814,7 +814,7 @@ tcp_fin_in(struct ust_stack *stk, struct ust_tcp_sock *tp, bool *time_wait)
  * duplicate ACKs and SACK blocks a sender's loss detection counts, RFC
  * 5681 4.2) and of a duplicate or what the window cut (the segment was not
  * all taken in order), D-SACK blocks, and the ACK of a FIN or of a change
- * of state. */
+ * of state (a FIN leaves ESTABLISHED, which the state test covers). */
 static inline bool
 tcp_output_can_wait(const struct ust_tcp_sock *tp,
 		    const struct ust_tcp_repr *th, uint32_t rcv_nxt0,
@@ -822,7 +822,7 @@ tcp_output_can_wait(const struct ust_tcp_sock *tp,
 {
 	return !time_wait && tp->state == UST_TCP_ESTABLISHED &&
 	       th->seq == rcv_nxt0 && tp->rcv_nxt - rcv_nxt0 >= payload &&
-	       tp->ofoq.len == 0 && !(tp->tflags & (TF_DSACK | TF_FIN_RCVD));
+	       tp->ofoq.len == 0 && !(tp->tflags & TF_DSACK);
 }
 
 void
@@ -1290,8 +1290,8 @@ ust_tcp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
 		return;
 	}
 	/* parse them all, and chain each to the earlier segments of its
-	 * 4-tuple (a run of one flow compares with the last 4-tuple only;
-	 * the table of 4-tuples is set up at the second one) */
+	 * 4-tuple (a run of one flow compares with the previous segment's
+	 * 4-tuple only; the table of 4-tuples is set up at the second one) */
 	for (i = 0; i < n; i++) {
 		struct tcp_seg *s = &segs[ns];
 		uint32_t h;
