@@ -49,23 +49,39 @@ struct rte_hash;
 /*
  * Per-packet metadata in an mbuf dynamic field (24 bytes): queue linkage
  * (a socket queue or an ARP pending queue may hold chained mbufs, so m->next
- * is not available), the truesize charged for it, and the peer address.
+ * is not available), the truesize charged for it, and either what receive
+ * needs (the peer address; the hops between sibling stacks) or what
+ * transmit needs (the owner whose send buffer holds it). A packet is one
+ * or the other: every TX path writes its owner (a socket's, or
+ * ust_meta_no_owner()) when it builds or takes the packet, after the RX
+ * fields' last reader, so the two share their bytes, and the descriptor is
+ * 32 bits wide (more than 65535 sockets).
  */
 struct ust_mbuf_meta {
 	struct rte_mbuf *nextpkt; /* next packet in a ust_pktq */
 	uint32_t truesize;        /* RX: bytes charged to the socket */
-	rte_be32_t addr;          /* RX: source address */
-	rte_be16_t port;          /* RX: source port */
-	uint16_t owner_sd;        /* TX: socket whose wmem holds it, or NONE */
 	union {
-		uint32_t owner_gen; /* TX: generation of that descriptor */
-		uint32_t rx_hops;   /* RX, between sibling stacks (lib/group):
-				     * stacks a segment whose owner is not
-				     * known has been through */
+		struct {
+			rte_be32_t addr;    /* RX: source address */
+			rte_be16_t port;    /* RX: source port */
+			uint16_t rx_pad;
+			uint32_t rx_hops;   /* RX, between sibling stacks
+					     * (lib/group): stacks a segment
+					     * whose owner is not known has
+					     * been through */
+		};
+		struct {
+			uint32_t owner_sd;  /* TX: socket whose wmem holds
+					     * it, or UST_OWNER_NONE */
+			uint32_t owner_gen; /* TX: generation of that
+					     * descriptor */
+		};
 	};
 };
 
-#define UST_OWNER_NONE UINT16_MAX
+/* no owner; also one more than the largest descriptor ([stack]
+ * max_sockets is below it) */
+#define UST_OWNER_NONE UINT32_MAX
 
 static inline struct ust_mbuf_meta *
 ust_meta(int off, struct rte_mbuf *m)
@@ -157,8 +173,7 @@ ust_truesize(const struct rte_mbuf *m)
  * once it has been handed over.
  */
 struct ust_tx_owner {
-	uint16_t sd;
-	uint16_t pad;
+	uint32_t sd;
 	uint32_t gen;
 	uint32_t truesize;
 	uint32_t len;      /* frame length, for the octet counters */

@@ -53,6 +53,9 @@ struct rte_mbuf;
 struct rte_mempool;
 struct ust_stack;
 
+/** The largest [stack] max_sockets and [tcp] max_conns: 2^24. */
+#define UST_MAX_SOCKETS (1u << 24)
+
 /** ARP (neighbour cache) settings; times in milliseconds. */
 struct ust_arp_conf {
 	uint32_t entries;        /**< cache capacity (256) */
@@ -170,7 +173,8 @@ struct ust_stack_conf {
 	bool accept_source_route;
 	uint16_t rx_burst;          /**< frames per RX burst (32) */
 	uint16_t tx_stage;          /**< frames staged before TX (512) */
-	uint32_t max_sockets;       /**< socket descriptors (1024) */
+	uint32_t max_sockets;       /**< socket descriptors (1024; at most
+				     *  UST_MAX_SOCKETS) */
 	/** mbufs replies that belong to no socket (ARP, ICMP, RST, SYN-ACK)
 	 *  leave free in @p pool, for RX to refill its ring, at most half the
 	 *  pool; 0: 1/8 of the pool (the apps set the port's RX descriptors

@@ -43,7 +43,11 @@ struct ust_epoll;
 struct ust_sock {
 	uint8_t kind;
 	uint8_t flags;
-	uint16_t sd;
+	/* (the flags of the lists below, packed beside the kind) */
+	bool ep_listed;            /* on its event set's ready list */
+	bool ep_edge;              /* EPOLLET: a change not yet reported */
+	bool tx_waiting;           /* on the TX-room waiters' list */
+	uint32_t sd;
 	uint32_t gen;
 	struct ust_stack *stk;
 	int so_error;              /* positive errno, reported once */
@@ -56,13 +60,10 @@ struct ust_sock {
 	/* membership of an event set */
 	struct ust_epoll *ep;
 	uint32_t ep_events;
-	bool ep_listed;
-	bool ep_edge;              /* EPOLLET: a change not yet reported */
 	uint64_t ep_data;
 	struct ust_sock *ep_next;
 	struct ust_sock *ep_prev;
 	/* waiting for room in the stack's TX staging area (EPOLLOUT) */
-	bool tx_waiting;
 	struct ust_sock *tx_next;
 	struct ust_sock *tx_prev;
 };

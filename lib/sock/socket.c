@@ -103,7 +103,7 @@ ust_sd_alloc(struct ust_stack *stk, struct ust_sock *s)
 
 	if (sd == UST_SD_NONE)
 		return -EMFILE;
-	s->sd = (uint16_t)sd;
+	s->sd = (uint32_t)sd;
 	s->gen = stk->sds[sd].gen + 1;
 	s->stk = stk;
 	rte_spinlock_lock(&stk->ctl_lock);

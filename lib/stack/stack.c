@@ -114,7 +114,7 @@ stack_conf_check(const struct ust_stack_conf *c)
 		return -EINVAL;
 	if (c->tx_stage < UST_MAX_BURST || c->tx_stage > 16384)
 		return -EINVAL;
-	if (c->max_sockets == 0 || c->max_sockets >= UST_OWNER_NONE)
+	if (c->max_sockets == 0 || c->max_sockets > UST_MAX_SOCKETS)
 		return -EINVAL;
 	if (c->ephemeral_lo == 0 || c->ephemeral_lo > c->ephemeral_hi)
 		return -EINVAL;

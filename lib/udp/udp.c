@@ -84,8 +84,10 @@ ust_udp_init(struct ust_stack *stk)
 	char name[RTE_HASH_NAMESIZE];
 	struct rte_hash_parameters hp = {
 		.name = name,
-		.entries = stk->conf.max_sockets < 64 ? 64 :
-			stk->conf.max_sockets * 2,
+		/* keyed by local port: at most 65536 keys, whatever the
+		 * number of (TCP) sockets */
+		.entries = RTE_MIN(RTE_MAX(stk->conf.max_sockets * 2, 64u),
+				   65536u),
 		.key_len = sizeof(uint32_t),
 		.hash_func = rte_hash_crc,
 		.socket_id = stk->conf.socket_id,

@@ -752,6 +752,76 @@ test_tx_backpressure(void)
 	return teardown(stk);
 }
 
+static void
+tweak_many_sds(struct ust_stack_conf *c)
+{
+	c->max_sockets = 65536 + 8;
+}
+
+static void
+tweak_too_many_sds(struct ust_stack_conf *c)
+{
+	c->max_sockets = UST_MAX_SOCKETS + 1;
+}
+
+/*
+ * Descriptors above 65535 (a million connections need them): a datagram
+ * sent from descriptor 65537 holds its socket's send buffer while it waits
+ * for the NIC, and gives it back to that socket, not to descriptor 1 (what
+ * a 16-bit owner in the mbuf's metadata would name), once it has gone.
+ */
+static int
+test_many_descriptors(void)
+{
+	struct ust_stack *stk;
+	struct sockaddr_in to = peer(UT_PEER_IP, 9);
+	struct ust_sock_meminfo mi;
+	socklen_t ml = sizeof(mi);
+	int i, sd = -1, low = -1;
+
+	/* the bound is UST_MAX_SOCKETS */
+	UT_ASSERT(ut_stack_create(&nif, pool, tweak_too_many_sds) == NULL);
+	stk = ut_stack_create(&nif, pool, tweak_many_sds);
+	UT_ASSERT(stk != NULL);
+	learn_peer(stk, 0);
+	/* descriptors 0..65536: event sets, the cheapest kind; 1 a UDP
+	 * socket that would be charged instead */
+	for (i = 0; i <= 65536; i++) {
+		int e = i == 1 ? ust_socket(stk, AF_INET, SOCK_DGRAM, 0) :
+				 ust_epoll_create(stk);
+
+		UT_EQ(e, i);
+		if (i == 1)
+			low = e;
+	}
+	sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
+	UT_EQ(sd, 65537);
+	nif.tx_accept = 0;
+	UT_EQ(ust_sendto(stk, sd, "abcd", 4, 0, (struct sockaddr *)&to,
+			 sizeof(to)), 4);
+	UT_EQ(ust_sendto(stk, low, "efgh", 4, 0, (struct sockaddr *)&to,
+			 sizeof(to)), 4);
+	UT_EQ(ust_getsockopt(stk, sd, UST_SOL_USTACK, UST_SO_MEMINFO, &mi, &ml),
+	      0);
+	UT_EQ(mi.wmem_queued, 2304u);
+	nif.tx_accept = 1; /* the first datagram only: descriptor 65537's */
+	ust_stack_flush(stk);
+	UT_EQ(nif.tx_n, 1);
+	UT_EQ(ust_getsockopt(stk, sd, UST_SOL_USTACK, UST_SO_MEMINFO, &mi, &ml),
+	      0);
+	UT_EQ(mi.wmem_queued, 0);
+	UT_EQ(ust_getsockopt(stk, low, UST_SOL_USTACK, UST_SO_MEMINFO, &mi,
+			     &ml), 0);
+	UT_EQ(mi.wmem_queued, 2304u);
+	nif.tx_accept = UINT32_MAX;
+	while (ust_stack_tx_pending(stk) > 0)
+		ust_stack_flush(stk);
+	UT_EQ(ust_getsockopt(stk, low, UST_SOL_USTACK, UST_SO_MEMINFO, &mi,
+			     &ml), 0);
+	UT_EQ(mi.wmem_queued, 0);
+	return teardown(stk);
+}
+
 static int
 test_sndbuf(void)
 {
@@ -1335,6 +1405,7 @@ static const struct ut_case cases[] = {
 	{ "malformed", test_malformed },
 	{ "port_unreach_ratelimit", test_port_unreach_ratelimit },
 	{ "udp_roundtrip", test_udp_roundtrip },
+	{ "many_descriptors", test_many_descriptors },
 	{ "udp_offload_flags", test_udp_offload_flags },
 	{ "loopback", test_loopback },
 	{ "tx_backpressure", test_tx_backpressure },
