@@ -25,6 +25,7 @@
 #include <rte_errno.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
+#include <rte_malloc.h>
 
 #include "perf.h"
 #include "ust_config.h"
@@ -36,6 +37,7 @@ static const struct perf_mode *const modes[] = {
 	&perf_tcp_stream,
 	&perf_tcp_rr_loop,
 	&perf_l2_pingpong,
+	&perf_tcp_conns,
 };
 
 enum {
@@ -536,6 +538,14 @@ main(int argc, char **argv)
 		app_usage_error(PERF_PROG, "EAL initialisation failed: %s",
 				rte_strerror(rte_errno));
 	c.tsc_hz = rte_get_tsc_hz();
+	{
+		struct rte_malloc_socket_stats st;
+		int s;
+
+		for (s = 0; s < RTE_MAX_NUMA_NODES; s++)
+			if (rte_malloc_get_socket_stats(s, &st) == 0)
+				c.heap_eal += st.heap_allocsz_bytes;
+	}
 	for (i = 0; i < UST_GROUP_MAX; i++) {
 		c.w[i].ctx = &c;
 		c.w[i].idx = (uint16_t)i;

@@ -58,6 +58,8 @@ struct perf_ctx {
 	uint32_t stats_period;      /* seconds; 0: no periodic line */
 	double linger;              /* seconds the port stays open after */
 	uint64_t tsc_hz;
+	uint64_t heap_eal;          /* DPDK heap bytes allocated right after
+				     * EAL initialisation (tcp-conns) */
 	struct app_tx_opts tx;      /* --tx-layout, --copy-small... */
 	/* set by the mode's check(): the clock (--warmup, then --duration)
 	 * starts when the mode calls perf_start_clock() (a server: at its
@@ -123,6 +125,7 @@ extern const struct perf_mode perf_tcp_rr;
 extern const struct perf_mode perf_tcp_stream;
 extern const struct perf_mode perf_tcp_rr_loop;
 extern const struct perf_mode perf_l2_pingpong;
+extern const struct perf_mode perf_tcp_conns;
 
 /* helpers shared by modes */
 uint32_t perf_num(const char *flag, const char *v, uint32_t min, uint32_t max);

@@ -396,7 +396,13 @@ ust_tcp_poll(struct ust_stack *stk)
 		struct ust_tcp_sock *tp = ts->out_head;
 
 		ust_tcp_output_undefer(stk, tp);
-		ust_tcp_output(stk, tp);
+		/* a SYN or SYN-ACK that found no room (ust_tcp_send_syn())
+		 * goes now; ust_tcp_output() sends nothing in these states */
+		if (tp->state == UST_TCP_SYN_SENT ||
+		    tp->state == UST_TCP_SYN_RECEIVED)
+			ust_tcp_send_syn(stk, tp);
+		else
+			ust_tcp_output(stk, tp);
 	}
 }
 

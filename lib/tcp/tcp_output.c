@@ -307,7 +307,11 @@ ust_tcp_send_syn(struct ust_stack *stk, struct ust_tcp_sock *tp)
 
 	if (tp->state == UST_TCP_SYN_RECEIVED)
 		flags |= UST_TCP_ACK;
-	ust_tcp_send_segment(stk, tp, tp->iss, 0, flags, tp->snd_max != tp->iss);
+	/* not staged (no room): ust_tcp_poll() sends it once there is, a
+	 * first transmission still (SND.MAX stays at ISS), not at the RTO */
+	if (ust_tcp_send_segment(stk, tp, tp->iss, 0, flags,
+				 tp->snd_max != tp->iss) == -ENOBUFS)
+		return;
 	tp->snd_nxt = tp->iss + 1;
 	tp->snd_max = SEQ_MAX(tp->snd_max, tp->snd_nxt);
 }
