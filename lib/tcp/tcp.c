@@ -152,10 +152,15 @@ ust_tcp_init(struct ust_stack *stk)
 					  NULL, NULL, NULL, NULL,
 					  stk->conf.socket_id, 0);
 	snprintf(name, sizeof(name), "ust_tw_%p", (void *)stk);
+	/* one a connection slot, made at creation: packed (112 bytes an
+	 * entry with the pool's header, where cache alignment and channel
+	 * spreading make 192), as an entry is touched once a segment */
 	ts->tw_pool = rte_mempool_create(name, RTE_MAX(c->max_conns, 64u),
 					 sizeof(struct ust_tcp_tw), 0, 0,
 					 NULL, NULL, NULL, NULL,
-					 stk->conf.socket_id, 0);
+					 stk->conf.socket_id,
+					 RTE_MEMPOOL_F_NO_CACHE_ALIGN |
+					 RTE_MEMPOOL_F_NO_SPREAD);
 	ts->port_refs = rte_zmalloc_socket("ust_tcp_ports",
 					   sizeof(*ts->port_refs) * 65536, 0,
 					   stk->conf.socket_id);
