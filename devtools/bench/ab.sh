@@ -7,7 +7,9 @@
 # with 1 and 200 connections (40-byte requests and answers) and UDP
 # request-response with one flow (64 bytes), and connections per second (16
 # clients, one 64-byte transaction per connection, TIME_WAIT 100 ms so that
-# the ephemeral port budget is not the limit), BENCH_REPS runs of each with
+# the ephemeral port budget is not the limit), and on request (BENCH_WORKLOADS
+# "bulk 1 MIB") one bulk TCP stream of MIB MiB (ust-echo --bulk, Gbit/s),
+# BENCH_REPS runs of each with
 # each build in turn; prints the runs and the median new/old per workload.
 # For a change on the data path: build the old commit in its own folder
 # (git worktree add /tmp/old OLD && meson setup /tmp/old/build /tmp/old &&
@@ -45,13 +47,17 @@ pair() {
 		> "$OUT/$tag.client" 2>&1 &
 	cli=$!
 	while kill -0 "$cli" 2>/dev/null &&
-	      ! grep -qs "^transactions" "$OUT/$tag.client"; do
+	      ! grep -qs "^transactions\|^stream " "$OUT/$tag.client"; do
 		sleep 0.1
 	done
 	kill -INT "$srv"
 	wait "$srv" || true
 	wait "$cli" || true
-	jget "$OUT/$tag.json" '"%.0f" % j["result"]["transactions_per_s"]'
+	if [ -n "${BULK:-}" ]; then
+		jget "$OUT/$tag.json" '"%.2f" % (j["result"]["bytes_sent"] * 8 / j["result"]["seconds"] / 1e9)'
+	else
+		jget "$OUT/$tag.json" '"%.0f" % j["result"]["transactions_per_s"]'
+	fi
 }
 
 printf '[tcp]\ntime_wait_ms = 100\n' > "$OUT/cps.ini"
@@ -70,6 +76,11 @@ for w in "${WLS[@]}"; do
 					--size "$3" --response "$3" -- \
 					--flows "$2" --size "$3" --response "$3" \
 					--duration "$DUR" --warmup 1)
+			elif [ "$1" = bulk ]; then
+				v=$(BULK=1 pair "$B/apps/ust-echo" "$b$i$RANDOM" \
+					tcp --discard --rcvbuf 4194304 -- \
+					--bulk $(($3 << 20)) --sndbuf 4194304 \
+					--rcvbuf 4194304 --duration 60)
 			elif [ "$1" = cps ]; then
 				v=$(pair "$B/apps/ust-echo" "$b$i$RANDOM" tcp \
 					--size "$3" --response "$3" \

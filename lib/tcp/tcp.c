@@ -172,6 +172,9 @@ ust_tcp_init(struct ust_stack *stk)
 	    ts->req_pool == NULL || ts->tw_pool == NULL ||
 	    ts->port_refs == NULL || ts->port_perturb == NULL)
 		return -ENOMEM;
+	ts->rx_mbuf_size = (uint32_t)sizeof(struct rte_mbuf) +
+		rte_pktmbuf_priv_size(mp) + rte_pktmbuf_data_room_size(mp);
+	ts->rx_mbuf_size_r = rte_reciprocal_value(ts->rx_mbuf_size);
 	rc = ust_wheel_init(&ts->wheel, 4096, 1000000, stk->now,
 			    stk->conf.socket_id);
 	if (rc != 0)

@@ -39,13 +39,13 @@
 uint32_t
 ust_tcp_rcv_window(const struct ust_tcp_sock *tp)
 {
-	struct rte_mempool *mp = tp->base.stk->pool;
+	const struct ust_tcp_stack *ts = tp->base.stk->tcp;
 	uint32_t space = tp->rcvbuf > tp->rmem_alloc ?
 		tp->rcvbuf - tp->rmem_alloc : 0;
 	uint32_t max = UST_TCP_MAX_WIN << tp->rcv_wscale;
-	uint32_t per = (uint32_t)sizeof(struct rte_mbuf) +
-		rte_pktmbuf_priv_size(mp) + rte_pktmbuf_data_room_size(mp);
-	uint32_t by_mbufs = space / per * tp->rcv_mss;
+	/* space / ts->rx_mbuf_size, by multiply and shift */
+	uint32_t by_mbufs = rte_reciprocal_divide(space, ts->rx_mbuf_size_r) *
+		tp->rcv_mss;
 
 	/* half the memory for payload, half for the buffers around it
 	 * (Linux's tcp_adv_win_scale = 1); and no more than a segment for

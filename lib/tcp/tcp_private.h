@@ -38,6 +38,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_reciprocal.h>
+
 #include "ip_private.h"
 #include "sock_private.h"
 #include "timer_private.h"
@@ -520,6 +522,11 @@ struct ust_tcp_stack {
 				       * to give it (0: none; Linux's
 				       * tcp_tw_isn) */
 	struct ust_wheel wheel;
+	/* a whole receive mbuf's truesize (struct, private area, data room:
+	 * ust_tcp_rcv_window()) and its reciprocal, so that the window of
+	 * every segment sent takes no division */
+	uint32_t rx_mbuf_size;
+	struct rte_reciprocal rx_mbuf_size_r;
 	struct rte_mempool *req_pool;
 	struct rte_mempool *tw_pool;
 	/* control blocks: chunks of this stack's own (ust_tcp_sock_alloc()),
