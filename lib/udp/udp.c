@@ -84,10 +84,11 @@ ust_udp_init(struct ust_stack *stk)
 	char name[RTE_HASH_NAMESIZE];
 	struct rte_hash_parameters hp = {
 		.name = name,
-		/* keyed by local port: at most 65536 keys, whatever the
-		 * number of (TCP) sockets */
+		/* twice the keys there can be (cuckoo hashing fills its
+		 * table well below 100 %); keyed by local port, so at most
+		 * 65536 of them, whatever the number of (TCP) sockets */
 		.entries = RTE_MIN(RTE_MAX(stk->conf.max_sockets * 2, 64u),
-				   65536u),
+				   2u * 65536),
 		.key_len = sizeof(uint32_t),
 		.hash_func = rte_hash_crc,
 		.socket_id = stk->conf.socket_id,
