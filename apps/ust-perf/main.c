@@ -118,6 +118,40 @@ perf_num(const char *flag, const char *v, uint32_t min, uint32_t max)
 	return n;
 }
 
+bool
+perf_parse_role(const char *v)
+{
+	if (strcmp(v, "server") == 0)
+		return true;
+	if (strcmp(v, "client") != 0)
+		app_usage_error(PERF_PROG, "--role %s: expected server or "
+				"client", v);
+	return false;
+}
+
+rte_be32_t
+perf_parse_peer(const char *v)
+{
+	rte_be32_t a;
+
+	if (ust_parse_ipv4(v, &a) != 0)
+		app_usage_error(PERF_PROG, "--peer %s: expected A.B.C.D", v);
+	return a;
+}
+
+uint64_t
+perf_heap_bytes(void)
+{
+	struct rte_malloc_socket_stats st;
+	uint64_t sum = 0;
+	int s;
+
+	for (s = 0; s < RTE_MAX_NUMA_NODES; s++)
+		if (rte_malloc_get_socket_stats(s, &st) == 0)
+			sum += st.heap_allocsz_bytes;
+	return sum;
+}
+
 uint64_t
 perf_rate(const char *flag, const char *v)
 {
@@ -538,14 +572,7 @@ main(int argc, char **argv)
 		app_usage_error(PERF_PROG, "EAL initialisation failed: %s",
 				rte_strerror(rte_errno));
 	c.tsc_hz = rte_get_tsc_hz();
-	{
-		struct rte_malloc_socket_stats st;
-		int s;
-
-		for (s = 0; s < RTE_MAX_NUMA_NODES; s++)
-			if (rte_malloc_get_socket_stats(s, &st) == 0)
-				c.heap_eal += st.heap_allocsz_bytes;
-	}
+	c.heap_eal = perf_heap_bytes();
 	for (i = 0; i < UST_GROUP_MAX; i++) {
 		c.w[i].ctx = &c;
 		c.w[i].idx = (uint16_t)i;

@@ -220,20 +220,12 @@ tcp_parse(struct perf_ctx *c, int id, const char *arg)
 
 	switch (id) {
 	case T_ROLE:
-		if (strcmp(arg, "server") == 0)
-			t->server = true;
-		else if (strcmp(arg, "client") == 0)
-			t->server = false;
-		else
-			app_usage_error(PERF_PROG, "--role %s: expected server "
-					"or client", arg);
+		t->server = perf_parse_role(arg);
 		t->role_set = true;
 		break;
 	case T_PEER:
 		t->peer_str = arg;
-		if (ust_parse_ipv4(arg, &t->peer) != 0)
-			app_usage_error(PERF_PROG, "--peer %s: expected "
-					"A.B.C.D", arg);
+		t->peer = perf_parse_peer(arg);
 		break;
 	case T_PORT:
 		t->port = (uint16_t)perf_num("--port", arg, 1, 65535);

@@ -52,7 +52,6 @@
 
 #include <rte_common.h>
 #include <rte_lcore.h>
-#include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
 
@@ -168,20 +167,12 @@ conns_parse(struct perf_ctx *c, int id, const char *arg)
 
 	switch (id) {
 	case K_ROLE:
-		if (strcmp(arg, "server") == 0)
-			t->server = true;
-		else if (strcmp(arg, "client") == 0)
-			t->server = false;
-		else
-			app_usage_error(PERF_PROG, "--role %s: expected server "
-					"or client", arg);
+		t->server = perf_parse_role(arg);
 		t->role_set = true;
 		break;
 	case K_PEER:
 		t->peer_str = arg;
-		if (ust_parse_ipv4(arg, &t->peer) != 0)
-			app_usage_error(PERF_PROG, "--peer %s: expected "
-					"A.B.C.D", arg);
+		t->peer = perf_parse_peer(arg);
 		break;
 	case K_PORT:
 		t->port = (uint16_t)perf_num("--port", arg, 1, 65535);
@@ -236,20 +227,6 @@ conns_check(struct perf_ctx *c)
 
 /* ---- memory ---- */
 
-/* bytes allocated from the DPDK heap, every NUMA socket's */
-static uint64_t
-heap_bytes(void)
-{
-	struct rte_malloc_socket_stats st;
-	uint64_t sum = 0;
-	int s;
-
-	for (s = 0; s < RTE_MAX_NUMA_NODES; s++)
-		if (rte_malloc_get_socket_stats(s, &st) == 0)
-			sum += st.heap_allocsz_bytes;
-	return sum;
-}
-
 static void
 pool_mem_cb(struct rte_mempool *mp, void *opaque,
 	    struct rte_mempool_memhdr *memhdr, unsigned int idx)
@@ -280,27 +257,20 @@ env_pools(const struct perf_ctx *c, struct rte_mempool **out, unsigned int max)
 	return n;
 }
 
+/* the mbufs in use in the environment's pools, and (@bytes not NULL)
+ * the memory the pools hold */
 static uint64_t
-mbufs_in_use(const struct perf_ctx *c)
+mbufs_in_use(const struct perf_ctx *c, uint64_t *bytes)
 {
 	struct rte_mempool *mp[RTE_MAX_NUMA_NODES + UST_GROUP_MAX];
 	unsigned int n = env_pools(c, mp, RTE_DIM(mp)), i;
 	uint64_t sum = 0;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		sum += rte_mempool_in_use_count(mp[i]);
-	return sum;
-}
-
-static uint64_t
-mbuf_pool_bytes(const struct perf_ctx *c)
-{
-	struct rte_mempool *mp[RTE_MAX_NUMA_NODES + UST_GROUP_MAX];
-	unsigned int n = env_pools(c, mp, RTE_DIM(mp)), i;
-	uint64_t sum = 0;
-
-	for (i = 0; i < n; i++)
-		rte_mempool_mem_iter(mp[i], pool_mem_cb, &sum);
+		if (bytes != NULL)
+			rte_mempool_mem_iter(mp[i], pool_mem_cb, bytes);
+	}
 	return sum;
 }
 
@@ -311,8 +281,8 @@ snap_established(struct perf_ctx *c, uint64_t open)
 	if (g.snap)
 		return;
 	g.snap = true;
-	g.heap_est = heap_bytes();
-	g.mbuf_est = mbufs_in_use(c);
+	g.heap_est = perf_heap_bytes();
+	g.mbuf_est = mbufs_in_use(c, NULL);
 	g.open_at_est = open;
 }
 
@@ -663,9 +633,8 @@ conns_poll(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
 
 	if (w->idx == 0 && g.heap_base == 0) {
 		/* every worker's begin() is done, nothing is connected */
-		g.heap_base = heap_bytes();
-		g.mbuf_base = mbufs_in_use(c);
-		g.mbuf_pool_bytes = mbuf_pool_bytes(c);
+		g.heap_base = perf_heap_bytes();
+		g.mbuf_base = mbufs_in_use(c, &g.mbuf_pool_bytes);
 	}
 	busy = ust_stack_tx_pending(t->stk) > 0;
 	busy |= ust_stack_poll(t->stk, now) > 0;

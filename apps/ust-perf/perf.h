@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <rte_byteorder.h>
 #include <rte_common.h>
 
 #include "app_common.h"
@@ -130,6 +131,12 @@ extern const struct perf_mode perf_tcp_conns;
 /* helpers shared by modes */
 uint32_t perf_num(const char *flag, const char *v, uint32_t min, uint32_t max);
 uint64_t perf_rate(const char *flag, const char *v);
+/* --role server|client: whether server (exit 2 on anything else) */
+bool perf_parse_role(const char *v);
+/* --peer A.B.C.D (exit 2 on anything else) */
+rte_be32_t perf_parse_peer(const char *v);
+/* bytes allocated from the DPDK heap, every NUMA socket's */
+uint64_t perf_heap_bytes(void);
 void perf_spin_ns(const struct perf_ctx *c, uint64_t ns);
 /* start the clock now: --warmup, then --duration (clock_on_peer modes) */
 void perf_start_clock(struct perf_ctx *c, uint64_t now);
