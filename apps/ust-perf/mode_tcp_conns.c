@@ -37,9 +37,14 @@
  * Memory per connection: the heap's growth between "no connection" and
  * "all established", divided by the connections (the control blocks, the
  * RACK records, anything allocated per connection), plus the mbufs the
- * connections hold (an idle one none). Apart from that, the tables the
- * stack sizes at creation for [tcp] max_conns and [stack] max_sockets
- * (the connection hash, the TIME_WAIT pool, the descriptor table) and the
+ * connections hold (an idle one none); again once every connection has
+ * exchanged its probe and echo and is idle again (the client: after the
+ * check; the server: at the first close), so that what a connection keeps
+ * after sending (a SACK block, RACK's records: nothing, when idle) shows.
+ * With one stack, its TCP objects (ust_tcp_mem_get()) at both points.
+ * Apart from that, the tables the stack sizes at creation for [tcp]
+ * max_conns and [stack] max_sockets (the connection hash, the descriptor
+ * table; TIME_WAIT entries are made as connections close) and the
  * port's queues: the heap before the first connection less the heap right
  * after EAL initialisation and the mbuf pools' memory, reported per
  * connection slot ([tcp] max_conns).
@@ -58,6 +63,7 @@
 #include "perf.h"
 #include "ust_socket.h"
 #include "ust_stats.h"
+#include "ust_tcp.h"
 
 #define CONNS_MAX (UST_MAX_SOCKETS - 64)
 #define PROBE_LEN 8
@@ -145,6 +151,14 @@ static struct {
 	uint64_t open_at_est;   /* connections open at the snapshot */
 	uint64_t mbuf_pool_bytes;
 	bool snap;              /* heap_est taken */
+	/* once every connection has exchanged its probe and echo, still
+	 * open (the client: after the check; the server: at the first
+	 * close): the heap, the connections open, and (worker 0's stack)
+	 * its TCP objects */
+	uint64_t heap_probed;
+	uint64_t open_at_probed;
+	bool snap_probed;
+	struct ust_tcp_mem tcp_est, tcp_probed; /* worker 0's stack */
 	uint64_t hold_polls, hold_busy; /* worker 0's, in the hold */
 } g = { .t_first = UINT64_MAX };
 
@@ -284,6 +298,25 @@ snap_established(struct perf_ctx *c, uint64_t open)
 	g.heap_est = perf_heap_bytes();
 	g.mbuf_est = mbufs_in_use(c, NULL);
 	g.open_at_est = open;
+	ust_tcp_mem_get(kw[0].stk, &g.tcp_est);
+}
+
+/* the snapshot once every connection has exchanged data (once; called by
+ * worker 0) */
+static void
+snap_probed(struct perf_ctx *c)
+{
+	uint64_t open = 0;
+	unsigned int i;
+
+	if (g.snap_probed)
+		return;
+	g.snap_probed = true;
+	for (i = 0; i < c->nb_workers; i++)
+		open += __atomic_load_n(&kw[i].open, __ATOMIC_RELAXED);
+	g.heap_probed = perf_heap_bytes();
+	g.open_at_probed = open;
+	ust_tcp_mem_get(kw[0].stk, &g.tcp_probed);
 }
 
 /* ---- server ---- */
@@ -313,6 +346,9 @@ server_serve(struct perf_ctx *c, struct conns_perf *t, struct kconn *x)
 				t->lost++;
 				t->last_error = (int)-n;
 			}
+			/* the client closes once every echo came back */
+			if (t->w->idx == 0 && g.snap)
+				snap_probed(c);
 			server_close(t, x);
 			return true;
 		}
@@ -764,6 +800,10 @@ conns_end(struct perf_ctx *c, struct perf_worker *w)
 				t->probing--;
 				client_fail(t, &t->c[f], ETIMEDOUT, true);
 			}
+		/* the last echoes' ACKs (delayed), then the memory */
+		poll_until(c, t, NULL, 100000000, NS_PER_S);
+		if (w->idx == 0)
+			snap_probed(c);
 		/* close, --inflight an iteration */
 		for (f = 0; f < t->nc;) {
 			for (k = 0; f < t->nc && k < t->inflight; f++) {
@@ -807,6 +847,7 @@ conns_report(struct perf_ctx *c, struct app_json *j)
 	uint64_t acc = 0, echoed = 0;
 	uint64_t n, tables, eal = c->heap_eal;
 	double setup_s = 0, rate = 0, per_conn = 0, mbufs_per = 0, slot;
+	double per_conn_probed = 0;
 	double hold_s = (double)(c->t_end - c->t_begin) / 1e9;
 	int last_error = 0;
 	unsigned int i;
@@ -837,6 +878,10 @@ conns_report(struct perf_ctx *c, struct app_json *j)
 		mbufs_per = ((double)g.mbuf_est - (double)g.mbuf_base) /
 			    (double)n;
 	}
+	if (g.snap_probed && g.open_at_probed > 0)
+		per_conn_probed = ((double)g.heap_probed -
+				   (double)g.heap_base) /
+				  (double)g.open_at_probed;
 	tables = g.heap_base > eal + g.mbuf_pool_bytes ?
 		 g.heap_base - eal - g.mbuf_pool_bytes : 0;
 	slot = (double)tables / sc->tcp.max_conns;
@@ -867,6 +912,23 @@ conns_report(struct perf_ctx *c, struct app_json *j)
 		       PERF_PROG, ((double)g.heap_est - (double)g.heap_base) /
 		       1048576.0, n, per_conn, mbufs_per, g.mbuf_base,
 		       g.mbuf_est);
+	if (g.snap_probed && g.open_at_probed > 0)
+		printf("%s: memory after the probes and echoes: heap %+.1f MiB "
+		       "for %" PRIu64 " connections: %.0f bytes each\n",
+		       PERF_PROG, ((double)g.heap_probed - (double)g.heap_base) /
+		       1048576.0, g.open_at_probed, per_conn_probed);
+	if (g.snap && c->nb_workers == 1)
+		printf("%s: TCP objects established / after the probes: "
+		       "control blocks %" PRIu64 " / %" PRIu64 " of %u bytes, "
+		       "SACK blocks %" PRIu64 " / %" PRIu64 ", RACK record "
+		       "arrays %" PRIu64 " / %" PRIu64 " (%" PRIu64 " bytes), "
+		       "slabs %.1f / %.1f MiB\n", PERF_PROG,
+		       g.tcp_est.socks, g.tcp_probed.socks,
+		       g.tcp_est.sock_size, g.tcp_est.sacks,
+		       g.tcp_probed.sacks, g.tcp_est.racks,
+		       g.tcp_probed.racks, g.tcp_probed.rack_bytes,
+		       (double)g.tcp_est.slab_bytes / 1048576.0,
+		       (double)g.tcp_probed.slab_bytes / 1048576.0);
 	printf("%s: tables sized at creation ([tcp] max_conns %u, [stack] "
 	       "max_sockets %u) and the port: %.1f MiB, %.0f bytes per "
 	       "connection slot (mbuf pools %.1f MiB apart)\n", PERF_PROG,
@@ -896,6 +958,16 @@ conns_report(struct perf_ctx *c, struct app_json *j)
 	json_u64(j, "heap_base_bytes", g.heap_base);
 	json_u64(j, "heap_established_bytes", g.heap_est);
 	json_dbl(j, "heap_per_conn_bytes", per_conn);
+	json_u64(j, "heap_probed_bytes", g.heap_probed);
+	json_u64(j, "open_at_probed", g.open_at_probed);
+	json_dbl(j, "heap_per_conn_probed_bytes", per_conn_probed);
+	if (c->nb_workers == 1) {
+		json_u64(j, "tcp_sock_bytes", g.tcp_est.sock_size);
+		json_u64(j, "tcp_socks_established", g.tcp_est.socks);
+		json_u64(j, "tcp_sacks_probed", g.tcp_probed.sacks);
+		json_u64(j, "tcp_racks_probed", g.tcp_probed.racks);
+		json_u64(j, "tcp_slab_bytes_probed", g.tcp_probed.slab_bytes);
+	}
 	json_u64(j, "mbufs_base", g.mbuf_base);
 	json_u64(j, "mbufs_established", g.mbuf_est);
 	json_dbl(j, "mbufs_per_conn", mbufs_per);

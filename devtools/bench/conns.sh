@@ -7,8 +7,11 @@
 # open BENCH_CONNS idle connections (default 1,000,000) over BENCH_PORTS
 # server ports (default 64: 64 x 28232 ephemeral ports of 4-tuples), hold
 # them BENCH_HOLD seconds, probe every one, close them. Prints the set-up
-# rate, the heap and mbufs per connection, the tables per connection slot,
-# the hold's busy polls, on both sides; BENCH_REPS runs, medians. The
+# rate, the heap and mbufs per connection (established, and again after
+# the probes), the tables per connection slot, the control block's size,
+# the SACK blocks and RACK record arrays still held after the probes,
+# the hold's busy polls, on both sides;
+# BENCH_REPS runs, medians. The
 # hugepages it reserves: about 1.3 KiB a connection a side, plus 1 GiB.
 #   sudo devtools/bench/conns.sh
 #   sudo BENCH_CONNS=100000 BENCH_REPS=1 devtools/bench/conns.sh
@@ -92,7 +95,12 @@ rows = [
     ("heap per connection (bytes)", lambda r, j: r["heap_per_conn_bytes"], "%.0f"),
     ("mbufs held per connection", lambda r, j: r["mbufs_per_conn"], "%.4f"),
     ("tables per connection slot (bytes)", lambda r, j: r["tables_per_slot_bytes"], "%.0f"),
-    ("heap + tables per connection (bytes)", lambda r, j: r["heap_per_conn_bytes"] + r["tables_bytes"] / n, "%.0f"),
+    ("heap + tables per connection (bytes)", lambda r, j: r["heap_per_conn_bytes"] + r["tables_per_slot_bytes"], "%.0f"),
+    ("heap per connection after the probes and echoes (bytes)", lambda r, j: r.get("heap_per_conn_probed_bytes", 0), "%.0f"),
+    ("the same + tables (bytes)", lambda r, j: r.get("heap_per_conn_probed_bytes", 0) + r["tables_per_slot_bytes"], "%.0f"),
+    ("control block (bytes)", lambda r, j: r.get("tcp_sock_bytes", 0), "%.0f"),
+    ("SACK blocks held after the probes", lambda r, j: r.get("tcp_sacks_probed", 0), "%.0f"),
+    ("RACK record arrays held after the probes", lambda r, j: r.get("tcp_racks_probed", 0), "%.0f"),
     ("SYNs / segments retransmitted", lambda r, j: j["counters"]["Tcp"]["RetransSegs"], "%.0f"),
     ("mbufs in use at the end - at start", lambda r, j: j["mbuf_in_use_end"] - j["mbuf_in_use_start"], "%.0f"),
 ]

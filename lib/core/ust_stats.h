@@ -116,6 +116,7 @@ extern "C" {
 	X(TcpExt, TCPEXT_EMBRYONICRSTS, "EmbryonicRsts") \
 	X(TcpExt, TCPEXT_TW, "TW") \
 	X(TcpExt, TCPEXT_TWRECYCLED, "TWRecycled") \
+	X(TcpExt, TCPEXT_TCPTIMEWAITOVERFLOW, "TCPTimeWaitOverflow") \
 	X(TcpExt, TCPEXT_PAWSESTAB, "PAWSEstab") \
 	X(TcpExt, TCPEXT_DELAYEDACKS, "DelayedACKs") \
 	X(TcpExt, TCPEXT_LISTENOVERFLOWS, "ListenOverflows") \

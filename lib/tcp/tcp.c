@@ -56,18 +56,20 @@ static const struct ust_ipv4_proto tcp_ipv4_proto = {
 };
 
 /*
- * Control blocks come from chunks of the stack's own, not from one heap
- * allocation each. The stacks of a process (one per lcore) would otherwise
- * get blocks next to each other's, and an lcore's writes to its blocks then
- * slow its neighbour's accesses to the blocks beside them (the adjacent-line
- * prefetch pairs 128-byte lines; DPDK 23.03 added RTE_CACHE_GUARD for it):
- * ust-perf tcp-rr-loop on 2 lcores of one process did 1.1x one lcore with
+ * The slabs (struct ust_tcp_slab, tcp_private.h). Control blocks come from
+ * chunks of the stack's own, not from one heap allocation each. The stacks
+ * of a process (one per lcore) would otherwise get blocks next to each
+ * other's, and an lcore's writes to its blocks then slow its neighbour's
+ * accesses to the blocks beside them (the adjacent-line prefetch pairs
+ * 128-byte lines; DPDK 23.03 added RTE_CACHE_GUARD for it): ust-perf
+ * tcp-rr-loop on 2 lcores of one process did 1.1x one lcore with
  * interleaved blocks, as much as two processes (1.9x) with them apart. A
  * guard line closes each chunk. And a connect or accept no longer takes the
  * heap's lock, which every lcore shares. Chunks go back to the heap when
  * the stack is destroyed.
  */
 #define TCP_CHUNK_BLOCKS 32
+#define TCP_CHUNK_BYTES 16384u  /* the other slabs' chunks, about */
 
 struct ust_tcp_chunk {
 	struct ust_tcp_chunk *next;
@@ -75,47 +77,101 @@ struct ust_tcp_chunk {
 
 #define TCP_BLOCK_SIZE RTE_ALIGN_CEIL(sizeof(struct ust_tcp_sock), \
 				      RTE_CACHE_LINE_SIZE)
-/* 16 cache lines (doc/tcp.md, Memory): a field more must find a hole */
-#define TCP_BLOCK_MAX 1024
+/* 14 cache lines (doc/tcp.md, Memory): with the tables' share of a slot,
+ * an established connection's state stays within 1 KiB; a field more must
+ * find a hole */
+#define TCP_BLOCK_MAX 896
 
-static int
-tcp_chunk_add(struct ust_stack *stk)
+int
+ust_tcp_slab_grow(struct ust_tcp_slab *s)
 {
-	struct ust_tcp_stack *ts = stk->tcp;
 	struct ust_tcp_chunk *c;
 	uint8_t *b;
 	unsigned int i;
 
-	RTE_BUILD_BUG_ON(TCP_BLOCK_SIZE > TCP_BLOCK_MAX);
-	/* the header line, the blocks, a guard line */
-	c = rte_malloc_socket("ust_tcp_chunk", sizeof(*c) +
-			      TCP_CHUNK_BLOCKS * TCP_BLOCK_SIZE +
+	/* the header line, the objects, a guard line */
+	c = rte_malloc_socket(s->name, sizeof(*c) +
+			      (size_t)s->per_chunk * s->size +
 			      RTE_CACHE_LINE_SIZE, RTE_CACHE_LINE_SIZE,
-			      stk->conf.socket_id);
+			      s->socket_id);
 	if (c == NULL)
 		return -ENOMEM;
-	c->next = ts->chunks;
-	ts->chunks = c;
+	c->next = s->chunks;
+	s->chunks = c;
 	b = (uint8_t *)(c + 1);
-	for (i = TCP_CHUNK_BLOCKS; i-- > 0;) {
-		void *blk = b + i * TCP_BLOCK_SIZE;
+	/* in address order off the list */
+	for (i = s->per_chunk; i-- > 0;) {
+		void *o = b + (size_t)i * s->size;
 
-		*(void **)blk = ts->tp_free;
-		ts->tp_free = blk;
+		*(void **)o = s->free;
+		s->free = o;
+	}
+	s->total += s->per_chunk;
+	return 0;
+}
+
+static void
+tcp_slab_init(struct ust_tcp_slab *s, const char *name, size_t size,
+	      unsigned int per_chunk, int socket_id)
+{
+	s->name = name;
+	s->size = (uint32_t)RTE_ALIGN_CEIL(size, sizeof(void *));
+	s->per_chunk = per_chunk != 0 ? per_chunk :
+		RTE_MAX(TCP_CHUNK_BYTES / s->size, 1u);
+	s->socket_id = socket_id;
+}
+
+static uint64_t
+tcp_slab_bytes(const struct ust_tcp_slab *s)
+{
+	uint64_t chunks = s->per_chunk != 0 ? s->total / s->per_chunk : 0;
+
+	return chunks * (sizeof(struct ust_tcp_chunk) +
+			 (uint64_t)s->per_chunk * s->size +
+			 RTE_CACHE_LINE_SIZE);
+}
+
+int
+ust_tcp_mem_get(struct ust_stack *stk, struct ust_tcp_mem *m)
+{
+	const struct ust_tcp_stack *ts;
+	unsigned int i;
+
+	if (stk == NULL || stk->tcp == NULL || m == NULL)
+		return -EINVAL;
+	ts = stk->tcp;
+	memset(m, 0, sizeof(*m));
+	m->sock_size = ts->tp_slab.size;
+	m->tw_size = ts->tw_slab.size;
+	m->sack_size = ts->sack_slab.size;
+	m->socks = ts->tp_slab.in_use;
+	m->tws = ts->tw_slab.in_use;
+	m->sacks = ts->sack_slab.in_use;
+	m->slab_bytes = tcp_slab_bytes(&ts->tp_slab) +
+		tcp_slab_bytes(&ts->tw_slab) + tcp_slab_bytes(&ts->sack_slab);
+	for (i = 0; i < UST_TCP_RACK_SLABS; i++) {
+		m->racks += ts->rack_slab[i].in_use;
+		m->rack_bytes += ts->rack_slab[i].in_use *
+			ts->rack_slab[i].size;
+		m->slab_bytes += tcp_slab_bytes(&ts->rack_slab[i]);
 	}
 	return 0;
 }
 
 static void
-tcp_chunks_free(struct ust_tcp_stack *ts)
+tcp_slab_fini(struct ust_tcp_stack *ts, struct ust_tcp_slab *s)
 {
 	struct ust_tcp_chunk *c;
 
-	while ((c = ts->chunks) != NULL) {
-		ts->chunks = c->next;
+	if (s->in_use != 0)
+		UST_LOG(ERR, "%s: %" PRIu64 " objects still in use", s->name,
+			s->in_use);
+	while ((c = s->chunks) != NULL) {
+		s->chunks = c->next;
 		rte_free(c);
 	}
-	ts->tp_free = NULL;
+	s->free = NULL;
+	RTE_SET_USED(ts);
 }
 
 int
@@ -132,8 +188,10 @@ ust_tcp_init(struct ust_stack *stk)
 	};
 	struct ust_mem_conf mc = stk->conf.tcp_mem;
 	struct rte_mempool *mp = stk->pool;
+	unsigned int i;
 	int rc;
 
+	RTE_BUILD_BUG_ON(TCP_BLOCK_SIZE > TCP_BLOCK_MAX);
 	ts = rte_zmalloc_socket("ust_tcp", sizeof(*ts), RTE_CACHE_LINE_SIZE,
 				stk->conf.socket_id);
 	if (ts == NULL)
@@ -151,16 +209,20 @@ ust_tcp_init(struct ust_stack *stk)
 					  sizeof(struct ust_tcp_req), 0, 0,
 					  NULL, NULL, NULL, NULL,
 					  stk->conf.socket_id, 0);
-	snprintf(name, sizeof(name), "ust_tw_%p", (void *)stk);
-	/* one a connection slot, made at creation: packed (112 bytes an
-	 * entry with the pool's header, where cache alignment and channel
-	 * spreading make 192), as an entry is touched once a segment */
-	ts->tw_pool = rte_mempool_create(name, RTE_MAX(c->max_conns, 64u),
-					 sizeof(struct ust_tcp_tw), 0, 0,
-					 NULL, NULL, NULL, NULL,
-					 stk->conf.socket_id,
-					 RTE_MEMPOOL_F_NO_CACHE_ALIGN |
-					 RTE_MEMPOOL_F_NO_SPREAD);
+	/* control blocks, TIME_WAIT entries (at most max_conns, as the
+	 * connections: ust_tcp_enter_time_wait()), SACK blocks and RACK's
+	 * record arrays, as connections need them */
+	tcp_slab_init(&ts->tp_slab, "ust_tcp_chunk", TCP_BLOCK_SIZE,
+		      TCP_CHUNK_BLOCKS, stk->conf.socket_id);
+	tcp_slab_init(&ts->tw_slab, "ust_tcp_tw", sizeof(struct ust_tcp_tw),
+		      0, stk->conf.socket_id);
+	tcp_slab_init(&ts->sack_slab, "ust_tcp_sack",
+		      sizeof(struct ust_tcp_sack), 0, stk->conf.socket_id);
+	for (i = 0; i < UST_TCP_RACK_SLABS; i++)
+		tcp_slab_init(&ts->rack_slab[i], "ust_tcp_rack",
+			      sizeof(struct ust_tcp_txrec) *
+			      (UST_TCP_RACK_CAP_MIN << i), 0,
+			      stk->conf.socket_id);
 	ts->port_refs = rte_zmalloc_socket("ust_tcp_ports",
 					   sizeof(*ts->port_refs) * 65536, 0,
 					   stk->conf.socket_id);
@@ -169,7 +231,7 @@ ust_tcp_init(struct ust_stack *stk)
 					      UST_TCP_PERTURB_SIZE, 0,
 					      stk->conf.socket_id);
 	if (ts->conns == NULL || ts->listeners == NULL ||
-	    ts->req_pool == NULL || ts->tw_pool == NULL ||
+	    ts->req_pool == NULL ||
 	    ts->port_refs == NULL || ts->port_perturb == NULL)
 		return -ENOMEM;
 	ts->rx_mbuf_size = (uint32_t)sizeof(struct rte_mbuf) +
@@ -252,8 +314,11 @@ ust_tcp_fini(struct ust_stack *stk)
 	rte_hash_free(ts->conns);
 	rte_hash_free(ts->listeners);
 	rte_mempool_free(ts->req_pool);
-	rte_mempool_free(ts->tw_pool);
-	tcp_chunks_free(ts);
+	tcp_slab_fini(ts, &ts->tw_slab);
+	tcp_slab_fini(ts, &ts->sack_slab);
+	for (i = 0; i < UST_TCP_RACK_SLABS; i++)
+		tcp_slab_fini(ts, &ts->rack_slab[i]);
+	tcp_slab_fini(ts, &ts->tp_slab);
 	ust_wheel_fini(&ts->wheel);
 	if (ts->mem != NULL && ust_mem_pool_pages(ts->mem) != 0)
 		UST_LOG(ERR, "%s: TCP pool destroyed with %" PRId64
@@ -345,10 +410,9 @@ ust_tcp_sock_alloc(struct ust_stack *stk)
 	struct ust_tcp_stack *ts = stk->tcp;
 	struct ust_tcp_sock *tp;
 
-	if (ts->tp_free == NULL && tcp_chunk_add(stk) != 0)
+	tp = ust_tcp_slab_get(&ts->tp_slab);
+	if (tp == NULL)
 		return NULL;
-	tp = ts->tp_free;
-	ts->tp_free = *(void **)tp;
 	memset(tp, 0, sizeof(*tp));
 	tp->base.kind = UST_SK_TCP;
 	tp->base.stk = stk;
@@ -388,8 +452,8 @@ ust_tcp_sock_free(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		stk->tcp->port_refs[rte_be_to_cpu_16(tp->base.lport)]--;
 	rte_free(tp->listen);
 	ust_tcp_rack_free(tp);
-	*(void **)tp = stk->tcp->tp_free;
-	stk->tcp->tp_free = tp;
+	ust_tcp_sack_put(tp);
+	ust_tcp_slab_put(&stk->tcp->tp_slab, tp);
 }
 
 void

@@ -136,12 +136,12 @@ tcp_fill_options(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		o->has |= UST_TCPOPT_SACK;
 		/* a D-SACK block first (RFC 2883 4), then the latest */
 		if (tp->tflags & TF_DSACK) {
-			o->sack[n].start = tp->rcv_dsack.start;
-			o->sack[n++].end = tp->rcv_dsack.end;
+			o->sack[n].start = tp->sack->rcv_dsack.start;
+			o->sack[n++].end = tp->sack->rcv_dsack.end;
 		}
 		for (i = 0; i < tp->n_rcv_sack && n < UST_TCP_MAX_SACK; i++) {
-			o->sack[n].start = tp->rcv_sack[i].start;
-			o->sack[n++].end = tp->rcv_sack[i].end;
+			o->sack[n].start = tp->sack->rcv_sack[i].start;
+			o->sack[n++].end = tp->sack->rcv_sack[i].end;
 		}
 		o->nsack = (uint8_t)n;
 	}
@@ -235,8 +235,10 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 		return -ENOBUFS;
 	}
 	/* a D-SACK block is reported once (Linux's tcp_options_write()) */
-	if ((tp->tflags & TF_DSACK) && th.opts.nsack > 0)
+	if ((tp->tflags & TF_DSACK) && th.opts.nsack > 0) {
 		tp->tflags &= ~TF_DSACK;
+		ust_tcp_sack_release(tp);
+	}
 	stk->mib[UST_MIB_TCP_OUTSEGS]++;
 	tp->segs_out++;
 	if (len > 0 || (flags & (UST_TCP_SYN | UST_TCP_FIN)))

@@ -59,10 +59,12 @@
 #define UST_TCP_DEFAULT_MSS 536     /* RFC 9293 3.7.1 without the option */
 #define UST_TCP_MIN_MSS 88
 #define UST_TCP_MAX_WIN 65535u
-#define UST_TCP_SB_MAX 13           /* scoreboard ranges kept (13: the
-				     * D-SACK block and the receive-buffer
-				     * tuning fit the 1024 B; RACK's records
-				     * hold what the scoreboard drops) */
+#define UST_TCP_SB_MAX 13           /* scoreboard ranges kept (RACK's
+				     * records hold what the scoreboard
+				     * drops; 13 with the receiver's blocks
+				     * make a SACK block of 144 bytes) */
+#define UST_TCP_RACK_CAP_MIN 8u     /* RACK's first record array */
+#define UST_TCP_RACK_SLABS 4        /* record arrays of 8 to 64 from slabs */
 #define UST_TCP_DUPTHRESH 3
 #define UST_TCP_COALESCE_MAX 1024  /* payload copied into the tail mbuf */
 #define UST_TCP_PAWS_IDLE_MS (24ull * 24 * 3600 * 1000) /* RFC 7323 5.5 */
@@ -152,6 +154,21 @@ struct ust_tcp_listen;
 struct ust_seq_range {
 	uint32_t start;
 	uint32_t end;
+};
+
+/*
+ * The SACK state of a connection, in a block of its own (struct
+ * ust_tcp_sock's sack) while it holds something: the sender's scoreboard
+ * (n_sb ranges), the blocks the receiver announces (n_rcv_sack) and the
+ * D-SACK to report (TF_DSACK). Loss and reordering are what fill it: most
+ * connections never have one, and an idle connection gives its block back
+ * (ust_tcp_sack_release()), so it costs 8 bytes, not 144.
+ */
+struct ust_tcp_sack {
+	struct ust_seq_range sb[UST_TCP_SB_MAX];          /* SACKed by peer */
+	struct ust_seq_range rcv_sack[UST_TCP_MAX_SACK]; /* to announce */
+	struct ust_seq_range rcv_dsack; /* a duplicate to report (RFC 2883),
+					 * while TF_DSACK */
 };
 
 /* A transmission of a segment, for RACK (RFC 8985): the sequence range
@@ -292,17 +309,15 @@ struct ust_tcp_sock {
 	const struct ust_tcp_cc_ops *cc;
 	uint64_t cc_priv[8];
 
-	/* SACK (RFC 2018 receiver, RFC 6675 sender) */
+	/* SACK (RFC 2018 receiver, RFC 6675 sender): the ranges in sack
+	 * (NULL while n_rcv_sack and n_sb are 0 and TF_DSACK is off) */
 	uint8_t n_rcv_sack;
 	uint8_t n_sb;
 	uint16_t fp_tail;       /* bytes in Linux's last skb of the write
 				 * queue (65535: that or more): the next
 				 * write fills it to the size goal first
 				 * (forced pushes, tcp_sock.c) */
-	struct ust_seq_range rcv_sack[UST_TCP_MAX_SACK]; /* to announce */
-	struct ust_seq_range rcv_dsack; /* a duplicate to report (RFC 2883),
-					 * while TF_DSACK */
-	struct ust_seq_range sb[UST_TCP_SB_MAX];          /* SACKed by peer */
+	struct ust_tcp_sack *sack;
 	/* receive-buffer autotuning (Linux's rcvq_space) */
 	uint32_t rcvq_space;    /* bytes read in the last RTT measured */
 	uint32_t rcvq_seq;      /* what had been read when it started */
@@ -493,6 +508,54 @@ tcp_obj_ptr(void *data)
 	return (void *)((uintptr_t)data & ~(uintptr_t)3);
 }
 
+/*
+ * A slab of fixed-size objects, per stack (tcp.c): chunks of the stack's
+ * own taken from the DPDK heap as objects are needed, and kept until the
+ * stack is destroyed; the free objects are a list through their first
+ * word, so getting and putting one is a pointer move, with no lock and no
+ * atomic. Control blocks, TIME_WAIT entries, SACK blocks and RACK's
+ * records come from slabs: only what connections use is allocated (a
+ * table of TIME_WAIT entries for every connection slot, made at creation,
+ * was 112 bytes a slot), and no connection takes the heap's lock, which
+ * every lcore shares.
+ */
+struct ust_tcp_chunk;
+
+struct ust_tcp_slab {
+	void *free;                   /* free objects */
+	struct ust_tcp_chunk *chunks; /* every chunk, for the end */
+	uint32_t size;                /* object bytes (8-byte multiple) */
+	uint32_t per_chunk;           /* objects a chunk */
+	uint64_t in_use;              /* objects taken */
+	uint64_t total;               /* objects made */
+	const char *name;
+	int socket_id;
+};
+
+int ust_tcp_slab_grow(struct ust_tcp_slab *s);
+
+/* an object, or NULL when the heap has no room for another chunk */
+static inline void *
+ust_tcp_slab_get(struct ust_tcp_slab *s)
+{
+	void *o;
+
+	if (unlikely(s->free == NULL) && ust_tcp_slab_grow(s) != 0)
+		return NULL;
+	o = s->free;
+	s->free = *(void **)o;
+	s->in_use++;
+	return o;
+}
+
+static inline void
+ust_tcp_slab_put(struct ust_tcp_slab *s, void *o)
+{
+	*(void **)o = s->free;
+	s->free = o;
+	s->in_use--;
+}
+
 /* Per-stack TCP state. */
 /* entries of ust_tcp_stack.port_perturb: as Linux's since 5.19 (2^16; with
  * 2^8 destinations shared counters, which let an observer of one of them
@@ -528,11 +591,11 @@ struct ust_tcp_stack {
 	uint32_t rx_mbuf_size;
 	struct rte_reciprocal rx_mbuf_size_r;
 	struct rte_mempool *req_pool;
-	struct rte_mempool *tw_pool;
-	/* control blocks: chunks of this stack's own (ust_tcp_sock_alloc()),
-	 * the free ones in a list through their first word */
-	struct ust_tcp_chunk *chunks;
-	void *tp_free;
+	struct ust_tcp_slab tp_slab;  /* control blocks */
+	struct ust_tcp_slab tw_slab;  /* TIME_WAIT entries */
+	struct ust_tcp_slab sack_slab; /* SACK blocks (struct ust_tcp_sack) */
+	/* RACK's record arrays of 8, 16, 32 and 64 records (tcp_rack.c) */
+	struct ust_tcp_slab rack_slab[UST_TCP_RACK_SLABS];
 	struct ust_mem_pool *mem;
 	const struct ust_tcp_cc_ops *cc_default;
 	uint64_t secret[2];           /* SipHash key (per boot) */
@@ -909,6 +972,21 @@ void ust_tcp_sack_rcv_update(struct ust_tcp_sock *tp, uint32_t seq,
 void ust_tcp_sack_rcv_trim(struct ust_tcp_sock *tp);
 void ust_tcp_dsack_set(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		       uint32_t seq, uint32_t end);
+/* the connection's SACK block, taken from the stack's slab if it has none
+ * (NULL: no memory; the caller then records nothing) */
+struct ust_tcp_sack *ust_tcp_sack_get(struct ust_tcp_sock *tp);
+void ust_tcp_sack_put(struct ust_tcp_sock *tp);
+
+/* The SACK block goes back to the slab once it holds nothing: no
+ * scoreboard range, no block to announce, no D-SACK to report. Called
+ * wherever one of those three becomes empty. */
+static inline void
+ust_tcp_sack_release(struct ust_tcp_sock *tp)
+{
+	if (tp->sack != NULL && tp->n_sb == 0 && tp->n_rcv_sack == 0 &&
+	    !(tp->tflags & TF_DSACK))
+		ust_tcp_sack_put(tp);
+}
 void ust_tcp_rcv_space_init(struct ust_stack *stk, struct ust_tcp_sock *tp);
 
 /* Bytes of the SACK option the next segment carries (0: none): the D-SACK

@@ -23,6 +23,10 @@
  * walks are over what is in flight, as Linux's walks of its retransmit
  * queue. The array grows by doubling (compacted first); when it cannot
  * grow, the oldest transmissions are forgotten and the RTO covers them.
+ * Arrays of 8 to 64 records come from the stack's slabs, larger ones from
+ * the heap; when an ACK leaves nothing in flight, the array goes back (an
+ * idle connection holds none, and a request-response connection takes
+ * and gives back the same one, hot, each exchange, with no lock).
  *
  * PRR (RFC 6937 3): during recovery, per ACK, sndcnt from the segments
  * delivered (prr_delivered), sent (prr_out), ssthresh and RecoverFS
@@ -40,7 +44,8 @@
 
 #include "tcp_private.h"
 
-#define RACK_CAP_MIN 8u
+#define RACK_CAP_MIN UST_TCP_RACK_CAP_MIN
+#define RACK_CAP_SLAB (RACK_CAP_MIN << (UST_TCP_RACK_SLABS - 1))
 #define RACK_REO_PERSIST 16     /* RFC 8985 6.2 step 4 */
 #define RACK_REO_MULT_MAX 255
 #define RACK_REO_SLACK_NS 2000000ull
@@ -122,6 +127,57 @@ rack_compact(struct ust_tcp_rack *r)
 	r->sorted = sorted;
 }
 
+/* the slab of an array of @cap records (RACK_CAP_MIN << i), or NULL */
+static struct ust_tcp_slab *
+rack_slab(struct ust_stack *stk, uint32_t cap)
+{
+	unsigned int i;
+
+	if (cap > RACK_CAP_SLAB)
+		return NULL;
+	for (i = 0; (RACK_CAP_MIN << i) < cap; i++)
+		;
+	return &stk->tcp->rack_slab[i];
+}
+
+static struct ust_tcp_txrec *
+rack_array_get(struct ust_stack *stk, uint32_t cap)
+{
+	struct ust_tcp_slab *s = rack_slab(stk, cap);
+
+	if (s != NULL)
+		return ust_tcp_slab_get(s);
+	return rte_malloc_socket("ust_tcp_rack",
+				 cap * sizeof(struct ust_tcp_txrec), 0,
+				 stk->conf.socket_id);
+}
+
+static void
+rack_array_put(struct ust_stack *stk, struct ust_tcp_txrec *a, uint32_t cap)
+{
+	struct ust_tcp_slab *s;
+
+	if (a == NULL)
+		return;
+	s = rack_slab(stk, cap);
+	if (s != NULL)
+		ust_tcp_slab_put(s, a);
+	else
+		rte_free(a);
+}
+
+/* Nothing is in flight: the array goes back. */
+static void
+rack_release(struct ust_stack *stk, struct ust_tcp_rack *r)
+{
+	rack_array_put(stk, r->recs, r->cap);
+	r->recs = NULL;
+	r->cap = 0;
+	r->n = 0;
+	r->head = 0;
+	r->sorted = true;
+}
+
 /* Room for one more record; false when there is none. */
 static bool
 rack_room(struct ust_stack *stk, struct ust_tcp_rack *r)
@@ -135,13 +191,12 @@ rack_room(struct ust_stack *stk, struct ust_tcp_rack *r)
 	if (r->n < r->cap - r->cap / 4)
 		return true;
 	cap = r->cap == 0 ? RACK_CAP_MIN : r->cap * 2;
-	nr = rte_malloc_socket("ust_tcp_rack", cap * sizeof(*nr), 0,
-			       stk->conf.socket_id);
+	nr = rack_array_get(stk, cap);
 	if (nr == NULL)
 		return r->n < r->cap;
 	if (r->n > 0)
 		memcpy(nr, r->recs, r->n * sizeof(*nr));
-	rte_free(r->recs);
+	rack_array_put(stk, r->recs, r->cap);
 	r->recs = nr;
 	r->cap = cap;
 	return true;
@@ -313,8 +368,8 @@ rack_sacked(const struct ust_tcp_sock *tp, uint32_t seq, uint32_t end)
 	unsigned int i;
 
 	for (i = 0; i < tp->n_sb; i++)
-		if (SEQ_LEQ(tp->sb[i].start, seq) &&
-		    SEQ_GEQ(tp->sb[i].end, end))
+		if (SEQ_LEQ(tp->sack->sb[i].start, seq) &&
+		    SEQ_GEQ(tp->sack->sb[i].end, end))
 			return true;
 	return false;
 }
@@ -454,9 +509,7 @@ ust_tcp_rack_ack(struct ust_stack *stk, struct ust_tcp_sock *tp, bool dsack,
 	r->segs_sacked = sacked;
 	/* the walks are over what is in flight, not over what was */
 	if (r->live == 0) {
-		r->n = 0;
-		r->head = 0;
-		r->sorted = true;
+		rack_release(stk, r);
 	} else if (r->n > 2 * r->live + 16) {
 		rack_compact(r);
 	}
@@ -709,10 +762,7 @@ ust_tcp_rack_recovery_end(struct ust_tcp_sock *tp)
 void
 ust_tcp_rack_free(struct ust_tcp_sock *tp)
 {
-	rte_free(tp->rack.recs);
-	tp->rack.recs = NULL;
-	tp->rack.n = 0;
-	tp->rack.cap = 0;
+	rack_release(tp->base.stk, &tp->rack);
 	tp->rack.live = 0;
 	tp->rack.flight = 0;
 	tp->rack.flight_segs = 0;

@@ -167,4 +167,5 @@ ust_tcp_reass_purge(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	}
 	tp->ofo_segs = 0;
 	tp->n_rcv_sack = 0;
+	ust_tcp_sack_release(tp);
 }

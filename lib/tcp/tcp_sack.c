@@ -10,12 +10,35 @@
  * going back N after a timeout skips; IsLost(), NextSeg() and the pipe of
  * RFC 6675 are kept, no longer used for sending.
  *
+ * The ranges live in a block of their own (struct ust_tcp_sack), taken
+ * from the stack's slab when the first is recorded and given back when
+ * none is left (ust_tcp_sack_release()): every reader walks n_sb or
+ * n_rcv_sack ranges, or reads the D-SACK under TF_DSACK, so it finds the
+ * block there whenever it reads one.
+ *
  * Called from tcp_input.c (updates) and tcp_output.c (NextSeg, pipe).
  */
 
 #include <string.h>
 
 #include "tcp_private.h"
+
+struct ust_tcp_sack *
+ust_tcp_sack_get(struct ust_tcp_sock *tp)
+{
+	if (tp->sack == NULL)
+		tp->sack = ust_tcp_slab_get(&tp->base.stk->tcp->sack_slab);
+	return tp->sack;
+}
+
+void
+ust_tcp_sack_put(struct ust_tcp_sock *tp)
+{
+	if (tp->sack == NULL)
+		return;
+	ust_tcp_slab_put(&tp->base.stk->tcp->sack_slab, tp->sack);
+	tp->sack = NULL;
+}
 
 /* ---- receiver ---- */
 
@@ -24,11 +47,14 @@ ust_tcp_sack_rcv_update(struct ust_tcp_sock *tp, uint32_t seq, uint32_t end)
 {
 	struct ust_seq_range nb = { seq, end };
 	struct ust_seq_range keep[UST_TCP_MAX_SACK];
+	struct ust_tcp_sack *sk = ust_tcp_sack_get(tp);
 	unsigned int i, n = 0;
 
+	if (sk == NULL)
+		return; /* no memory: the block goes unannounced */
 	/* merge every block that touches the new one into it */
 	for (i = 0; i < tp->n_rcv_sack; i++) {
-		struct ust_seq_range *b = &tp->rcv_sack[i];
+		struct ust_seq_range *b = &sk->rcv_sack[i];
 
 		if (SEQ_LEQ(b->start, nb.end) && SEQ_GEQ(b->end, nb.start)) {
 			nb.start = SEQ_MIN(nb.start, b->start);
@@ -37,9 +63,9 @@ ust_tcp_sack_rcv_update(struct ust_tcp_sock *tp, uint32_t seq, uint32_t end)
 			keep[n++] = *b;
 		}
 	}
-	tp->rcv_sack[0] = nb;
+	sk->rcv_sack[0] = nb;
 	for (i = 0; i < n; i++)
-		tp->rcv_sack[i + 1] = keep[i];
+		sk->rcv_sack[i + 1] = keep[i];
 	tp->n_rcv_sack = (uint8_t)(n + 1);
 }
 
@@ -49,15 +75,16 @@ ust_tcp_sack_rcv_trim(struct ust_tcp_sock *tp)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < tp->n_rcv_sack; i++) {
-		struct ust_seq_range b = tp->rcv_sack[i];
+		struct ust_seq_range b = tp->sack->rcv_sack[i];
 
 		if (SEQ_LEQ(b.end, tp->rcv_nxt))
 			continue;
 		if (SEQ_LT(b.start, tp->rcv_nxt))
 			b.start = tp->rcv_nxt;
-		tp->rcv_sack[n++] = b;
+		tp->sack->rcv_sack[n++] = b;
 	}
 	tp->n_rcv_sack = (uint8_t)n;
+	ust_tcp_sack_release(tp);
 }
 
 /* RFC 2883: data that arrived twice, all or part of a segment, is reported
@@ -70,19 +97,24 @@ void
 ust_tcp_dsack_set(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		  uint32_t seq, uint32_t end)
 {
+	struct ust_tcp_sack *sk;
+
 	if (!(tp->tflags & TF_SACK_OK) || !stk->conf.tcp.dsack ||
 	    !SEQ_LT(seq, end))
 		return;
-	if ((tp->tflags & TF_DSACK) && SEQ_LEQ(seq, tp->rcv_dsack.end) &&
-	    SEQ_GEQ(end, tp->rcv_dsack.start)) {
-		tp->rcv_dsack.start = SEQ_MIN(seq, tp->rcv_dsack.start);
-		tp->rcv_dsack.end = SEQ_MAX(end, tp->rcv_dsack.end);
+	sk = ust_tcp_sack_get(tp);
+	if (sk == NULL)
+		return; /* no memory: no D-SACK */
+	if ((tp->tflags & TF_DSACK) && SEQ_LEQ(seq, sk->rcv_dsack.end) &&
+	    SEQ_GEQ(end, sk->rcv_dsack.start)) {
+		sk->rcv_dsack.start = SEQ_MIN(seq, sk->rcv_dsack.start);
+		sk->rcv_dsack.end = SEQ_MAX(end, sk->rcv_dsack.end);
 		return;
 	}
 	stk->mib[SEQ_LT(seq, tp->rcv_nxt) ? UST_MIB_TCPEXT_TCPDSACKOLDSENT :
 		 UST_MIB_TCPEXT_TCPDSACKOFOSENT]++;
-	tp->rcv_dsack.start = seq;
-	tp->rcv_dsack.end = end;
+	sk->rcv_dsack.start = seq;
+	sk->rcv_dsack.end = end;
 	tp->tflags |= TF_DSACK;
 }
 
@@ -91,13 +123,14 @@ ust_tcp_dsack_set(struct ust_stack *stk, struct ust_tcp_sock *tp,
 static void
 sb_recount(struct ust_tcp_sock *tp)
 {
+	const struct ust_seq_range *sb = tp->n_sb > 0 ? tp->sack->sb : NULL;
 	unsigned int i;
 
 	tp->sacked_bytes = 0;
 	tp->high_sacked = tp->snd_una;
 	for (i = 0; i < tp->n_sb; i++) {
-		tp->sacked_bytes += tp->sb[i].end - tp->sb[i].start;
-		tp->high_sacked = SEQ_MAX(tp->high_sacked, tp->sb[i].end);
+		tp->sacked_bytes += sb[i].end - sb[i].start;
+		tp->high_sacked = SEQ_MAX(tp->high_sacked, sb[i].end);
 	}
 }
 
@@ -105,11 +138,14 @@ static void
 sb_insert(struct ust_tcp_sock *tp, uint32_t start, uint32_t end)
 {
 	struct ust_seq_range out[UST_TCP_SB_MAX + 1];
+	struct ust_tcp_sack *sk = ust_tcp_sack_get(tp);
 	unsigned int i, n = 0;
 	bool placed = false;
 
+	if (sk == NULL)
+		return; /* no memory: RACK's records still know it */
 	for (i = 0; i < tp->n_sb; i++) {
-		struct ust_seq_range b = tp->sb[i];
+		struct ust_seq_range b = sk->sb[i];
 
 		if (SEQ_LT(b.end, start)) {
 			out[n++] = b;
@@ -132,7 +168,7 @@ sb_insert(struct ust_tcp_sock *tp, uint32_t start, uint32_t end)
 	/* keep the lowest ranges: they matter for recovery */
 	if (n > UST_TCP_SB_MAX)
 		n = UST_TCP_SB_MAX;
-	memcpy(tp->sb, out, n * sizeof(out[0]));
+	memcpy(sk->sb, out, n * sizeof(out[0]));
 	tp->n_sb = (uint8_t)n;
 }
 
@@ -165,16 +201,17 @@ ust_tcp_sack_sender_clean(struct ust_tcp_sock *tp)
 	unsigned int i, n = 0;
 
 	for (i = 0; i < tp->n_sb; i++) {
-		struct ust_seq_range b = tp->sb[i];
+		struct ust_seq_range b = tp->sack->sb[i];
 
 		if (SEQ_LEQ(b.end, tp->snd_una))
 			continue;
 		if (SEQ_LT(b.start, tp->snd_una))
 			b.start = tp->snd_una;
-		tp->sb[n++] = b;
+		tp->sack->sb[n++] = b;
 	}
 	tp->n_sb = (uint8_t)n;
 	sb_recount(tp);
+	ust_tcp_sack_release(tp);
 }
 
 bool
@@ -183,7 +220,7 @@ ust_tcp_sack_is_sacked(const struct ust_tcp_sock *tp, uint32_t seq)
 	unsigned int i;
 
 	for (i = 0; i < tp->n_sb; i++)
-		if (SEQ_GEQ(seq, tp->sb[i].start) && SEQ_LT(seq, tp->sb[i].end))
+		if (SEQ_GEQ(seq, tp->sack->sb[i].start) && SEQ_LT(seq, tp->sack->sb[i].end))
 			return true;
 	return false;
 }
@@ -196,9 +233,9 @@ sacked_above(const struct ust_tcp_sock *tp, uint32_t seq)
 	unsigned int i;
 
 	for (i = 0; i < tp->n_sb; i++) {
-		if (SEQ_LEQ(tp->sb[i].end, seq))
+		if (SEQ_LEQ(tp->sack->sb[i].end, seq))
 			continue;
-		n += tp->sb[i].end - SEQ_MAX(tp->sb[i].start, seq);
+		n += tp->sack->sb[i].end - SEQ_MAX(tp->sack->sb[i].start, seq);
 	}
 	return n;
 }
@@ -211,7 +248,7 @@ is_lost(const struct ust_tcp_sock *tp, uint32_t seq)
 	unsigned int i, ranges = 0;
 
 	for (i = 0; i < tp->n_sb; i++)
-		if (SEQ_GT(tp->sb[i].start, seq))
+		if (SEQ_GT(tp->sack->sb[i].start, seq))
 			ranges++;
 	return ranges >= UST_TCP_DUPTHRESH ||
 	       sacked_above(tp, seq) > (UST_TCP_DUPTHRESH - 1u) * tp->mss;
@@ -228,20 +265,20 @@ ust_tcp_sack_next_seg(const struct ust_tcp_sock *tp, uint32_t *seq, uint32_t *le
 		uint32_t hole_end;
 
 		/* skip what is SACKed at p */
-		while (i < tp->n_sb && SEQ_LEQ(tp->sb[i].end, p))
+		while (i < tp->n_sb && SEQ_LEQ(tp->sack->sb[i].end, p))
 			i++;
-		if (i < tp->n_sb && SEQ_LEQ(tp->sb[i].start, p)) {
-			p = tp->sb[i].end;
+		if (i < tp->n_sb && SEQ_LEQ(tp->sack->sb[i].start, p)) {
+			p = tp->sack->sb[i].end;
 			continue;
 		}
-		hole_end = i < tp->n_sb ? tp->sb[i].start : tp->high_sacked;
+		hole_end = i < tp->n_sb ? tp->sack->sb[i].start : tp->high_sacked;
 		if (SEQ_LT(p, hole_end) && is_lost(tp, p)) {
 			*seq = p;
 			*len = RTE_MIN(hole_end - p, (uint32_t)tp->mss);
 			return true;
 		}
 		if (i < tp->n_sb)
-			p = tp->sb[i].end;
+			p = tp->sack->sb[i].end;
 	}
 	return false;
 }
@@ -255,7 +292,7 @@ ust_tcp_sack_pipe(const struct ust_tcp_sock *tp)
 	/* RFC 6675 SetPipe(), by ranges: unSACKed bytes count unless lost,
 	 * and lost ones count again once retransmitted */
 	for (i = 0; i <= tp->n_sb; i++) {
-		uint32_t hole_end = i < tp->n_sb ? tp->sb[i].start : tp->snd_max;
+		uint32_t hole_end = i < tp->n_sb ? tp->sack->sb[i].start : tp->snd_max;
 
 		if (SEQ_LT(p, hole_end)) {
 			if (SEQ_LT(p, tp->high_sacked) && is_lost(tp, p)) {
@@ -268,7 +305,7 @@ ust_tcp_sack_pipe(const struct ust_tcp_sock *tp)
 			}
 		}
 		if (i < tp->n_sb)
-			p = SEQ_MAX(p, tp->sb[i].end);
+			p = SEQ_MAX(p, tp->sack->sb[i].end);
 	}
 	return pipe;
 }
@@ -279,8 +316,8 @@ ust_tcp_sack_skip(const struct ust_tcp_sock *tp, uint32_t seq)
 	unsigned int i;
 
 	for (i = 0; i < tp->n_sb; i++)
-		if (SEQ_GEQ(seq, tp->sb[i].start) && SEQ_LT(seq, tp->sb[i].end))
-			return tp->sb[i].end;
+		if (SEQ_GEQ(seq, tp->sack->sb[i].start) && SEQ_LT(seq, tp->sack->sb[i].end))
+			return tp->sack->sb[i].end;
 	return seq;
 }
 
@@ -291,8 +328,8 @@ ust_tcp_sack_next_start(const struct ust_tcp_sock *tp, uint32_t seq)
 
 	/* the scoreboard is sorted */
 	for (i = 0; i < tp->n_sb; i++)
-		if (SEQ_GT(tp->sb[i].start, seq))
-			return tp->sb[i].start;
+		if (SEQ_GT(tp->sack->sb[i].start, seq))
+			return tp->sack->sb[i].start;
 	return tp->snd_max;
 }
 
@@ -302,7 +339,7 @@ ust_tcp_sack_below(const struct ust_tcp_sock *tp, uint32_t seq)
 	uint32_t n = 0;
 	unsigned int i;
 
-	for (i = 0; i < tp->n_sb && SEQ_LT(tp->sb[i].start, seq); i++)
-		n += SEQ_MIN(tp->sb[i].end, seq) - tp->sb[i].start;
+	for (i = 0; i < tp->n_sb && SEQ_LT(tp->sack->sb[i].start, seq); i++)
+		n += SEQ_MIN(tp->sack->sb[i].end, seq) - tp->sack->sb[i].start;
 	return n;
 }

@@ -338,6 +338,7 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 	tp->probes = 0;
 	tp->n_sb = 0;
 	tp->n_rcv_sack = 0;
+	ust_tcp_sack_release(tp);
 	ust_tcp_set_state(stk, tp, UST_TCP_SYN_SENT);
 	stk->mib[UST_MIB_TCP_ACTIVEOPENS]++;
 	tp->rtt_start_us = (uint32_t)(stk->now / 1000);

@@ -323,6 +323,7 @@ tcp_rto_expired(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		tp->n_sb = 0;
 		tp->sacked_bytes = 0;
 		tp->high_sacked = tp->snd_una;
+		ust_tcp_sack_release(tp);
 		ust_tcp_rack_unsack(tp);
 	}
 	/* RFC 8985: after a timeout everything in flight is lost; the
@@ -495,7 +496,13 @@ ust_tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	struct ust_tcp_key k;
 
 	ust_tcp_key_of(tp, &k);
-	if (rte_mempool_get(ts->tw_pool, (void **)&tw) == 0) {
+	/* at most max_conns entries, as connections (Linux's
+	 * tcp_max_tw_buckets): beyond, or without memory, the connection
+	 * ends without TIME_WAIT (Linux's "time wait bucket table
+	 * overflow") */
+	if (ts->n_tw < stk->conf.tcp.max_conns)
+		tw = ust_tcp_slab_get(&ts->tw_slab);
+	if (tw != NULL) {
 		memset(tw, 0, sizeof(*tw));
 		ust_timer_init(&tw->timer, UST_TT_TW);
 		tw->laddr = k.laddr;
@@ -512,10 +519,14 @@ ust_tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	}
 	/* the control block leaves the hash; the entry takes its place */
 	ust_tcp_done(stk, tp);
-	if (tw == NULL)
-		return; /* no room: the 4-tuple is free at once */
+	if (tw == NULL) {
+		/* no room: the 4-tuple is free at once */
+		stk->mib[UST_MIB_TCPEXT_TCPTIMEWAITOVERFLOW]++;
+		return;
+	}
 	if (ust_tcp_hash_add(stk, &k, tw, UST_TCP_OBJ_TW) < 0) {
-		rte_mempool_put(ts->tw_pool, tw);
+		ust_tcp_slab_put(&ts->tw_slab, tw);
+		stk->mib[UST_MIB_TCPEXT_TCPTIMEWAITOVERFLOW]++;
 		return;
 	}
 	ts->n_tw++;
@@ -533,7 +544,7 @@ ust_tcp_tw_free(struct ust_stack *stk, struct ust_tcp_tw *tw)
 	ust_timer_cancel(&stk->tcp->wheel, &tw->timer);
 	ust_tcp_hash_del(stk, &k);
 	stk->tcp->n_tw--;
-	rte_mempool_put(stk->tcp->tw_pool, tw);
+	ust_tcp_slab_put(&stk->tcp->tw_slab, tw);
 }
 
 void

@@ -102,6 +102,33 @@ struct ust_tcp_info {
 	uint64_t tx_copied;     /**< payload bytes copied to build them */
 };
 
+struct ust_stack;
+
+/**
+ * The memory of a stack's TCP objects. Control blocks, TIME_WAIT entries,
+ * SACK blocks and RACK's record arrays come from slabs of the stack's own,
+ * grown as connections need them (chunks from the DPDK heap, kept until
+ * the stack is destroyed); an idle connection holds its control block
+ * only: its SACK block and its record array go back when nothing is in
+ * flight, SACKed or to be announced. A record array of more than 64
+ * records (a large flight) comes from the heap itself and is counted in
+ * rack_heap.
+ */
+struct ust_tcp_mem {
+	uint32_t sock_size;     /**< bytes of a control block */
+	uint32_t tw_size;       /**< of a TIME_WAIT entry */
+	uint32_t sack_size;     /**< of a SACK block */
+	uint64_t socks;         /**< control blocks in use */
+	uint64_t tws;           /**< TIME_WAIT entries in use */
+	uint64_t sacks;         /**< SACK blocks in use */
+	uint64_t racks;         /**< record arrays in use (from slabs) */
+	uint64_t rack_bytes;    /**< their bytes */
+	uint64_t slab_bytes;    /**< all the slabs' chunks, bytes */
+};
+
+/** Fill @p m for @p stk; 0, or -EINVAL. */
+int ust_tcp_mem_get(struct ust_stack *stk, struct ust_tcp_mem *m);
+
 #ifdef __cplusplus
 }
 #endif

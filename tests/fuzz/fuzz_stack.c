@@ -577,22 +577,36 @@ check_tp(const struct ust_tcp_sock *tp)
 			edge = s + m->pkt_len;
 		}
 	}
+	/* the SACK block is there exactly while it holds something, and
+	 * RACK's record array while something is in flight (an idle
+	 * connection holds neither) */
+	CHECK((tp->sack != NULL) == (tp->n_rcv_sack > 0 || tp->n_sb > 0 ||
+				     (tp->tflags & TF_DSACK) != 0),
+	      "SACK block %p with %u blocks, %u ranges, D-SACK %d",
+	      (void *)tp->sack, tp->n_rcv_sack, tp->n_sb,
+	      (tp->tflags & TF_DSACK) != 0);
+	CHECK(tp->rack.live > 0 || tp->rack.recs == NULL,
+	      "RACK records kept with nothing in flight (%u of %u)",
+	      tp->rack.n, tp->rack.cap);
 	CHECK(tp->n_rcv_sack <= UST_TCP_MAX_SACK);
 	for (i = 0; i < tp->n_rcv_sack; i++)
-		CHECK(SEQ_LT(tp->rcv_sack[i].start, tp->rcv_sack[i].end) &&
-		      SEQ_GT(tp->rcv_sack[i].start, tp->rcv_nxt),
-		      "SACK block %u-%u, rcv_nxt %u", tp->rcv_sack[i].start,
-		      tp->rcv_sack[i].end, tp->rcv_nxt);
+		CHECK(SEQ_LT(tp->sack->rcv_sack[i].start,
+			     tp->sack->rcv_sack[i].end) &&
+		      SEQ_GT(tp->sack->rcv_sack[i].start, tp->rcv_nxt),
+		      "SACK block %u-%u, rcv_nxt %u",
+		      tp->sack->rcv_sack[i].start, tp->sack->rcv_sack[i].end,
+		      tp->rcv_nxt);
 	/* the scoreboard: sorted ranges within what is in flight */
 	CHECK(tp->n_sb <= UST_TCP_SB_MAX);
 	for (i = 0; i < tp->n_sb; i++) {
-		CHECK(SEQ_LT(tp->sb[i].start, tp->sb[i].end) &&
-		      SEQ_GEQ(tp->sb[i].start, tp->snd_una) &&
-		      SEQ_LEQ(tp->sb[i].end, tp->snd_max),
+		const struct ust_seq_range *sb = tp->sack->sb;
+
+		CHECK(SEQ_LT(sb[i].start, sb[i].end) &&
+		      SEQ_GEQ(sb[i].start, tp->snd_una) &&
+		      SEQ_LEQ(sb[i].end, tp->snd_max),
 		      "scoreboard %u-%u, snd_una %u snd_max %u",
-		      tp->sb[i].start, tp->sb[i].end, tp->snd_una,
-		      tp->snd_max);
-		CHECK(i == 0 || SEQ_GT(tp->sb[i].start, tp->sb[i - 1].end));
+		      sb[i].start, sb[i].end, tp->snd_una, tp->snd_max);
+		CHECK(i == 0 || SEQ_GT(sb[i].start, sb[i - 1].end));
 	}
 	CHECK(tp->sacked_bytes <= tp->snd_max - tp->snd_una);
 	/* the send queue starts at snd_una (a SYN or FIN aside) */

@@ -3902,6 +3902,117 @@ test_reassembly(void)
 /* While data waits beyond a hole, the SACK blocks ride on data segments
  * too (RFC 2018 4), which shrink to make room for them (Linux's
  * tcp_current_mss()); a D-SACK block rides on one segment. */
+/* What an idle connection holds: its control block only. The SACK block
+ * (the scoreboard, the blocks to announce, a D-SACK) and RACK's record
+ * array are taken when loss, reordering or a flight needs them and given
+ * back once nothing is in flight, SACKed or to announce; exchanges that
+ * follow reuse them and the slabs do not grow; a TIME_WAIT entry is made
+ * only at the close and goes back when it ends. */
+static int
+test_idle_memory(void)
+{
+	struct ust_stack *stk = stack(tw_short);
+	static uint8_t data[16 * 1460];
+	struct ust_tcp_repr th;
+	struct ust_tcp_mem m;
+	uint32_t b, s, blk[1][2];
+	uint64_t slab_bytes;
+	struct peer p;
+	int ls, sd, i;
+	const uint32_t mss = 1448;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive_rtt(stk, ls, &p, 1000, PPORT, 10);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_tcp_mem_get(stk, &m), 0);
+	UT_EQ(m.socks, 2); /* the listener and the connection */
+	UT_ASSERT(m.sock_size <= 896, "control block %u", m.sock_size);
+	UT_EQ(m.sacks, 0);
+	UT_EQ(m.racks, 0);
+	UT_EQ(m.tws, 0);
+
+	/* sender: ten in flight, the first lost, three SACKs: recovery */
+	UT_EQ(ten_in_flight(stk, sd, &p, &b, data), 0);
+	UT_EQ(ust_tcp_mem_get(stk, &m), 0);
+	UT_EQ(m.racks, 1);
+	UT_EQ(m.rack_bytes, 16 * 24); /* grown from 8 records to 16 */
+	run(stk, 10);
+	blk[0][0] = b + mss;
+	for (i = 1; i <= 3; i++) {
+		blk[0][1] = b + mss + (uint32_t)i * mss;
+		psack(stk, &p, blk, 1);
+	}
+	UT_EQ(expect(&p, &th, NULL, 0), (int)mss);
+	UT_EQ(th.seq, b);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_tcp_mem_get(stk, &m), 0);
+	UT_EQ(m.sacks, 1);
+	UT_EQ(m.racks, 1);
+	/* all acknowledged: both go back */
+	ack_to(stk, &p, b + 10 * mss);
+	UT_EQ(ust_tcp_mem_get(stk, &m), 0);
+	UT_EQ(m.sacks, 0);
+	UT_EQ(m.racks, 0);
+	UT_EQ(m.rack_bytes, 0);
+	slab_bytes = m.slab_bytes;
+
+	/* request-response: an array each exchange, the same one */
+	for (i = 0; i < 50; i++) {
+		UT_EQ(ust_send(stk, sd, data, 100, 0), 100);
+		UT_EQ(expect(&p, &th, NULL, 0), 100);
+		UT_EQ(ust_tcp_mem_get(stk, &m), 0);
+		UT_EQ(m.racks, 1);
+		ack_to(stk, &p, p.rcv_nxt);
+		UT_EQ(ust_tcp_mem_get(stk, &m), 0);
+		UT_EQ(m.racks, 0);
+		UT_EQ(m.slab_bytes, slab_bytes);
+	}
+
+	/* receiver: data beyond a hole is announced, then the hole filled */
+	s = p.snd_nxt;
+	seg(stk, &p, s + 1000, UST_TCP_ACK, data, 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(ust_tcp_mem_get(stk, &m), 0);
+	UT_EQ(m.sacks, 1);
+	psend(stk, &p, 0, data, 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.ack, s + 2000);
+	UT_EQ(th.opts.nsack, 0);
+	p.snd_nxt = s + 2000;
+	UT_EQ(ust_tcp_mem_get(stk, &m), 0);
+	UT_EQ(m.sacks, 0);
+	/* a duplicate: the D-SACK is reported once, then the block goes */
+	seg(stk, &p, s, UST_TCP_ACK, data, 1000);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.opts.nsack, 1);
+	UT_EQ(th.opts.sack[0].start, s);
+	UT_EQ(ust_tcp_mem_get(stk, &m), 0);
+	UT_EQ(m.sacks, 0);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_recv(stk, sd, data, sizeof(data), 0), 2000);
+
+	/* we close first: FIN_WAIT_1, FIN_WAIT_2, TIME_WAIT */
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(th.flags, UST_TCP_FIN | UST_TCP_ACK);
+	psend(stk, &p, UST_TCP_FIN, NULL, 0);
+	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	UT_EQ(mib(stk, UST_MIB_TCPEXT_TW), 1);
+	UT_EQ(ust_tcp_mem_get(stk, &m), 0);
+	UT_EQ(m.tws, 1);
+	UT_EQ(m.socks, 1);
+	UT_EQ(m.racks, 0);
+	run(stk, 600);
+	UT_EQ(ust_tcp_mem_get(stk, &m), 0);
+	UT_EQ(m.tws, 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	UT_EQ(ust_tcp_mem_get(stk, &m), 0);
+	UT_EQ(m.socks, 0);
+	return teardown(stk);
+}
+
 static int
 test_sack_on_data(void)
 {
@@ -6301,6 +6412,8 @@ static const struct ut_case cases[] = {
 	{ "slow start after idle", test_slow_start_after_idle },
 	{ "out-of-order reassembly, overlaps, SACK", test_reassembly },
 	{ "SACK blocks on data segments, D-SACK", test_sack_on_data },
+	{ "idle connections: no SACK block, no RACK records",
+	  test_idle_memory },
 	{ "send-buffer autotuning, SO_SNDBUF", test_sndbuf_autotune },
 	{ "receive-buffer autotuning, SO_RCVBUF", test_rcvbuf_autotune },
 	{ "half-open entries: SYN-ACK retransmission, RST",
