@@ -38,21 +38,41 @@ eth_dst_accepted(const struct ust_stack *stk, const struct rte_ether_hdr *eh)
 	       eh->dst_addr.addr_bytes[2] == 0x5e;
 }
 
-/* The packets of a chunk whose protocol takes bursts, to it: a call per
- * run of one protocol, in arrival order (UDP and TCP take bursts: a chunk
- * of one of them is one call). */
+/* The packets of a chunk whose protocols take bursts (UDP and TCP), to
+ * them: one call per protocol, its packets in their arrival order (a
+ * protocol's order is all that matters: its sockets are its own). A chunk
+ * of one protocol, the common case, goes as it is; a mixed one is split,
+ * so that TCP still sees every segment of a connection in the chunk
+ * together (one lookup, one ACK: tcp_input.c) when UDP datagrams come
+ * between them. */
 static void
 stack_input_bursts(struct ust_stack *stk, struct rte_mbuf **pkts,
 		   const struct ust_ipv4_repr *ips, uint16_t n)
 {
-	uint16_t i, start = 0;
+	struct rte_mbuf *grp[UST_MAX_BURST];
+	struct ust_ipv4_repr gips[UST_MAX_BURST];
+	uint64_t taken = 0;
+	uint16_t i, s, k;
 
-	for (i = 1; i <= n; i++) {
-		if (i < n && ips[i].proto == ips[start].proto)
+	RTE_BUILD_BUG_ON(UST_MAX_BURST > 64); /* taken: a bit a packet */
+	for (i = 1; i < n && ips[i].proto == ips[0].proto; i++)
+		;
+	if (i == n) {
+		stk->ip_protos[ips[0].proto]->input_burst(stk, pkts, ips, n);
+		return;
+	}
+	/* protocols in the order of their first packet */
+	for (s = 0; s < n; s++) {
+		if (taken & (1ull << s))
 			continue;
-		stk->ip_protos[ips[start].proto]->input_burst(stk,
-			pkts + start, ips + start, (uint16_t)(i - start));
-		start = i;
+		for (i = s, k = 0; i < n; i++) {
+			if ((taken & (1ull << i)) || ips[i].proto != ips[s].proto)
+				continue;
+			taken |= 1ull << i;
+			grp[k] = pkts[i];
+			gips[k++] = ips[i];
+		}
+		stk->ip_protos[ips[s].proto]->input_burst(stk, grp, gips, k);
 	}
 }
 

@@ -4419,6 +4419,36 @@ test_input_burst(void)
 	psend(stk, &a, 0, "e", 1);
 	UT_EQ(expect(&a, &th, NULL, 0), 0);
 	UT_EQ(th.ack, a.snd_nxt);
+	UT_EQ(ust_recv(stk, sa, buf, sizeof(buf), 0), 1);
+	/* UDP datagrams between a's segments: TCP still gets a's segments
+	 * together (one ACK), UDP its datagrams in their order */
+	{
+		struct sockaddr_in us = addr_of(0, 7777);
+		int su = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
+
+		UT_ASSERT(su >= 0);
+		UT_EQ(ust_bind(stk, su, (struct sockaddr *)&us, sizeof(us)),
+		      0);
+		a0 = a.snd_nxt;
+		ms[0] = pnext(&a, "f0f0", 4);
+		ms[1] = ut_udp_frame(pool, UT_PEER_IP, UT_OUR_IP, 9, 7777,
+				     "u0", 2);
+		ms[2] = pnext(&a, "f1f1", 4);
+		ms[3] = ut_udp_frame(pool, UT_PEER_IP, UT_OUR_IP, 9, 7777,
+				     "u1", 2);
+		ms[4] = pnext(&a, "f2f2", 4);
+		inject_burst(stk, ms, 5);
+		UT_EQ(expect(&a, &th, NULL, 0), 0);
+		UT_EQ(th.ack, a0 + 12);
+		UT_ASSERT(tx_none());
+		UT_EQ(ust_recv(stk, sa, buf, sizeof(buf), 0), 12);
+		UT_ASSERT(memcmp(buf, "f0f0f1f1f2f2", 12) == 0);
+		UT_EQ(ust_recv(stk, su, buf, sizeof(buf), 0), 2);
+		UT_ASSERT(memcmp(buf, "u0", 2) == 0);
+		UT_EQ(ust_recv(stk, su, buf, sizeof(buf), 0), 2);
+		UT_ASSERT(memcmp(buf, "u1", 2) == 0);
+		UT_EQ(ust_close(stk, su), 0);
+	}
 	UT_EQ(ust_close(stk, sb), 0);
 	UT_EQ(ust_close(stk, sa), 0);
 	UT_EQ(ust_close(stk, ls), 0);
