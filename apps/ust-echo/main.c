@@ -987,9 +987,16 @@ print_client(const struct opts *o, const struct client_result *r)
 	       app_hist_quantile(&r->lat, 0.999) / 1e3,
 	       r->lat.count ? r->lat.min / 1e3 : 0, r->lat.max / 1e3);
 	if (o->tcp) {
-		printf("connections: %" PRIu64 " (%.1f/s), all transactions %"
-		       PRIu64 "\n", r->connects, r->seconds > 0 ?
-		       (double)r->connects / r->seconds : 0, r->all);
+		/* connects counts the warm-up's too: the rate is the
+		 * measured interval's, from its transactions (--reconnect K:
+		 * K a connection) */
+		printf("connections: %" PRIu64 " in all (warm-up included), "
+		       "all transactions %" PRIu64, r->connects, r->all);
+		if (o->reconnect > 0 && r->seconds > 0)
+			printf("; %.1f connections/s measured",
+			       (double)r->transactions / o->reconnect /
+			       r->seconds);
+		printf("\n");
 		printf("errors: refused %" PRIu64 ", reset %" PRIu64
 		       ", timed out %" PRIu64 ", other %" PRIu64 "%s%s\n",
 		       r->refused, r->resets, r->conn_timeouts,
