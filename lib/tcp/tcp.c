@@ -159,7 +159,7 @@ ust_tcp_mem_get(struct ust_stack *stk, struct ust_tcp_mem *m)
 }
 
 static void
-tcp_slab_fini(struct ust_tcp_stack *ts, struct ust_tcp_slab *s)
+tcp_slab_fini(struct ust_tcp_slab *s)
 {
 	struct ust_tcp_chunk *c;
 
@@ -171,7 +171,6 @@ tcp_slab_fini(struct ust_tcp_stack *ts, struct ust_tcp_slab *s)
 		rte_free(c);
 	}
 	s->free = NULL;
-	RTE_SET_USED(ts);
 }
 
 int
@@ -314,11 +313,11 @@ ust_tcp_fini(struct ust_stack *stk)
 	rte_hash_free(ts->conns);
 	rte_hash_free(ts->listeners);
 	rte_mempool_free(ts->req_pool);
-	tcp_slab_fini(ts, &ts->tw_slab);
-	tcp_slab_fini(ts, &ts->sack_slab);
+	tcp_slab_fini(&ts->tw_slab);
+	tcp_slab_fini(&ts->sack_slab);
 	for (i = 0; i < UST_TCP_RACK_SLABS; i++)
-		tcp_slab_fini(ts, &ts->rack_slab[i]);
-	tcp_slab_fini(ts, &ts->tp_slab);
+		tcp_slab_fini(&ts->rack_slab[i]);
+	tcp_slab_fini(&ts->tp_slab);
 	ust_wheel_fini(&ts->wheel);
 	if (ts->mem != NULL && ust_mem_pool_pages(ts->mem) != 0)
 		UST_LOG(ERR, "%s: TCP pool destroyed with %" PRId64
