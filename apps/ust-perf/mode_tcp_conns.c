@@ -1011,7 +1011,9 @@ const struct perf_mode perf_tcp_conns = {
 "  The client holds the connections --warmup + --duration seconds once all\n"
 "  are established, then sends an 8-byte probe on each, which the server\n"
 "  echoes, then closes them. Reported: the set-up rate, the DPDK heap and\n"
-"  mbufs per connection, the tables sized at creation per connection slot,\n"
+"  mbufs per connection (all established, and again after the probes and\n"
+"  echoes), with one stack its TCP objects (control blocks, SACK blocks,\n"
+"  RACK record arrays), the tables sized at creation per connection slot,\n"
 "  connections failed, lost while idle, answered. Exit status 1 when one\n"
 "  failed, was lost or did not answer. A server with --duration 0 ends\n"
 "  when every connection it accepted is closed again.\n",
