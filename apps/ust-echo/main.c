@@ -1097,6 +1097,9 @@ main(int argc, char **argv)
 	uint16_t i;
 	int rc = 0;
 
+	/* Status lines reach a log file or a pipe as they are printed
+	 * (scripts wait for them); the data path never prints. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	app_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
 	parse_opts(app_argc, app_argv, &o);
 	memset(&env, 0, sizeof(env));

@@ -554,6 +554,9 @@ main(int argc, char **argv)
 	struct app_json j;
 	unsigned int i;
 
+	/* Status lines reach a log file or a pipe as they are printed
+	 * (scripts wait for them); the data path never prints. */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 	app_split_args(argc, argv, &eal_argc, &eal_argv, &app_argc, &app_argv);
 	c.mode = find_mode(app_argc, app_argv);
 	c.duration = 10;

@@ -21,6 +21,7 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1
 
 bench_setup() {
 	ust_need_root
+	ust_install_deps
 	ust_build
 	ust_hugepages 1536
 	echo "results in $OUT" >&2
