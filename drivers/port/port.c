@@ -43,8 +43,11 @@
 #include "ust_port.h"
 #include "ust_tcp_tx.h"
 
+/* "ustack.port", as the library's other log types (UST_LOG_TO() in
+ * lib/core/stack_private.h, which this driver does not see) */
+RTE_LOG_REGISTER(ust_port_logtype, ustack.port, INFO);
 #define PORT_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_##level, RTE_LOGTYPE_USER1, "ustack port: " fmt "\n", \
+	rte_log(RTE_LOG_##level, ust_port_logtype, "ustack.port: " fmt "\n", \
 		##__VA_ARGS__)
 
 /* The profiles' RSS (ust_port_profile_rss()) */

@@ -25,7 +25,24 @@
 #include "stack_private.h"
 #include "ust_wire.h"
 
-RTE_LOG_REGISTER_DEFAULT(ust_logtype, INFO);
+/* DPDK's RTE_LOG_REGISTER_DEFAULT names a type after the build's
+ * RTE_LOG_DEFAULT_LOGTYPE, which only DPDK's own build defines: each
+ * component names its type itself (see UST_LOG_TO()). */
+RTE_LOG_REGISTER(ust_drop_logtype, ustack.drop, INFO);
+
+void
+ust_drop_log(const struct ust_stack *stk, enum ust_drop_reason r)
+{
+	static const char *const path[] = {
+		[UST_DROP_PATH_RX] = "rx", [UST_DROP_PATH_SOCK] = "socket",
+		[UST_DROP_PATH_TX] = "tx",
+	};
+	enum ust_drop_path p = ust_drop_path(r);
+
+	UST_LOG_TO(ust_drop_logtype, "ustack.drop", DEBUG, "%s: %s (%s)",
+		   stk->name, ust_drop_name(r),
+		   p < RTE_DIM(path) && path[p] != NULL ? path[p] : "?");
+}
 
 /*
  * The TSC as nanoseconds by a multiply and a shift: ns = cycles * mult >>

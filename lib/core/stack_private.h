@@ -37,10 +37,19 @@
 #include "ust_stats.h"
 #include "ust_wire.h"
 
-extern int ust_logtype;
-#define UST_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_##level, ust_logtype, "ustack: " fmt "\n", \
-		##__VA_ARGS__)
+/*
+ * Logging: one DPDK log type per component, named "ustack.<component>"
+ * (--log-level='ustack.*:debug' turns them all on, --log-level=
+ * ustack.tcp:debug one of them), each registered by its component with
+ * RTE_LOG_REGISTER as ust_<component>_logtype and written through
+ * UST_LOG_TO(), which prefixes the type's name. "ustack.drop" (lib/core)
+ * logs every dropped packet with its counter's name at debug level; the
+ * stack reads its level once at creation (stk->log_drops), so that a
+ * drop costs one predicted branch when it is off.
+ */
+#define UST_LOG_TO(type, name, level, fmt, ...) \
+	rte_log(RTE_LOG_##level, type, name ": " fmt "\n", ##__VA_ARGS__)
+extern int ust_drop_logtype;
 
 struct ust_sock;
 struct ust_udp_sock;
@@ -291,6 +300,7 @@ struct ust_stack {
 	uint16_t tx_cap;
 	uint16_t tx_n;
 	uint16_t ip_id;
+	bool log_drops;              /* "ustack.drop" at debug level */
 	uint64_t now;
 	struct rte_mempool *pool;
 	uint32_t hit_ip;             /* last next hop resolved */
@@ -412,11 +422,16 @@ ust_reply_alloc(struct ust_stack *stk)
 	return rte_pktmbuf_alloc(stk->pool);
 }
 
+/* The "ustack.drop" debug line of a drop (lib/core/core.c). */
+void ust_drop_log(const struct ust_stack *stk, enum ust_drop_reason r);
+
 /* Free a packet that ends here without being consumed. */
 static inline void
 ust_drop(struct ust_stack *stk, struct rte_mbuf *m, enum ust_drop_reason r)
 {
 	stk->drop[r]++;
+	if (unlikely(stk->log_drops))
+		ust_drop_log(stk, r);
 	rte_pktmbuf_free(m);
 }
 

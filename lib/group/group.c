@@ -49,9 +49,10 @@
 #include "ust_group.h"
 #include "ust_socket.h"
 
+RTE_LOG_REGISTER(ust_group_logtype, ustack.group, INFO);
 #define GRP_LOG(level, fmt, ...) \
-	rte_log(RTE_LOG_##level, ust_logtype, "ustack group: " fmt "\n", \
-		##__VA_ARGS__)
+	UST_LOG_TO(ust_group_logtype, "ustack.group", level, fmt, \
+		   ##__VA_ARGS__)
 
 /* frames staged for one sibling before they go to its ring in a burst */
 #define GRP_STAGE 32

@@ -62,6 +62,7 @@
  *    the gateway), so an entry would only be a slot a spoofer takes.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -148,6 +149,27 @@ arp_drop_pending(struct ust_stack *stk, struct ust_arp_entry *e,
 
 	while ((m = arp_pending_pop(stk, e)) != NULL)
 		ust_tx_drop(stk, m, r);
+}
+
+static void arp_delete(struct ust_stack *stk, uint32_t idx);
+
+/* No answer after max_probes requests: the entry and what waited on it
+ * go (the frames under neigh_failed). */
+static void
+arp_failed(struct ust_stack *stk, uint32_t idx)
+{
+	const struct ust_arp_entry *e = &stk->arp.e[idx];
+
+	stk->mib[UST_MIB_ARP_RESFAILED]++;
+	if (rte_log_can_log(ust_ip_logtype, RTE_LOG_DEBUG)) {
+		char a[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &e->ip, a, sizeof(a));
+		IP_LOG(DEBUG, "%s: ARP: no reply from %s to %u requests, "
+		       "%u queued frames dropped", stk->name, a, e->probes,
+		       (unsigned int)e->pending.len);
+	}
+	arp_delete(stk, idx);
 }
 
 static void
@@ -557,8 +579,7 @@ ust_arp_timers(struct ust_stack *stk)
 			if (now < e->next_probe)
 				break;
 			if (e->probes >= c->max_probes) {
-				stk->mib[UST_MIB_ARP_RESFAILED]++;
-				arp_delete(stk, i);
+				arp_failed(stk, i);
 				break;
 			}
 			e->probes++;
@@ -569,8 +590,7 @@ ust_arp_timers(struct ust_stack *stk)
 			if (now < e->next_probe)
 				break;
 			if (e->probes >= c->max_probes) {
-				stk->mib[UST_MIB_ARP_RESFAILED]++;
-				arp_delete(stk, i);
+				arp_failed(stk, i);
 				break;
 			}
 			e->probes++;

@@ -107,4 +107,9 @@ void ust_icmp_send_error(struct ust_stack *stk, struct rte_mbuf *orig,
 			 const struct ust_ipv4_repr *ip, uint8_t type,
 			 uint8_t code);
 
+/* "ustack.ip" (registered in ip.c; see UST_LOG_TO()) */
+extern int ust_ip_logtype;
+#define IP_LOG(level, fmt, ...) \
+	UST_LOG_TO(ust_ip_logtype, "ustack.ip", level, fmt, ##__VA_ARGS__)
+
 #endif /* UST_IP_PRIVATE_H */

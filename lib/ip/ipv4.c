@@ -26,6 +26,8 @@
 #include "ip_private.h"
 #include "ust_wire.h"
 
+RTE_LOG_REGISTER(ust_ip_logtype, ustack.ip, INFO);
+
 int
 ust_route(const struct ust_stack *stk, rte_be32_t dst, rte_be32_t *nexthop,
 	  enum ust_route_kind *kind)

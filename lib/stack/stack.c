@@ -28,6 +28,10 @@
 #include "sock_private.h"
 #include "tcp_private.h"
 #include "telemetry_private.h"
+
+RTE_LOG_REGISTER(ust_stack_logtype, ustack.stack, INFO);
+#define STACK_LOG(level, fmt, ...) \
+	UST_LOG_TO(ust_stack_logtype, "ustack.stack", level, fmt, ##__VA_ARGS__)
 #include "udp_private.h"
 #include "ust_tcp_tx.h"
 #include "ust_wire.h"
@@ -149,7 +153,7 @@ ust_stack_create(const struct ust_stack_conf *conf)
 	}
 	off = rte_mbuf_dynfield_register(&ust_meta_desc);
 	if (off < 0) {
-		UST_LOG(ERR, "cannot register the mbuf metadata field: %s",
+		STACK_LOG(ERR, "cannot register the mbuf metadata field: %s",
 			rte_strerror(rte_errno));
 		return NULL;
 	}
@@ -178,6 +182,7 @@ ust_stack_create(const struct ust_stack_conf *conf)
 	stk->rx_burst = conf->rx_burst;
 	stk->tx_cap = conf->tx_stage;
 	stk->ip_id = (uint16_t)rte_rand();
+	stk->log_drops = rte_log_can_log(ust_drop_logtype, RTE_LOG_DEBUG);
 	stk->lcore = conf->lcore == LCORE_ID_ANY ? rte_lcore_id() :
 		conf->lcore;
 	stk->hit_ip = 0;

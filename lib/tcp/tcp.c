@@ -15,6 +15,7 @@
  * fit rcvbuf, or that the pool refuses, is dropped and counted.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -27,6 +28,8 @@
 
 #include "tcp_cc.h"
 #include "tcp_private.h"
+
+RTE_LOG_REGISTER(ust_tcp_logtype, ustack.tcp, INFO);
 
 static const char *const state_names[] = {
 	[UST_TCP_CLOSED] = "CLOSED",
@@ -164,7 +167,7 @@ tcp_slab_fini(struct ust_tcp_slab *s)
 	struct ust_tcp_chunk *c;
 
 	if (s->in_use != 0)
-		UST_LOG(ERR, "%s: %" PRIu64 " objects still in use", s->name,
+		TCP_LOG(ERR, "%s: %" PRIu64 " objects still in use", s->name,
 			s->in_use);
 	while ((c = s->chunks) != NULL) {
 		s->chunks = c->next;
@@ -320,7 +323,7 @@ ust_tcp_fini(struct ust_stack *stk)
 	tcp_slab_fini(&ts->tp_slab);
 	ust_wheel_fini(&ts->wheel);
 	if (ts->mem != NULL && ust_mem_pool_pages(ts->mem) != 0)
-		UST_LOG(ERR, "%s: TCP pool destroyed with %" PRId64
+		TCP_LOG(ERR, "%s: TCP pool destroyed with %" PRId64
 			" pages charged", stk->name,
 			ust_mem_pool_pages(ts->mem));
 	ust_mem_pool_free(ts->mem);
@@ -539,6 +542,19 @@ void
 ust_tcp_abort(struct ust_stack *stk, struct ust_tcp_sock *tp, int err,
 	  bool send_rst)
 {
+	if (rte_log_can_log(ust_tcp_logtype, RTE_LOG_DEBUG)) {
+		char l[INET_ADDRSTRLEN], r[INET_ADDRSTRLEN];
+
+		inet_ntop(AF_INET, &tp->base.laddr, l, sizeof(l));
+		inet_ntop(AF_INET, &tp->base.raddr, r, sizeof(r));
+		TCP_LOG(DEBUG, "%s: %s:%u -> %s:%u %s: %s%s", stk->name, l,
+			rte_be_to_cpu_16(tp->base.lport), r,
+			rte_be_to_cpu_16(tp->base.rport),
+			ust_tcp_state_name(tp->state),
+			err == ECONNRESET ? "reset by the peer" :
+			err == 0 ? "aborted" : strerror(err),
+			send_rst && !stk->dying ? ", RST sent" : "");
+	}
 	if (send_rst && tp->state != UST_TCP_CLOSED &&
 	    tp->state != UST_TCP_LISTEN && tp->state != UST_TCP_SYN_SENT)
 		ust_tcp_send_rst(stk, tp);

@@ -48,6 +48,11 @@
 #include "ust_tcp_tx.h"
 #include "ust_wire.h"
 
+/* "ustack.tcp" (registered in tcp.c; see UST_LOG_TO()) */
+extern int ust_tcp_logtype;
+#define TCP_LOG(level, fmt, ...) \
+	UST_LOG_TO(ust_tcp_logtype, "ustack.tcp", level, fmt, ##__VA_ARGS__)
+
 /* ---- sequence arithmetic (RFC 9293 3.4), modulo 2^32 ---- */
 #define SEQ_LT(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) < 0)
 #define SEQ_LEQ(a, b) ((int32_t)((uint32_t)(a) - (uint32_t)(b)) <= 0)

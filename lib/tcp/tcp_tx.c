@@ -114,7 +114,7 @@ ust_tcp_tx_init(struct ust_stack *stk)
 
 	rc = ust_tcp_tx_layout_check(stk, c->tx_layout);
 	if (rc != 0) {
-		UST_LOG(ERR, "%s: tx_layout %s: %s", stk->name,
+		TCP_LOG(ERR, "%s: tx_layout %s: %s", stk->name,
 			ust_tcp_tx_layout_name(c->tx_layout) ?
 			ust_tcp_tx_layout_name(c->tx_layout) : "?",
 			rc == -EOPNOTSUPP ? "the port does not transmit "

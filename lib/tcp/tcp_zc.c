@@ -141,7 +141,7 @@ ust_tcp_zc_fini(struct ust_stack *stk)
 	if (zc->outstanding > 0) {
 		/* the NIC still holds some: the state stays (and the areas
 		 * registered) until the last one is freed */
-		UST_LOG(WARNING, "%s: %u zero-copy buffers still held by the "
+		TCP_LOG(WARNING, "%s: %u zero-copy buffers still held by the "
 			"NIC: their state outlives the stack", stk->name,
 			zc->outstanding);
 		zc->orphan = true;
@@ -300,7 +300,7 @@ ust_zc_register(struct ust_stack *stk, void *addr, size_t len,
 		char why[128];
 
 		rc = ust_zc_check(stk, why, sizeof(why));
-		UST_LOG(ERR, "%s: zero copy refused: %s", stk->name, why);
+		TCP_LOG(ERR, "%s: zero copy refused: %s", stk->name, why);
 		return rc;
 	}
 	zc = zc_state(stk);
@@ -344,7 +344,7 @@ ust_zc_register(struct ust_stack *stk, void *addr, size_t len,
 					 (uint64_t)(uintptr_t)va, ZC_UNIT);
 	}
 	if (rc != 0) {
-		UST_LOG(ERR, "%s: zero copy: %s cannot map DMA (%s)",
+		TCP_LOG(ERR, "%s: zero copy: %s cannot map DMA (%s)",
 			stk->name, zc->mapper.name ? zc->mapper.name : "mapper",
 			strerror(-rc));
 		rte_free(a->unit_refs);

@@ -50,6 +50,8 @@
 #include "udp_private.h"
 #include "ust_wire.h"
 
+RTE_LOG_REGISTER(ust_udp_logtype, ustack.udp, INFO);
+
 #define UDP_HDRS_ROOM (UST_ETH_HDR_LEN + UST_IPV4_HDR_LEN + UST_UDP_HDR_LEN)
 
 static inline struct ust_udp_sock *
@@ -139,7 +141,7 @@ ust_udp_fini(struct ust_stack *stk)
 	rte_hash_free(stk->udp_ports);
 	stk->udp_ports = NULL;
 	if (stk->udp_mem != NULL && ust_mem_pool_pages(stk->udp_mem) != 0)
-		UST_LOG(ERR, "%s: UDP pool destroyed with %" PRId64
+		UDP_LOG(ERR, "%s: UDP pool destroyed with %" PRId64
 			" pages charged", stk->name,
 			ust_mem_pool_pages(stk->udp_mem));
 	ust_mem_pool_free(stk->udp_mem);
@@ -742,7 +744,7 @@ ust_udp_close(struct ust_stack *stk, struct ust_sock *s)
 	/* everything goes back: rmem_alloc to 0, forward_alloc to 0 */
 	udp_rmem_release(us, freed, true, 0);
 	if (us->rmem_alloc != 0 || us->forward_alloc != 0)
-		UST_LOG(ERR, "udp close: accounting left rmem_alloc %u "
+		UDP_LOG(ERR, "udp close: accounting left rmem_alloc %u "
 			"forward_alloc %d", us->rmem_alloc, us->forward_alloc);
 	rte_free(us);
 }

@@ -123,4 +123,9 @@ int ust_udp_init(struct ust_stack *stk);
 void ust_udp_fini(struct ust_stack *stk);
 
 
+/* "ustack.udp" (registered in udp.c; see UST_LOG_TO()) */
+extern int ust_udp_logtype;
+#define UDP_LOG(level, fmt, ...) \
+	UST_LOG_TO(ust_udp_logtype, "ustack.udp", level, fmt, ##__VA_ARGS__)
+
 #endif /* UST_UDP_PRIVATE_H */

@@ -1395,6 +1395,96 @@ test_source_route(void)
 	return teardown(stk);
 }
 
+/*
+ * The log types are "ustack.<component>" (none is left named after the
+ * RTE_LOG_DEFAULT_LOGTYPE macro, the literal that DPDK's
+ * RTE_LOG_REGISTER_DEFAULT gives outside DPDK's build); with
+ * "ustack.*" at debug a dropped packet logs its reason and an ARP failure
+ * its address, one line each, and with the level back at info nothing.
+ */
+static int
+test_log_types(void)
+{
+	static const char *const types[] = {
+		"ustack.stack", "ustack.ip", "ustack.udp", "ustack.tcp",
+		"ustack.drop",
+	};
+	struct sockaddr_in to = peer(RTE_BE32(UT_IPV4(198, 18, 0, 77)), 9);
+	FILE *old = rte_log_get_stream(), *f;
+	struct ust_stack *stk;
+	char *buf = NULL, want[160], name[32];
+	size_t len = 0, i;
+	struct rte_mbuf *m;
+	int sd, rc;
+	uint64_t t;
+
+	f = open_memstream(&buf, &len);
+	UT_ASSERT(f != NULL);
+	rte_log_dump(f);
+	fflush(f);
+	for (i = 0; i < RTE_DIM(types); i++)
+		UT_ASSERT(strstr(buf, types[i]) != NULL, "no log type %s",
+			  types[i]);
+	UT_ASSERT(strstr(buf, "RTE_LOG_DEFAULT_LOGTYPE") == NULL);
+	fclose(f);
+	free(buf);
+	buf = NULL;
+
+	f = open_memstream(&buf, &len);
+	UT_ASSERT(f != NULL);
+	rte_openlog_stream(f);
+	UT_EQ(rte_log_set_level_pattern("ustack.*", RTE_LOG_DEBUG), 0);
+	stk = ut_stack_create(&nif, pool, NULL);
+	UT_ASSERT(stk != NULL);
+	snprintf(name, sizeof(name), "%s", ust_stack_name(stk));
+	sd = ut_udp_bound(stk, 7);
+	UT_ASSERT(sd >= 0);
+	learn_peer(stk, 0);
+	m = udp_to_us(7, 10);
+	*rte_pktmbuf_mtod_offset(m, uint8_t *, 14 + 20 + 8) ^= 0x40;
+	UT_EQ(expect_drop(stk, m, UST_DROP_UDP_CSUM), 0);
+	/* an unanswered ARP request with two datagrams waiting */
+	UT_EQ(ust_sendto(stk, sd, "a", 1, 0, (struct sockaddr *)&to,
+			 sizeof(to)), 1);
+	UT_EQ(ust_sendto(stk, sd, "b", 1, 0, (struct sockaddr *)&to,
+			 sizeof(to)), 1);
+	ust_stack_flush(stk);
+	for (t = 100 * MS; t <= 5 * SEC; t += 100 * MS) {
+		ust_stack_timers(stk, t);
+		ust_stack_flush(stk);
+	}
+	UT_EQ(drops(stk, UST_DROP_NEIGH_FAILED), 2);
+	rc = teardown(stk);
+	/* back at info: a drop logs nothing */
+	UT_EQ(rte_log_set_level_pattern("ustack.*", RTE_LOG_INFO), 0);
+	stk = ut_stack_create(&nif, pool, NULL);
+	UT_ASSERT(stk != NULL);
+	learn_peer(stk, 0);
+	m = udp_to_us(8, 10);
+	UT_EQ(expect_drop(stk, m, UST_DROP_NO_SOCKET), 0);
+	if (teardown(stk) != 0)
+		rc = -1;
+	rte_openlog_stream(old);
+	fclose(f);
+
+	snprintf(want, sizeof(want), "ustack.drop: %s: %s (rx)\n", name,
+		 ust_drop_name(UST_DROP_UDP_CSUM));
+	UT_ASSERT(strstr(buf, want) != NULL, "no drop line in: %s", buf);
+	snprintf(want, sizeof(want), "ustack.drop: %s: %s (tx)\n", name,
+		 ust_drop_name(UST_DROP_NEIGH_FAILED));
+	UT_ASSERT(strstr(buf, want) != NULL, "no neigh drop line in: %s",
+		  buf);
+	snprintf(want, sizeof(want), "ustack.ip: %s: ARP: no reply from "
+		 "198.18.0.77 to 3 requests, 2 queued frames dropped\n", name);
+	UT_ASSERT(strstr(buf, want) != NULL, "no ARP line in: %s", buf);
+	snprintf(want, sizeof(want), ": %s (rx)\n",
+		 ust_drop_name(UST_DROP_NO_SOCKET));
+	UT_ASSERT(strstr(buf, want) == NULL, "a drop logged at info: %s",
+		  buf);
+	free(buf);
+	return rc;
+}
+
 static const struct ut_case cases[] = {
 	{ "arp_reply", test_arp_reply },
 	{ "arp_resolve", test_arp_resolve },
@@ -1421,6 +1511,7 @@ static const struct ut_case cases[] = {
 	{ "loopback_bounded", test_loopback_bounded },
 	{ "error_reporting", test_error_reporting },
 	{ "source_route", test_source_route },
+	{ "log_types", test_log_types },
 };
 
 int

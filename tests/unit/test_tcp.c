@@ -1156,7 +1156,9 @@ test_rst_syn_challenge(void)
 	struct ust_tcp_repr th;
 	struct ust_tcp_opts o;
 	struct peer p;
-	char buf[16];
+	char buf[16], *lbuf = NULL;
+	size_t llen = 0;
+	FILE *lf, *lold;
 	int ls, sd, epd;
 
 	ls = listener(stk, LPORT, 8);
@@ -1233,7 +1235,20 @@ test_rst_syn_challenge(void)
 	UT_ASSERT(epd >= 0);
 	psend(stk, &p, 0, "unread", 6);
 	UT_EQ(expect(&p, &th, NULL, 0), 0);
+	/* ... and says so in "ustack.tcp" at debug level */
+	lf = open_memstream(&lbuf, &llen);
+	UT_ASSERT(lf != NULL);
+	lold = rte_log_get_stream();
+	rte_openlog_stream(lf);
+	UT_EQ(rte_log_set_level_pattern("ustack.tcp", RTE_LOG_DEBUG), 0);
 	seg(stk, &p, p.snd_nxt, UST_TCP_RST, NULL, 0);
+	UT_EQ(rte_log_set_level_pattern("ustack.tcp", RTE_LOG_INFO), 0);
+	rte_openlog_stream(lold);
+	fclose(lf);
+	UT_ASSERT(strstr(lbuf, "ustack.tcp: ") == lbuf &&
+		  strstr(lbuf, " ESTABLISHED: reset by the peer\n") != NULL,
+		  "log: %s", lbuf);
+	free(lbuf);
 	UT_ASSERT(tx_none());
 	UT_EQ(mib(stk, UST_MIB_TCP_ESTABRESETS), 1);
 	UT_EQ(mib(stk, UST_MIB_TCP_CURRESTAB), 0);
