@@ -156,7 +156,8 @@ struct ust_tcp_conf {
 
 /** Configuration of a stack instance. ust_stack_conf_defaults() first. */
 struct ust_stack_conf {
-	const char *name;           /**< for logs and telemetry ("ust0") */
+	const char *name;           /**< for logs and telemetry, unique in
+				     *  the process ("ust0") */
 	struct ust_netif netif;     /**< where frames come from and go to */
 	struct rte_mempool *pool;   /**< mbufs for packets the stack builds */
 	int socket_id;              /**< NUMA node for the instance's memory */
@@ -198,7 +199,9 @@ void ust_stack_conf_defaults(struct ust_stack_conf *conf);
 
 /**
  * Create a stack instance on the calling lcore. Returns NULL and sets
- * rte_errno (EINVAL for a bad configuration, ENOMEM) on failure.
+ * rte_errno on failure: EINVAL for a bad configuration, ENOMEM, EEXIST
+ * when a live stack or group of the process has the name (telemetry
+ * answers for a name: it must be unique), ENOSPC beyond 1024 live stacks.
  */
 struct ust_stack *ust_stack_create(const struct ust_stack_conf *conf);
 

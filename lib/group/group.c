@@ -541,7 +541,15 @@ ust_group_create(const struct ust_group_conf *c)
 	g->tel.name = g->name;
 	g->tel.stks = g->stks;
 	g->tel.n = g->n;
-	ust_telemetry_group_register(&g->tel);
+	rc = ust_telemetry_group_register(&g->tel);
+	if (rc != 0) {
+		GRP_LOG(ERR, "%s: %s", g->name, rc == -EEXIST ?
+			"a stack or group of this process has this name" :
+			"too many groups in this process");
+		ust_group_destroy(g);
+		rte_errno = -rc;
+		return NULL;
+	}
 	return g;
 nomem:
 	ust_group_destroy(g);

@@ -115,7 +115,9 @@ void ust_group_conf_defaults(struct ust_group_conf *c);
 /**
  * Create the stacks and the rings between them. Call before any of the
  * lcores polls. Returns NULL and sets rte_errno on failure (EINVAL for a
- * bad configuration, with the reason logged; ENOMEM).
+ * bad configuration, with the reason logged; ENOMEM; EEXIST when a live
+ * stack or group of the process has the group's name or one of its
+ * stacks' names; ENOSPC beyond 64 live groups).
  */
 struct ust_group *ust_group_create(const struct ust_group_conf *c);
 

@@ -46,7 +46,7 @@ void
 ust_stack_conf_defaults(struct ust_stack_conf *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->name = "ust";
+	c->name = "ust0";
 	c->socket_id = SOCKET_ID_ANY;
 	c->lcore = LCORE_ID_ANY;
 	c->prefix_len = 24;
@@ -165,7 +165,7 @@ ust_stack_create(const struct ust_stack_conf *conf)
 	}
 	stk->conf = *conf;
 	snprintf(stk->name, sizeof(stk->name), "%s",
-		 conf->name != NULL ? conf->name : "ust");
+		 conf->name != NULL ? conf->name : "ust0");
 	stk->conf.name = stk->name;
 	stk->netif = conf->netif;
 	stk->pool = conf->pool;
@@ -216,7 +216,15 @@ ust_stack_create(const struct ust_stack_conf *conf)
 		rte_errno = -rc;
 		return NULL;
 	}
-	ust_telemetry_register(stk);
+	rc = ust_telemetry_register(stk);
+	if (rc != 0) {
+		STACK_LOG(ERR, "%s: %s", stk->name, rc == -EEXIST ?
+			  "a stack or group of this process has this name" :
+			  "too many stacks in this process");
+		ust_stack_destroy(stk);
+		rte_errno = -rc;
+		return NULL;
+	}
 	return stk;
 nomem:
 	ust_stack_destroy(stk);

@@ -20,11 +20,13 @@
  * rte_telemetry callbacks get no context pointer, so this file keeps the
  * one piece of process-wide mutable state in ustack: a registry of live
  * instances, under a lock taken only by telemetry and by instance
- * creation and destruction. Counters are read without synchronisation
+ * creation and destruction. Since NAME answers for a stack or a group,
+ * the registry refuses a name that a live stack or group already has. Counters are read without synchronisation
  * (aligned 64-bit loads); sockets are walked under the instance's
  * ctl_lock, which close also takes.
  */
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +38,11 @@
 #include "telemetry_private.h"
 #include "udp_private.h"
 
-#define TEL_MAX_STACKS 128
-#define TEL_MAX_GROUPS 16
+/* live instances and groups a process may have: their names are unique
+ * among both (ust_stack_create() and ust_group_create() refuse a name in
+ * use with EEXIST, and more than these with ENOSPC) */
+#define TEL_MAX_STACKS 1024
+#define TEL_MAX_GROUPS 64
 
 static rte_spinlock_t tel_lock = RTE_SPINLOCK_INITIALIZER;
 static struct ust_stack *tel_stacks[TEL_MAX_STACKS];
@@ -91,6 +96,13 @@ tel_find(const char *name)
 		    strcmp(tel_stacks[i]->name, name) == 0)
 			return tel_stacks[i];
 	return NULL;
+}
+
+/* A live stack or group is named @name. Under tel_lock. */
+static bool
+tel_name_taken(const char *name)
+{
+	return tel_find(name) != NULL || tel_find_group(name) != NULL;
 }
 
 /* Copy the counters of instance @name; false when there is none. */
@@ -324,10 +336,11 @@ tel_sockets_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-void
+int
 ust_telemetry_register(struct ust_stack *stk)
 {
 	unsigned int i;
+	int rc = -ENOSPC;
 
 	rte_spinlock_lock(&tel_lock);
 	if (!tel_registered) {
@@ -352,12 +365,19 @@ ust_telemetry_register(struct ust_stack *stk)
 			"mbuf pool and ARP pending mbufs. Parameter: name");
 		tel_registered = true;
 	}
+	if (tel_name_taken(stk->name)) {
+		rc = -EEXIST;
+		goto out;
+	}
 	for (i = 0; i < TEL_MAX_STACKS; i++)
 		if (tel_stacks[i] == NULL) {
 			tel_stacks[i] = stk;
+			rc = 0;
 			break;
 		}
+out:
 	rte_spinlock_unlock(&tel_lock);
+	return rc;
 }
 
 void
@@ -372,18 +392,26 @@ ust_telemetry_unregister(struct ust_stack *stk)
 	rte_spinlock_unlock(&tel_lock);
 }
 
-void
+int
 ust_telemetry_group_register(const struct ust_tel_group *g)
 {
 	unsigned int i;
+	int rc = -ENOSPC;
 
 	rte_spinlock_lock(&tel_lock);
+	if (tel_name_taken(g->name)) {
+		rc = -EEXIST;
+		goto out;
+	}
 	for (i = 0; i < TEL_MAX_GROUPS; i++)
 		if (tel_groups[i] == NULL) {
 			tel_groups[i] = g;
+			rc = 0;
 			break;
 		}
+out:
 	rte_spinlock_unlock(&tel_lock);
+	return rc;
 }
 
 void

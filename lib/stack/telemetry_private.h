@@ -14,7 +14,8 @@
 
 /* ---- telemetry, lib/stack/telemetry.c ---- */
 
-void ust_telemetry_register(struct ust_stack *stk);
+/* 0, or -EEXIST (a live stack or group has its name), -ENOSPC */
+int ust_telemetry_register(struct ust_stack *stk);
 void ust_telemetry_unregister(struct ust_stack *stk);
 
 /* A group of sibling stacks (lib/group) as telemetry sees it: its name
@@ -26,7 +27,8 @@ struct ust_tel_group {
 	uint16_t n;
 };
 
-void ust_telemetry_group_register(const struct ust_tel_group *g);
+/* 0, or -EEXIST (a live stack or group has its name), -ENOSPC */
+int ust_telemetry_group_register(const struct ust_tel_group *g);
 void ust_telemetry_group_unregister(const struct ust_tel_group *g);
 
 #endif /* UST_TELEMETRY_PRIVATE_H */

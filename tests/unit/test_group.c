@@ -1322,6 +1322,65 @@ test_lcores(void)
 	return 0;
 }
 
+/*
+ * Names are unique among a process's live stacks and groups: a group
+ * whose stack would take a lone stack's name is refused (EEXIST) and
+ * leaves nothing behind; with the group up, neither its name nor its
+ * stacks' names can be taken by a lone stack.
+ */
+static int
+test_names(void)
+{
+	struct ust_group_conf gc;
+	struct ust_stack_conf pc;
+	struct ust_stack *s;
+	unsigned int i, lc;
+
+	wire_init();
+	ust_stack_conf_defaults(&pc);
+	pc.name = "grp1";
+	netif_of(&pc.netif, &ends[NS], &peer_mac, 0);
+	pc.netif.port_id = UINT16_MAX;
+	pc.pool = pool;
+	pc.addr = UT_PEER_IP;
+	pc.prefix_len = 24;
+	s = ust_stack_create(&pc);
+	UT_ASSERT(s != NULL);
+	ust_group_conf_defaults(&gc);
+	UT_ASSERT(strcmp(gc.name, "ust") == 0);
+	gc.name = "grp";
+	gc.nb_stacks = NS;
+	lc = rte_get_main_lcore();
+	for (i = 0; i < NS; i++) {
+		gc.lcores[i] = lc;
+		lc = rte_get_next_lcore(lc, 0, 0);
+		netif_of(&gc.netifs[i], &ends[i], &grp_mac, (uint16_t)i);
+	}
+	gc.stack.pool = pool;
+	gc.stack.addr = UT_OUR_IP;
+	gc.stack.prefix_len = 24;
+	UT_ASSERT(ust_group_create(&gc) == NULL);
+	UT_EQ(rte_errno, EEXIST);
+	ust_stack_destroy(s);
+	UT_ASSERT(ut_leak_check(pool) == 0);
+	grp = ust_group_create(&gc);
+	UT_ASSERT(grp != NULL, "%s", rte_strerror(rte_errno));
+	UT_ASSERT(strcmp(ust_stack_name(ust_group_stack(grp, 1)), "grp1") == 0);
+	pc.name = "grp";
+	UT_ASSERT(ust_stack_create(&pc) == NULL);
+	UT_EQ(rte_errno, EEXIST);
+	pc.name = "grp0";
+	UT_ASSERT(ust_stack_create(&pc) == NULL);
+	UT_EQ(rte_errno, EEXIST);
+	ust_group_destroy(grp);
+	grp = NULL;
+	for (i = 0; i < NS; i++)
+		fifo_free(&q_grp[i]);
+	fifo_free(&q_peer);
+	UT_ASSERT(ut_leak_check(pool) == 0);
+	return 0;
+}
+
 static const struct ut_case cases[] = {
 	{ "Toeplitz: the Microsoft vector, the symmetric key", test_hash },
 	{ "passive opens spread over the stacks; ARP learnt once",
@@ -1347,6 +1406,7 @@ static const struct ut_case cases[] = {
 	  test_ports_per_peer },
 	{ "configurations refused", test_bad_conf },
 	{ "stacks on their own lcores", test_lcores },
+	{ "names unique among stacks and groups", test_names },
 };
 
 int

@@ -11,6 +11,7 @@
 #include <errno.h>
 
 #include <rte_arp.h>
+#include <rte_errno.h>
 #include <rte_icmp.h>
 #include <rte_ip.h>
 #include <rte_udp.h>
@@ -1485,6 +1486,39 @@ test_log_types(void)
 	return rc;
 }
 
+/*
+ * Stack names are unique in the process (telemetry answers for a name):
+ * the default is "ust0", a second live stack of that name is refused with
+ * EEXIST, and the name is free again once the first is destroyed.
+ */
+static int
+test_names(void)
+{
+	struct ust_stack_conf c;
+	struct ust_stack *a, *b;
+
+	ust_stack_conf_defaults(&c);
+	UT_ASSERT(strcmp(c.name, "ust0") == 0);
+	c.netif = nif.netif;
+	c.pool = pool;
+	c.addr = UT_OUR_IP;
+	c.prefix_len = 24;
+	a = ust_stack_create(&c);
+	UT_ASSERT(a != NULL);
+	UT_ASSERT(strcmp(ust_stack_name(a), "ust0") == 0);
+	b = ust_stack_create(&c);
+	UT_ASSERT(b == NULL);
+	UT_EQ(rte_errno, EEXIST);
+	c.name = NULL;	/* the default too */
+	b = ust_stack_create(&c);
+	UT_ASSERT(b == NULL);
+	UT_EQ(rte_errno, EEXIST);
+	ust_stack_destroy(a);
+	b = ust_stack_create(&c);
+	UT_ASSERT(b != NULL);
+	return teardown(b);
+}
+
 static const struct ut_case cases[] = {
 	{ "arp_reply", test_arp_reply },
 	{ "arp_resolve", test_arp_resolve },
@@ -1512,6 +1546,7 @@ static const struct ut_case cases[] = {
 	{ "error_reporting", test_error_reporting },
 	{ "source_route", test_source_route },
 	{ "log_types", test_log_types },
+	{ "names", test_names },
 };
 
 int
