@@ -137,5 +137,19 @@ expect "--shared feeds stack 0's socket from the other stacks: it needs --nb-cor
 expect "--nb-cores 2 needs 2 lcores: the EAL lcore list (-l) has 1" "$perf_bin" -l 0 --no-pci --no-huge -m 64 --no-shconf --log-level=*:error -- --mode tcp-rr-loop --nb-cores 2
 expect "unknown option '--role' for --mode tcp-rr-loop" "$perf_bin" --mode tcp-rr-loop --role client
 
+# --version (issue 14): status 0, one line on stdout naming both versions
+for b in "$echo_bin" "$perf_bin"; do
+	n=$((n + 1))
+	v=$("$b" --version 2>"$work/err")
+	rc=$?
+	if [ "$rc" = 0 ] && [ ! -s "$work/err" ] &&
+	   [[ "$v" =~ ^ust-(echo|perf)\ \(ustack\ [0-9]+\.[0-9]+\.[0-9]+,\ DPDK\ [0-9.]+\)$ ]]; then
+		echo "ok   $(basename "$b") --version: $v"
+	else
+		echo "FAIL: $(basename "$b") --version: status $rc: $v $(cat "$work/err")"
+		failed=$((failed + 1))
+	fi
+done
+
 echo "$((n - failed)) of $n refused as they should be"
 [ "$failed" = 0 ]

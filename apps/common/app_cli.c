@@ -13,6 +13,8 @@
 #include <string.h>
 #include <time.h>
 
+#include <rte_version.h>
+
 #include "app_common.h"
 
 void
@@ -87,13 +89,21 @@ app_split_args(int argc, char **argv, int *eal_argc, char ***eal_argv,
 }
 
 static volatile sig_atomic_t *signal_flag;
+volatile sig_atomic_t app_usr1;
 
 static void
 on_signal(int sig)
 {
-	(void)sig;
-	if (signal_flag != NULL)
+	if (sig == SIGUSR1)
+		app_usr1 = 1;
+	else if (signal_flag != NULL)
 		*signal_flag = 1;
+}
+
+void
+app_print_version(const char *prog)
+{
+	printf("%s (ustack %s, %s)\n", prog, UST_APP_VERSION, rte_version());
 }
 
 void
@@ -106,6 +116,9 @@ app_catch_signals(volatile sig_atomic_t *flag)
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* restarted: a read or a nanosleep of the main lcore goes on */
+	sa.sa_flags = SA_RESTART;
+	sigaction(SIGUSR1, &sa, NULL);
 }
 
 void

@@ -53,8 +53,25 @@ double app_parse_seconds(const char *prog, const char *flag, const char *v,
 void app_split_args(int argc, char **argv, int *eal_argc, char ***eal_argv,
 		    int *app_argc, char ***app_argv);
 
-/* Set *flag when SIGINT or SIGTERM arrives. */
+/* Set *flag when SIGINT or SIGTERM arrives; note SIGUSR1 for
+ * app_usr1_take(). */
 void app_catch_signals(volatile sig_atomic_t *flag);
+
+/* A SIGUSR1 arrived since the last call (the apps then print their
+ * counters, as at exit, and go on): one load and a branch when none did,
+ * for the main lcore's loop. */
+extern volatile sig_atomic_t app_usr1;
+static inline bool
+app_usr1_take(void)
+{
+	if (__builtin_expect(app_usr1 == 0, 1))
+		return false;
+	app_usr1 = 0;
+	return true;
+}
+
+/* "PROG (ustack VERSION, DPDK VERSION)" on stdout, for --version. */
+void app_print_version(const char *prog);
 
 /* ---- environment (app_env.c) ---- */
 
@@ -180,6 +197,11 @@ app_ratio(uint64_t a, uint64_t b)
 
 /* One line describing the port and its offloads. */
 void app_print_port(FILE *f, const struct app_env *env);
+
+/* One line of the frames the port itself lost or refused, which the
+ * stacks never saw (rte_eth_stats: imissed, rx_nombuf, ierrors,
+ * oerrors): "port N drops: none" when there were none. */
+void app_print_port_drops(FILE *f, const struct app_env *env);
 
 /* Non-zero counters, grouped as /proc/net/snmp, the UDP memory pool, then
  * drop reasons. */

@@ -10,6 +10,7 @@
 
 #include <string.h>
 
+#include <rte_ethdev.h>
 #include <rte_ether.h>
 
 #include "app_common.h"
@@ -40,6 +41,24 @@ app_print_port(FILE *f, const struct app_env *env)
 			"none the stacks can predict (replies of active opens "
 			"are handed to their stack)",
 			p->rss_on ? "" : ", not configured");
+}
+
+void
+app_print_port_drops(FILE *f, const struct app_env *env)
+{
+	uint16_t pid = env->cfg.port.port_id;
+	struct rte_eth_stats es;
+
+	if (rte_eth_stats_get(pid, &es) != 0)
+		return;
+	if (es.imissed == 0 && es.rx_nombuf == 0 && es.ierrors == 0 &&
+	    es.oerrors == 0) {
+		fprintf(f, "port %u drops: none\n", pid);
+		return;
+	}
+	fprintf(f, "port %u drops: imissed=%" PRIu64 " rx_nombuf=%" PRIu64
+		" ierrors=%" PRIu64 " oerrors=%" PRIu64 "\n", pid, es.imissed,
+		es.rx_nombuf, es.ierrors, es.oerrors);
 }
 
 /* the non-zero counters, grouped */

@@ -152,6 +152,9 @@ typedef void (*echo_line_t)(const char *prefix, const struct app_env *env,
  * with several stacks one a stack ("stack i (lcore L): ") and the total
  * (the one-stack line). */
 void echo_stats_lines(struct echo_worker *w, echo_line_t line);
+/* SIGUSR1: the counters as at exit (stack 0's worker: it reads the
+ * other stacks' counters, as telemetry does). */
+void echo_dump(struct echo_worker *w);
 
 /* @w's results added into @sum (the histogram merged) */
 void echo_result_add(struct echo_result *sum, const struct echo_result *r);

@@ -303,6 +303,8 @@ run_tcp_server(struct echo_worker *w)
 			echo_stats_lines(w, tcp_server_line);
 			next_stats = now + period;
 		}
+		if (w->idx == 0 && app_usr1_take())
+			echo_dump(w);
 		echo_idle(o, rx > 0 || n > 0);
 	}
 	for (i = 0; i < nconn; i++)
@@ -568,6 +570,8 @@ run_tcp_client(struct echo_worker *w)
 			echo_stats_lines(w, tcp_client_line);
 			next_stats = now + period;
 		}
+		if (w->idx == 0 && app_usr1_take())
+			echo_dump(w);
 	}
 	res->seconds = (double)(ust_clock_ns() < end ? ust_clock_ns() : end);
 	res->seconds = res->seconds > (double)measure_from ?

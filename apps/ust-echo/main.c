@@ -201,6 +201,10 @@ APP_TX_USAGE
 "                         polls while the other disconnects (DPDK 22.11's\n"
 "                         memif unmaps its rings under a polling peer)\n"
 "  --help                 print this text\n"
+"  --version              print ustack's and DPDK's versions\n"
+"\n"
+"SIGUSR1 prints the counters (as at exit: the stacks', the port's drops)\n"
+"and the run goes on (tcp-stream ignores it); SIGINT or SIGTERM ends it.\n"
 "\n"
 "Several lcores: e.g. " PROG " -l 0-1 --vdev=net_tap0 -- --nb-cores 2\n"
 "--proto tcp --addr 198.18.0.2/24. The port spreads flows over its queues\n"
@@ -235,7 +239,7 @@ parse_num(const char *flag, const char *v, uint32_t min, uint32_t max)
 
 enum { O_MODE = 256, O_PROTO, O_CONFIG, O_ADDR, O_GW, O_PORT,
        O_PORTID, O_PEER, O_SIZE, O_FLOWS, O_DURATION, O_WARMUP,
-       O_TIMEOUT, O_JSON, O_IDLE, O_STATS, O_LINGER, O_HELP,
+       O_TIMEOUT, O_JSON, O_IDLE, O_STATS, O_LINGER, O_HELP, O_VERSION,
        O_RESPONSE, O_RECONNECT, O_COUNT, O_STREAM, O_BULK,
        O_STREAM_OUT, O_DISCARD, O_CLOSE_RST, O_SNDBUF, O_RCVBUF,
        O_FAULT, O_BACKLOG, O_HOLD, O_KEEPALIVE, O_NB_CORES, O_END };
@@ -267,6 +271,7 @@ static const struct {
 	  M_ALL & ~M_TCP_STREAM },
 	{ { "linger", required_argument, NULL, O_LINGER }, M_ALL },
 	{ { "help", no_argument, NULL, O_HELP }, M_ALL },
+	{ { "version", no_argument, NULL, O_VERSION }, M_ALL },
 	{ { "response", required_argument, NULL, O_RESPONSE },
 	  M_TCP_SERVER | M_TCP_CLIENT },
 	{ { "reconnect", required_argument, NULL, O_RECONNECT },
@@ -517,6 +522,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case O_HELP:
 			usage();
 			exit(0);
+		case O_VERSION:
+			app_print_version(PROG);
+			exit(0);
 		case ':':
 			app_usage_error(PROG, "%s: missing value",
 					argv[optind - 1]);
@@ -650,6 +658,8 @@ run_server(struct echo_worker *w)
 			echo_stats_lines(w, udp_server_line);
 			next_stats = now + period;
 		}
+		if (w->idx == 0 && app_usr1_take())
+			echo_dump(w);
 		echo_idle(o, rx > 0 || n > 0);
 	}
 	ust_close(stk, sd);
@@ -791,6 +801,8 @@ run_client(struct echo_worker *w)
 			echo_stats_lines(w, udp_client_line);
 			next_stats = now + period;
 		}
+		if (w->idx == 0 && app_usr1_take())
+			echo_dump(w);
 	}
 	res->seconds = (double)(ust_clock_ns() < end ? ust_clock_ns() : end);
 	res->seconds = res->seconds > (double)measure_from ?
@@ -872,6 +884,15 @@ echo_total(const struct echo_ctx *c, struct echo_result *t)
 	app_hist_init(&t->cli.lat);
 	for (i = 0; i < c->nb; i++)
 		echo_result_add(t, &c->w[i].res);
+}
+
+void
+echo_dump(struct echo_worker *w)
+{
+	printf("%s: counters at SIGUSR1:\n", PROG);
+	app_print_group_stats(stdout, w->ctx->env);
+	app_print_port_drops(stdout, w->ctx->env);
+	fflush(stdout);
 }
 
 void
@@ -1133,6 +1154,7 @@ main(int argc, char **argv)
 	rc = 0;
 	echo_total(&ctx, &res);
 	app_print_group_stats(stdout, &env);
+	app_print_port_drops(stdout, &env);
 	app_print_fault(stdout, &env);
 	if (ctx.nb > 1)
 		for (i = 0; i < ctx.nb; i++)

@@ -97,7 +97,11 @@ usage(void)
 "                         run (two processes on one net_memif: see\n"
 "                         ust-echo --help)\n"
 APP_TX_USAGE
-"  --help                 print this text\n");
+"  --help                 print this text\n"
+"  --version              print ustack's and DPDK's versions\n"
+"\n"
+"SIGUSR1 prints the counters (as at exit: the stacks' and the port's\n"
+"drops) and the run goes on; SIGINT or SIGTERM ends it.\n");
 	for (i = 0; i < RTE_DIM(modes); i++)
 		printf("\nOptions of --mode %s:\n%s", modes[i]->name,
 		       modes[i]->usage);
@@ -252,6 +256,10 @@ find_mode(int argc, char **argv)
 			usage();
 			exit(0);
 		}
+		if (strcmp(argv[k], "--version") == 0) {
+			app_print_version(PERF_PROG);
+			exit(0);
+		}
 		if (strcmp(argv[k], "--mode") == 0 && k + 1 < argc)
 			name = argv[k + 1];
 		else if (strncmp(argv[k], "--mode=", 7) == 0)
@@ -374,6 +382,29 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 	c->mode->check(c);
 }
 
+/* SIGUSR1: the counters as at exit, while the run goes on (the stacks'
+ * counters read from the main lcore, as telemetry reads them). */
+static void
+perf_dump(const struct perf_ctx *c)
+{
+	unsigned int i;
+
+	printf("%s: counters at SIGUSR1:\n", PERF_PROG);
+	if (c->mode->no_port) {
+		printf("(--mode %s reports its stacks at exit)\n",
+		       c->mode->name);
+	} else {
+		for (i = 0; i < c->nb_workers; i++) {
+			if (c->nb_workers > 1)
+				printf("stack %u (lcore %u):\n", i,
+				       c->w[i].lcore);
+			app_print_stats(stdout, c->env.stks[i]);
+		}
+		app_print_port_drops(stdout, &c->env);
+	}
+	fflush(stdout);
+}
+
 /* The workers' loop: worker @idx on its lcore, with stack @stk. */
 static int
 perf_worker_main(struct ust_stack *stk, uint16_t idx, void *arg)
@@ -420,6 +451,8 @@ perf_worker_main(struct ust_stack *stk, uint16_t idx, void *arg)
 				w->busy_tsc += rte_rdtsc() - t0;
 			}
 		}
+		if (idx == 0 && app_usr1_take())
+			perf_dump(c);
 		if (idx == 0 && c->stats_period != 0 && now >= next_tick) {
 			c->mode->tick(c, (double)(now - last_tick) / 1e9);
 			fflush(stdout);
@@ -633,6 +666,7 @@ main(int argc, char **argv)
 			app_print_stats(stdout, c.env.stks[i]);
 		}
 	}
+	app_print_port_drops(stdout, &c.env);
 	if (json != NULL) {
 		if (c.nb_workers == 1)
 			json_stack(&j, c.env.stk);

@@ -85,13 +85,14 @@ wait_iface() {
 
 # start_echo_tap NAME IFACE [ust-echo options...]: ust-echo on net_tap in
 # the namespace; the kernel side gets 198.18.0.1/24. Sets ECHO_PID.
-start_echo_tap() {
+start_echo_tap() { # NAME IFACE APP-FLAGS... (ECHO_EAL_EXTRA: EAL flags)
 	local name=$1 iface=$2
 	shift 2
 	# nsenter execs the program itself (ip netns exec forks), so that
 	# the PID we signal is ust-echo's
+	# shellcheck disable=SC2086 # ECHO_EAL_EXTRA: more EAL flags
 	nsenter --net="/var/run/netns/$NS" "$ECHO_BIN" -l 0 --no-pci \
-		$(eal_mem 256) --file-prefix "$name-$$" \
+		$(eal_mem 256) --file-prefix "$name-$$" ${ECHO_EAL_EXTRA:-} \
 		--vdev "net_tap0,iface=$iface" -- "$@" \
 		> "$WORK/$name.log" 2>&1 &
 	ECHO_PID=$!

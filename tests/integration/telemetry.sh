@@ -1,12 +1,15 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 # dpdk-telemetry.py reads ustack's counters, drop reasons, UDP and TCP pools and
-# per-socket accounting from a running ust-echo, and its group's totals.
+# per-socket accounting from a running ust-echo, and its group's totals;
+# SIGUSR1 makes it print its counters and go on; its log types are
+# ustack.<component>, and ustack.drop at debug names each drop.
 . "$(dirname "$0")/lib.sh"
 require_root
 ns_create
 prefix="tel-$$"
-start_echo_tap tel ustt0 --addr 198.18.0.2/24 --port 7
+ECHO_EAL_EXTRA="--log-level=ustack.drop:debug" \
+	start_echo_tap tel ustt0 --addr 198.18.0.2/24 --port 7
 nsx "$PY" "$(dirname "$0")/udp_echo_check.py" 198.18.0.2 7 50 3 1 1000 >/dev/null ||
 	fail "echo"
 # the telemetry socket lives under the EAL file prefix of start_echo_tap
@@ -54,5 +57,30 @@ assert gsnmp["Group"]["HandoffOut"] == 0, gsnmp["Group"]
 print("telemetry:", json.dumps({"InDatagrams": snmp["Udp"]["InDatagrams"],
       "pool_pages": mem["pages"], "socket": s[0]}))
 PYEOF
+
+# SIGUSR1: the counters as at exit, and the run goes on
+kill -USR1 "$ECHO_PID"
+for i in $(seq 1 100); do
+	grep -qs "^port 0 drops:" "$WORK/tel.log" && break
+	sleep 0.05
+done
+kill -0 "$ECHO_PID" 2>/dev/null || fail "SIGUSR1 ended ust-echo: $(cat "$WORK/tel.log")"
+grep -q "^ust-echo: counters at SIGUSR1:" "$WORK/tel.log" || fail "no SIGUSR1 header"
+grep -q "^Udp: InDatagrams=[1-9]" "$WORK/tel.log" || fail "no counters at SIGUSR1"
+grep -q "^port 0 drops: " "$WORK/tel.log" || fail "no port drops line"
+# ustack.drop at debug: a datagram to a port nobody listens on is named
+nsx "$PY" -c 'import socket; socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", ("198.18.0.2", 9))'
+for i in $(seq 1 100); do
+	grep -qs "^ustack.drop: ust0: NO_SOCKET (rx)" "$WORK/tel.log" && break
+	sleep 0.05
+done
+grep -q "^ustack.drop: ust0: NO_SOCKET (rx)" "$WORK/tel.log" ||
+	fail "no ustack.drop line: $(cat "$WORK/tel.log")"
 stop "$ECHO_PID"
-log "telemetry serves counters, drops, pool and sockets"
+# one line per drop, no more: as many as the final drop counters say
+# (the kernel's own IPv6 chatter on the TAP port is dropped too)
+n=$(grep -c "^ustack.drop: " "$WORK/tel.log")
+total=$(grep "^drops:" "$WORK/tel.log" | tail -1 | tr ' ' '\n' |
+	awk -F= 'NF == 2 {t += $2} END {print t + 0}')
+[ "$n" = "$total" ] || fail "$n ustack.drop lines for $total drops counted"
+log "telemetry serves counters, drops, pool and sockets; SIGUSR1 prints counters; ustack.drop names drops"
