@@ -90,6 +90,7 @@ struct app_env {
 	struct ust_group *grp;
 	struct ust_stack *stk;     /* stack 0, on the main lcore */
 	struct ust_stack *stks[UST_GROUP_MAX];
+	bool pdump;                /* rte_pdump_init() done: dumpcap works */
 	const char *fault_spec;    /* --fault: a fault stage in front of each
 				    * stack (seed + stack index) */
 	struct ust_fault *fault;   /* stack 0's */

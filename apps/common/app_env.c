@@ -7,7 +7,8 @@
  * ust_config: an mbuf pool per NUMA node of the lcores, the port with one
  * queue pair per stack (RSS over them), an optional fault stage in front
  * of each queue, and the stacks (a struct ust_group: stack i on queue i
- * and lcore i, the main lcore first, then the workers of -l in order).
+ * and lcore i, the main lcore first, then the workers of -l in order),
+ * and the capture server for dpdk-dumpcap (rte_pdump).
  */
 
 #include <errno.h>
@@ -19,6 +20,7 @@
 #include <rte_lcore.h>
 #include <rte_mbuf.h>
 #include <rte_mempool.h>
+#include <rte_pdump.h>
 
 #include "app_common.h"
 
@@ -169,6 +171,20 @@ app_env_up(struct app_env *env)
 	}
 	env->stk = env->stks[0];
 	env->mbuf_in_use_start = app_env_in_use(env);
+	/* dpdk-dumpcap and dpdk-pdump are secondary processes: serve their
+	 * capture requests (frames copied into their own pool, never
+	 * ours); without hugepages none can attach (nor dpdk-proc-info or
+	 * dpdk-telemetry's process info), which an operator is told */
+	if (!rte_eal_has_hugepages())
+		fprintf(stderr, "%s: warning: no hugepages (--no-huge): no "
+			"secondary process (dpdk-dumpcap, dpdk-proc-info) can "
+			"attach\n", env->prog);
+	else if (rte_pdump_init() != 0)
+		fprintf(stderr, "%s: warning: capture unavailable: "
+			"rte_pdump_init: %s\n", env->prog,
+			rte_strerror(rte_errno));
+	else
+		env->pdump = true;
 }
 
 unsigned int
@@ -187,6 +203,10 @@ app_env_down(struct app_env *env)
 {
 	unsigned int i;
 
+	if (env->pdump) {
+		rte_pdump_uninit();
+		env->pdump = false;
+	}
 	ust_group_destroy(env->grp);
 	env->grp = NULL;
 	env->stk = NULL;
