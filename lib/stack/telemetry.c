@@ -13,9 +13,21 @@
  *                               (of a group: the sums over its stacks)
  *   /ustack/drops,NAME          drop reasons, and rx_consumed (the same)
  *   /ustack/udp_mem,NAME        the UDP memory pool
- *   /ustack/sockets,NAME        per-socket receive memory accounting
+ *   /ustack/sockets,NAME[,SD]   per-socket memory accounting, UDP and
+ *                               TCP, from descriptor SD on
+ *   /ustack/tcp_conns,NAME[,SD] TCP connections and listeners (as ss -ti:
+ *                               4-tuple, state, sequence numbers, windows,
+ *                               cwnd, ssthresh, RTT, RTO, retransmits,
+ *                               queues), from descriptor SD on
+ *   /ustack/arp,NAME[,I]        the ARP table, from entry I on
  *   /ustack/pool,NAME           the mbuf pool (in use, free, the reserve)
  *                               and the mbufs held for ARP resolution
+ *
+ * The listings are paged (a reply holds at most TEL_PAGE entries, a
+ * telemetry reply being 16 KiB at most): a reply with more to come has
+ * "next", the SD or I to ask for next. The connections listed are those
+ * the application holds a descriptor for; the ones it closed that are
+ * still finishing (orphans, TIME_WAIT) are counted in /ustack/snmp.
  *
  * rte_telemetry callbacks get no context pointer, so this file keeps the
  * one piece of process-wide mutable state in ustack: a registry of live
@@ -35,6 +47,7 @@
 #include <rte_telemetry.h>
 
 #include "sock_private.h"
+#include "tcp_private.h"
 #include "telemetry_private.h"
 #include "udp_private.h"
 
@@ -43,6 +56,8 @@
  * use with EEXIST, and more than these with ENOSPC) */
 #define TEL_MAX_STACKS 1024
 #define TEL_MAX_GROUPS 64
+/* entries of a paged listing per reply */
+#define TEL_PAGE 16
 
 static rte_spinlock_t tel_lock = RTE_SPINLOCK_INITIALIZER;
 static struct ust_stack *tel_stacks[TEL_MAX_STACKS];
@@ -283,55 +298,243 @@ tel_tcp_mem_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 	return tel_mem_cb(params, d, true);
 }
 
+/* "NAME" or "NAME,FIRST": the instance (under tel_lock), and where a
+ * paged listing starts; NULL for no such instance or a bad FIRST. */
+static struct ust_stack *
+tel_find_paged(const char *params, uint32_t *first)
+{
+	char name[64], *end;
+	const char *comma;
+	unsigned long v;
+	size_t len;
+
+	*first = 0;
+	if (params == NULL)
+		return NULL;
+	comma = strchr(params, ',');
+	if (comma == NULL)
+		return tel_find(params);
+	len = (size_t)(comma - params);
+	if (len >= sizeof(name) || comma[1] < '0' || comma[1] > '9')
+		return NULL;
+	errno = 0;
+	v = strtoul(comma + 1, &end, 10);
+	if (errno != 0 || *end != '\0' || v > UINT32_MAX)
+		return NULL;
+	memcpy(name, params, len);
+	name[len] = '\0';
+	*first = (uint32_t)v;
+	return tel_find(name);
+}
+
+static void
+tel_add_addr(struct rte_tel_data *c, const char *key, rte_be32_t a,
+	     rte_be16_t port)
+{
+	const uint8_t *b = (const uint8_t *)&a;
+	char s[24];
+
+	snprintf(s, sizeof(s), "%u.%u.%u.%u:%u", b[0], b[1], b[2], b[3],
+		 rte_be_to_cpu_16(port));
+	rte_tel_data_add_dict_string(c, key, s);
+}
+
+static void
+tel_udp_socket(struct rte_tel_data *c, struct ust_sock *s)
+{
+	struct ust_sock_meminfo mi;
+
+	ust_udp_meminfo(s, &mi, false);
+	rte_tel_data_add_dict_string(c, "proto", "udp");
+	rte_tel_data_add_dict_int(c, "local_port", rte_be_to_cpu_16(s->lport));
+	rte_tel_data_add_dict_u64(c, "rcvbuf", mi.rcvbuf);
+	rte_tel_data_add_dict_u64(c, "rmem_alloc", mi.rmem_alloc);
+	rte_tel_data_add_dict_u64(c, "rmem_alloc_hw", mi.rmem_alloc_hw);
+	rte_tel_data_add_dict_int(c, "forward_alloc", mi.forward_alloc);
+	rte_tel_data_add_dict_u64(c, "forward_deficit", mi.forward_deficit);
+	rte_tel_data_add_dict_u64(c, "forward_threshold",
+				  mi.forward_threshold);
+	rte_tel_data_add_dict_u64(c, "queued", mi.queued);
+	rte_tel_data_add_dict_u64(c, "rcvbuf_drops", mi.rcvbuf_drops);
+	rte_tel_data_add_dict_u64(c, "mem_drops", mi.mem_drops);
+	rte_tel_data_add_dict_u64(c, "deficit_drops", mi.deficit_drops);
+	rte_tel_data_add_dict_u64(c, "enqueued", mi.enqueued);
+	rte_tel_data_add_dict_u64(c, "delivered", mi.delivered);
+}
+
+static void
+tel_tcp_socket(struct rte_tel_data *c, struct ust_sock *s)
+{
+	struct ust_tcp_view v;
+
+	ust_tcp_view_get(s, &v);
+	rte_tel_data_add_dict_string(c, "proto", "tcp");
+	rte_tel_data_add_dict_int(c, "local_port", rte_be_to_cpu_16(v.lport));
+	rte_tel_data_add_dict_string(c, "state", ust_tcp_state_name(v.state));
+	rte_tel_data_add_dict_u64(c, "rcvbuf", v.rcvbuf);
+	rte_tel_data_add_dict_u64(c, "rmem_alloc", v.rmem_alloc);
+	rte_tel_data_add_dict_int(c, "forward_alloc", v.fwd_alloc);
+	rte_tel_data_add_dict_u64(c, "queued", v.rcv_queued);
+	rte_tel_data_add_dict_u64(c, "sndbuf", v.sndbuf);
+	rte_tel_data_add_dict_u64(c, "snd_queued", v.snd_queued);
+	rte_tel_data_add_dict_u64(c, "wmem_queued", s->wmem_queued);
+}
+
+static void
+tel_tcp_conn(struct rte_tel_data *c, struct ust_sock *s)
+{
+	struct ust_tcp_view v;
+
+	ust_tcp_view_get(s, &v);
+	tel_add_addr(c, "local", v.laddr, v.lport);
+	tel_add_addr(c, "remote", v.raddr, v.rport);
+	rte_tel_data_add_dict_string(c, "state", ust_tcp_state_name(v.state));
+	if (v.state == UST_TCP_LISTEN) {
+		rte_tel_data_add_dict_u64(c, "acceptq", v.acceptq);
+		rte_tel_data_add_dict_u64(c, "synq", v.synq);
+		rte_tel_data_add_dict_u64(c, "backlog", v.backlog);
+		return;
+	}
+	rte_tel_data_add_dict_u64(c, "snd_una", v.snd_una);
+	rte_tel_data_add_dict_u64(c, "snd_nxt", v.snd_nxt);
+	rte_tel_data_add_dict_u64(c, "snd_max", v.snd_max);
+	rte_tel_data_add_dict_u64(c, "snd_wnd", v.snd_wnd);
+	rte_tel_data_add_dict_u64(c, "rcv_nxt", v.rcv_nxt);
+	rte_tel_data_add_dict_u64(c, "rcv_wnd", v.rcv_wnd);
+	rte_tel_data_add_dict_u64(c, "mss", v.mss);
+	rte_tel_data_add_dict_u64(c, "cwnd", v.cwnd);
+	rte_tel_data_add_dict_u64(c, "ssthresh", v.ssthresh);
+	rte_tel_data_add_dict_u64(c, "srtt_us", v.srtt_us);
+	rte_tel_data_add_dict_u64(c, "rttvar_us", v.rttvar_us);
+	rte_tel_data_add_dict_u64(c, "rto_us", v.rto_us);
+	rte_tel_data_add_dict_u64(c, "backoff", v.backoff);
+	rte_tel_data_add_dict_u64(c, "retrans", v.retrans);
+	rte_tel_data_add_dict_u64(c, "snd_queued", v.snd_queued);
+	rte_tel_data_add_dict_u64(c, "rcv_queued", v.rcv_queued);
+}
+
+/*
+ * A paged listing of the sockets of @kinds (a bit per UST_SK_ kind) from
+ * descriptor FIRST on, each as @fill() writes it, keyed by descriptor;
+ * "next" when more remain. Sockets are read under the instance's
+ * ctl_lock, which close takes: none is freed while it is read.
+ */
 static int
-tel_sockets_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+tel_sock_list(const char *params, struct rte_tel_data *d, uint32_t kinds,
+	      void (*fill)(struct rte_tel_data *c, struct ust_sock *s))
 {
 	struct ust_stack *stk;
-	uint32_t i, n = 0;
+	uint32_t i, first, n = 0;
 
-	RTE_SET_USED(cmd);
 	rte_tel_data_start_dict(d);
 	rte_spinlock_lock(&tel_lock);
-	stk = tel_find(params);
+	stk = tel_find_paged(params, &first);
 	if (stk == NULL) {
 		rte_spinlock_unlock(&tel_lock);
 		return -1;
 	}
 	rte_spinlock_lock(&stk->ctl_lock);
-	for (i = 0; i < stk->sd_cap && n < RTE_TEL_MAX_DICT_ENTRIES; i++) {
+	for (i = first; i < stk->sd_cap; i++) {
 		struct ust_sock *s = stk->sds[i].s;
-		struct ust_sock_meminfo mi;
 		struct rte_tel_data *c;
 		char key[16];
 
-		if (s == NULL || s->kind != UST_SK_UDP)
+		if (s == NULL || !(kinds & (1u << s->kind)))
 			continue;
+		if (n == TEL_PAGE) {
+			rte_tel_data_add_dict_int(d, "next", (int)i);
+			break;
+		}
 		c = rte_tel_data_alloc();
 		if (c == NULL)
 			break;
-		ust_udp_meminfo(s, &mi, false);
 		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_int(c, "local_port",
-					  rte_be_to_cpu_16(s->lport));
-		rte_tel_data_add_dict_u64(c, "rcvbuf", mi.rcvbuf);
-		rte_tel_data_add_dict_u64(c, "rmem_alloc", mi.rmem_alloc);
-		rte_tel_data_add_dict_u64(c, "rmem_alloc_hw", mi.rmem_alloc_hw);
-		rte_tel_data_add_dict_int(c, "forward_alloc", mi.forward_alloc);
-		rte_tel_data_add_dict_u64(c, "forward_deficit",
-					  mi.forward_deficit);
-		rte_tel_data_add_dict_u64(c, "forward_threshold",
-					  mi.forward_threshold);
-		rte_tel_data_add_dict_u64(c, "queued", mi.queued);
-		rte_tel_data_add_dict_u64(c, "rcvbuf_drops", mi.rcvbuf_drops);
-		rte_tel_data_add_dict_u64(c, "mem_drops", mi.mem_drops);
-		rte_tel_data_add_dict_u64(c, "deficit_drops", mi.deficit_drops);
-		rte_tel_data_add_dict_u64(c, "enqueued", mi.enqueued);
-		rte_tel_data_add_dict_u64(c, "delivered", mi.delivered);
+		fill(c, s);
 		snprintf(key, sizeof(key), "%u", i);
 		rte_tel_data_add_dict_container(d, key, c, 0);
 		n++;
 	}
 	rte_spinlock_unlock(&stk->ctl_lock);
+	rte_spinlock_unlock(&tel_lock);
+	return 0;
+}
+
+static void
+tel_any_socket(struct rte_tel_data *c, struct ust_sock *s)
+{
+	if (s->kind == UST_SK_TCP)
+		tel_tcp_socket(c, s);
+	else
+		tel_udp_socket(c, s);
+}
+
+static int
+tel_sockets_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	return tel_sock_list(params, d, 1u << UST_SK_UDP | 1u << UST_SK_TCP,
+			     tel_any_socket);
+}
+
+static int
+tel_tcp_conns_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	return tel_sock_list(params, d, 1u << UST_SK_TCP, tel_tcp_conn);
+}
+
+/* The ARP table from entry FIRST on, TEL_PAGE entries at most: racy reads
+ * of the lcore's table (its array is never reallocated), a sample. */
+static int
+tel_arp_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static const char *const states[] = {
+		[UST_ARP_INCOMPLETE] = "INCOMPLETE",
+		[UST_ARP_REACHABLE] = "REACHABLE",
+		[UST_ARP_STALE] = "STALE",
+		[UST_ARP_PROBE] = "PROBE",
+		[UST_ARP_PERMANENT] = "PERMANENT",
+	};
+	struct ust_stack *stk;
+	uint32_t i, first, n = 0;
+
+	RTE_SET_USED(cmd);
+	rte_tel_data_start_dict(d);
+	rte_spinlock_lock(&tel_lock);
+	stk = tel_find_paged(params, &first);
+	if (stk == NULL) {
+		rte_spinlock_unlock(&tel_lock);
+		return -1;
+	}
+	for (i = first; i < stk->arp.cap; i++) {
+		const struct ust_arp_entry *e = &stk->arp.e[i];
+		uint8_t st = e->state;
+		struct rte_tel_data *c;
+		char key[16], mac[RTE_ETHER_ADDR_FMT_SIZE];
+		const uint8_t *b = (const uint8_t *)&e->ip;
+
+		if (st == UST_ARP_FREE || st >= RTE_DIM(states))
+			continue;
+		if (n == TEL_PAGE) {
+			rte_tel_data_add_dict_int(d, "next", (int)i);
+			break;
+		}
+		c = rte_tel_data_alloc();
+		if (c == NULL)
+			break;
+		rte_tel_data_start_dict(c);
+		snprintf(key, sizeof(key), "%u.%u.%u.%u", b[0], b[1], b[2],
+			 b[3]);
+		rte_tel_data_add_dict_string(c, "ip", key);
+		rte_ether_format_addr(mac, sizeof(mac), &e->mac);
+		rte_tel_data_add_dict_string(c, "mac", st == UST_ARP_INCOMPLETE ?
+					     "(incomplete)" : mac);
+		rte_tel_data_add_dict_string(c, "state", states[st]);
+		rte_tel_data_add_dict_u64(c, "pending", e->pending.len);
+		snprintf(key, sizeof(key), "%u", i);
+		rte_tel_data_add_dict_container(d, key, c, 0);
+		n++;
+	}
 	rte_spinlock_unlock(&tel_lock);
 	return 0;
 }
@@ -360,7 +563,13 @@ ust_telemetry_register(struct ust_stack *stk)
 		rte_telemetry_register_cmd("/ustack/tcp_mem", tel_tcp_mem_cb,
 			"TCP memory pool of an instance. Parameter: name");
 		rte_telemetry_register_cmd("/ustack/sockets", tel_sockets_cb,
-			"UDP sockets' receive memory. Parameter: name");
+			"UDP and TCP sockets' memory accounting. Parameters: "
+			"name[,first descriptor]");
+		rte_telemetry_register_cmd("/ustack/tcp_conns",
+			tel_tcp_conns_cb, "TCP connections and listeners. "
+			"Parameters: name[,first descriptor]");
+		rte_telemetry_register_cmd("/ustack/arp", tel_arp_cb,
+			"The ARP table. Parameters: name[,first entry]");
 		rte_telemetry_register_cmd("/ustack/pool", tel_pool_cb,
 			"mbuf pool and ARP pending mbufs. Parameter: name");
 		tel_registered = true;

@@ -206,6 +206,47 @@ tcp_info_fill_linux(const struct ust_tcp_sock *tp, struct tcp_info *ti)
 	tcp_info_chrono(stk, tp, ti);
 }
 
+void
+ust_tcp_view_get(const struct ust_sock *s, struct ust_tcp_view *v)
+{
+	const struct ust_tcp_sock *tp = (const struct ust_tcp_sock *)s;
+
+	memset(v, 0, sizeof(*v));
+	v->laddr = s->laddr;
+	v->raddr = s->raddr;
+	v->lport = s->lport;
+	v->rport = s->rport;
+	v->state = tp->state;
+	v->rcvbuf = tp->rcvbuf;
+	v->sndbuf = s->sndbuf;
+	if (tp->state == UST_TCP_LISTEN) {
+		if (tp->listen != NULL) {
+			v->acceptq = tp->listen->acceptq_len;
+			v->synq = tp->listen->synq_len;
+			v->backlog = tp->listen->backlog;
+		}
+		return;
+	}
+	v->backoff = tp->backoff;
+	v->snd_una = tp->snd_una;
+	v->snd_nxt = tp->snd_nxt;
+	v->snd_max = tp->snd_max;
+	v->snd_wnd = tp->snd_wnd;
+	v->rcv_nxt = tp->rcv_nxt;
+	v->rcv_wnd = tp->rcv_wnd;
+	v->mss = tp->mss;
+	v->cwnd = tp->cwnd;
+	v->ssthresh = tp->ssthresh;
+	v->srtt_us = tp->srtt_us >> 3;
+	v->rttvar_us = tp->rttvar_us >> 2;
+	v->rto_us = (uint32_t)(ust_tcp_rto_ns(tp) / 1000);
+	v->retrans = tp->retrans;
+	v->snd_queued = tp->snd_buffered;
+	v->rcv_queued = tp->rcv_buffered;
+	v->rmem_alloc = tp->rmem_alloc;
+	v->fwd_alloc = tp->fwd_alloc;
+}
+
 int
 ust_tcp_info_linux(const struct ust_tcp_sock *tp, void *val, socklen_t *len)
 {

@@ -939,6 +939,47 @@ void ust_tcp_rtx_rearm(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		   bool restart);
 void ust_tcp_rtt_sample(struct ust_tcp_sock *tp, uint32_t rtt_us,
 		    const struct ust_tcp_conf *c);
+/*
+ * A connection as telemetry shows it (/ustack/tcp_conns, lib/tcp/
+ * tcp_info.c), read from the telemetry thread while the stack's lcore
+ * runs: scalar fields only, no queue or record array walked, so that
+ * nothing the reader touches can be freed under it (the socket itself is
+ * held by its descriptor, under the stack's ctl_lock); a value may be
+ * mid-update, as /proc's are.
+ */
+struct ust_tcp_view {
+	rte_be32_t laddr;
+	rte_be32_t raddr;
+	rte_be16_t lport;
+	rte_be16_t rport;
+	uint8_t state;
+	uint8_t backoff;
+	uint32_t snd_una;
+	uint32_t snd_nxt;
+	uint32_t snd_max;
+	uint32_t snd_wnd;
+	uint32_t rcv_nxt;
+	uint32_t rcv_wnd;
+	uint32_t mss;
+	uint32_t cwnd;          /* bytes */
+	uint32_t ssthresh;      /* bytes */
+	uint32_t srtt_us;
+	uint32_t rttvar_us;
+	uint32_t rto_us;
+	uint64_t retrans;       /* segments retransmitted */
+	uint32_t snd_queued;    /* bytes written, not yet acknowledged */
+	uint32_t rcv_queued;    /* bytes received, not yet read */
+	uint32_t rcvbuf;
+	uint32_t rmem_alloc;
+	int32_t fwd_alloc;      /* bytes charged to the TCP pool, unused */
+	uint32_t sndbuf;
+	uint32_t acceptq;       /* a listener: established, not accepted */
+	uint32_t synq;          /* ... and half-open */
+	uint32_t backlog;
+};
+
+void ust_tcp_view_get(const struct ust_sock *s, struct ust_tcp_view *v);
+
 uint64_t ust_tcp_rto_ns(const struct ust_tcp_sock *tp);
 void ust_tcp_delack_arm(struct ust_stack *stk, struct ust_tcp_sock *tp);
 void ust_tcp_keepalive_arm(struct ust_stack *stk, struct ust_tcp_sock *tp);
