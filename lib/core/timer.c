@@ -95,6 +95,24 @@ ust_timer_cancel(struct ust_wheel *w, struct ust_timer *t)
 	w->armed--;
 }
 
+uint64_t
+ust_wheel_next_ns(const struct ust_wheel *w)
+{
+	uint64_t tick, last;
+
+	if (w->armed == 0)
+		return UINT64_MAX;
+	last = w->now_tick + w->mask + 1;
+	for (tick = w->now_tick + 1; tick <= last; tick++) {
+		const struct ust_timer *t;
+
+		for (t = w->slot[tick & w->mask]; t != NULL; t = t->next)
+			if (t->expire <= tick)
+				return tick * w->tick_ns;
+	}
+	return last * w->tick_ns;
+}
+
 unsigned int
 ust_wheel_advance(struct ust_wheel *w, uint64_t now_ns,
 		  void (*fire)(struct ust_timer *t, void *ctx), void *ctx)

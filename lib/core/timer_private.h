@@ -81,4 +81,12 @@ unsigned int ust_wheel_advance(struct ust_wheel *w, uint64_t now_ns,
 			       void (*fire)(struct ust_timer *t, void *ctx),
 			       void *ctx);
 
+/* The clock value (ns) of the first advance that would fire a timer:
+ * exact within one turn of the wheel, now_tick + nslots ticks when every
+ * timer is a turn or more away, UINT64_MAX when none is armed. It walks
+ * the slots from the next tick until one holds a timer due in this turn:
+ * O(slots + the timers of the slots walked); for an idle loop that is
+ * about to sleep, not for every poll. */
+uint64_t ust_wheel_next_ns(const struct ust_wheel *w);
+
 #endif /* UST_TIMER_PRIVATE_H */

@@ -229,6 +229,21 @@ void ust_stack_input(struct ust_stack *stk, struct rte_mbuf **pkts,
 void ust_stack_timers(struct ust_stack *stk, uint64_t now_ns);
 
 /**
+ * When the instance next needs a poll with no frame arriving (ns of the
+ * clock it is given): the earliest of its timers (TCP's retransmission,
+ * delayed-ACK, keepalive, TIME_WAIT and SYN-ACK timers, ARP's retries and
+ * aging), or a time not after the last poll's when work is pending now
+ * (frames staged for TX, frames to itself, output waiting for staging
+ * room); UINT64_MAX when nothing is pending. Frames from the port, and in
+ * a group from sibling stacks, are not deadlines: a loop that sleeps
+ * until the deadline wakes for them by other means (RX interrupts, or a
+ * bounded sleep). Exact to the timer wheel's tick (1 ms), never early; it
+ * walks the wheel's slots up to the first due timer, so call it from an
+ * idle loop about to sleep, not on every poll.
+ */
+uint64_t ust_stack_next_deadline(const struct ust_stack *stk);
+
+/**
  * Hand staged frames to the netif. Frames the netif does not take stay
  * staged for the next call (they are not dropped). Returns frames sent.
  */

@@ -560,6 +560,39 @@ ust_arp_input(struct ust_stack *stk, struct rte_mbuf *m)
 		arp_send(stk, RTE_ARP_OP_REPLY, &a.sha, &a.sha, a.spa);
 }
 
+uint64_t
+ust_arp_next_deadline(const struct ust_stack *stk)
+{
+	const struct ust_arp_table *t = &stk->arp;
+	const struct ust_arp_conf *c = &stk->conf.arp;
+	uint64_t d = UINT64_MAX, e_t;
+	uint32_t i;
+
+	if (t->count == 0)
+		return UINT64_MAX;
+	for (i = 0; i < t->cap; i++) {
+		const struct ust_arp_entry *e = &t->e[i];
+
+		switch (e->state) {
+		case UST_ARP_INCOMPLETE:
+		case UST_ARP_PROBE:
+			e_t = e->next_probe;
+			break;
+		case UST_ARP_REACHABLE:	/* stale once strictly past */
+			e_t = e->confirmed + MS_TO_NS(c->reachable_ms) + 1;
+			break;
+		case UST_ARP_STALE:
+			e_t = e->used + MS_TO_NS(c->gc_ms) + 1;
+			break;
+		default:
+			continue;
+		}
+		if (e_t < d)
+			d = e_t;
+	}
+	return d == UINT64_MAX ? d : RTE_MAX(d, t->next_tick);
+}
+
 void
 ust_arp_timers(struct ust_stack *stk)
 {

@@ -85,6 +85,11 @@ int ust_arp_init(struct ust_stack *stk);
 void ust_arp_fini(struct ust_stack *stk);
 void ust_arp_input(struct ust_stack *stk, struct rte_mbuf *m);
 void ust_arp_timers(struct ust_stack *stk);
+/* When ust_arp_timers() next changes an entry (a retry, REACHABLE going
+ * STALE, a STALE entry aged out), not before its next tick; UINT64_MAX
+ * when no entry will (none, or only static ones). O(entries): for an idle
+ * loop about to sleep. */
+uint64_t ust_arp_next_deadline(const struct ust_stack *stk);
 
 /*
  * Send an IPv4 frame (Ethernet header already prepended, destination MAC

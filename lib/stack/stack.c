@@ -288,6 +288,17 @@ ust_stack_timers(struct ust_stack *stk, uint64_t now_ns)
 	ust_tcp_poll(stk);
 }
 
+uint64_t
+ust_stack_next_deadline(const struct ust_stack *stk)
+{
+	uint64_t d;
+
+	if (stk->tx_n > 0 || stk->loopq.len > 0)
+		return stk->now;
+	d = RTE_MIN(ust_tcp_next_deadline(stk), ust_arp_next_deadline(stk));
+	return d < stk->now ? stk->now : d;
+}
+
 uint16_t
 ust_stack_poll(struct ust_stack *stk, uint64_t now_ns)
 {

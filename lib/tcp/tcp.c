@@ -480,6 +480,16 @@ ust_tcp_poll(struct ust_stack *stk)
 	}
 }
 
+uint64_t
+ust_tcp_next_deadline(const struct ust_stack *stk)
+{
+	const struct ust_tcp_stack *ts = stk->tcp;
+
+	if (ts->out_head != NULL)
+		return 0;
+	return ust_wheel_next_ns(&ts->wheel);
+}
+
 /* Give back the queues' mbufs and memory; the in-order receive queue only
  * when @rcv (what the peer sent before its FIN stays readable). */
 void

@@ -1226,4 +1226,9 @@ void ust_tcp_fini(struct ust_stack *stk);
  * staging room. */
 void ust_tcp_poll(struct ust_stack *stk);
 
+/* When ust_tcp_poll() next has work (ns of the stack's clock): 0 when
+ * output waits for staging room, the wheel's next expiry, UINT64_MAX
+ * when nothing is armed. */
+uint64_t ust_tcp_next_deadline(const struct ust_stack *stk);
+
 #endif /* UST_TCP_PRIVATE_H */

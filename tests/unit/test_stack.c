@@ -225,6 +225,22 @@ test_arp_timeout(void)
 			 sizeof(to)), 1);
 	ust_stack_flush(stk);
 	UT_EQ(nif.tx_n, 1);
+	/* the next deadline is the retry (ust_stack_next_deadline()): none
+	 * before it; a poll before it moves ARP's 100-ms tick, and the
+	 * deadline with it; the request at the deadline */
+	t = ust_stack_next_deadline(stk);
+	UT_EQ(t, 1 * SEC);
+	ust_stack_timers(stk, t - 1);
+	ust_stack_flush(stk);
+	UT_EQ(nif.tx_n, 1);
+	t = ust_stack_next_deadline(stk);
+	UT_ASSERT(t >= 1 * SEC && t < 1 * SEC + 100 * MS);
+	ust_stack_timers(stk, t - 1);
+	ust_stack_flush(stk);
+	UT_EQ(nif.tx_n, 1);
+	ust_stack_timers(stk, t);
+	ust_stack_flush(stk);
+	UT_EQ(nif.tx_n, 2);
 	/* retries at retrans_ms (1 s), max_probes (3) requests in all */
 	for (t = 100 * MS; t <= 5 * SEC; t += 100 * MS) {
 		ust_stack_timers(stk, t);
@@ -235,6 +251,8 @@ test_arp_timeout(void)
 	UT_EQ(mib(stk, UST_MIB_ARP_RESFAILED), 1);
 	UT_EQ(drops(stk, UST_DROP_NEIGH_FAILED), 2);
 	UT_ASSERT(ust_stack_arp_lookup(stk, to.sin_addr.s_addr, NULL) != 0);
+	/* nothing left to time */
+	UT_EQ(ust_stack_next_deadline(stk), UINT64_MAX);
 	return teardown(stk);
 }
 

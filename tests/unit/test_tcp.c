@@ -6394,6 +6394,62 @@ test_zc_map_once(void)
 	return ut_leak_check(pool);
 }
 
+/*
+ * ust_stack_next_deadline() of a connection: with a segment outstanding it
+ * is the loss probe's time, never early (a poll a tick before it sends
+ * nothing), exact to the tick (a poll at it sends the probe); pending
+ * output makes it now; with everything acknowledged, no TCP timer armed
+ * and the peer's ARP entry static (never aged), none (UINT64_MAX).
+ */
+static int
+test_next_deadline(void)
+{
+	struct ust_stack *stk = stack(NULL);
+	struct ust_tcp_repr th;
+	struct peer p;
+	uint64_t d, before;
+	uint32_t seq;
+	int ls, sd;
+
+	ls = listener(stk, LPORT, 8);
+	UT_ASSERT(ls >= 0);
+	sd = open_passive(stk, ls, &p, 1000);
+	UT_ASSERT(sd >= 0);
+	run(stk, 1);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_stack_next_deadline(stk), UINT64_MAX);
+	UT_EQ(ust_send(stk, sd, "probe", 5, 0), 5);
+	UT_EQ(expect(&p, &th, NULL, 0), 5);
+	seq = th.seq;
+	d = ust_stack_next_deadline(stk);
+	/* PTO or RTO: rto_min (200 ms) and the tick's rounding */
+	UT_ASSERT(d >= now + 200 * MS && d <= now + 202 * MS,
+		  "deadline %" PRIu64 " ms after now", (d - now) / MS);
+	before = d - MS;
+	now = before;
+	ust_stack_poll(stk, now);
+	UT_ASSERT(tx_none(), "sent before the deadline");
+	UT_EQ(ust_stack_next_deadline(stk), d);
+	now = d;
+	ust_stack_poll(stk, now);
+	p.rcv_nxt = seq;
+	UT_EQ(expect_again(&p, seq, "probe", 5), 0);
+	/* acknowledged: nothing armed */
+	p.rcv_nxt = seq + 5;
+	psend(stk, &p, 0, NULL, 0);
+	run(stk, 1);
+	UT_ASSERT(tx_none());
+	UT_EQ(ust_stack_next_deadline(stk), UINT64_MAX);
+	/* staged and not yet taken by the netif: now */
+	UT_EQ(ust_send(stk, sd, "y", 1, 0), 1);
+	if (ust_stack_tx_pending(stk) > 0)
+		UT_ASSERT(ust_stack_next_deadline(stk) <= now);
+	UT_EQ(expect(&p, &th, NULL, 0), 1);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	return teardown(stk);
+}
+
 static const struct ut_case cases[] = {
 	{ "passive open, data, passive close", test_passive_open_close },
 	{ "active open, active close, TIME_WAIT", test_active_open_close },
@@ -6494,6 +6550,7 @@ static const struct ut_case cases[] = {
 	  test_tx_copy_small },
 	{ "zero copy: per-send mapping, completions", test_zc_send },
 	{ "zero copy: mapped once, NIC outlives the stack", test_zc_map_once },
+	{ "next_deadline", test_next_deadline },
 };
 
 int
