@@ -58,6 +58,7 @@ struct opts {
 	double warmup;
 	uint32_t timeout_ms;
 	uint32_t idle_sleep_us;
+	bool idle_adaptive;      /* servers: sleep until a frame or a timer */
 	uint32_t stats_period;
 	double linger;
 	struct app_tx_opts tx;   /* --tx-layout, --copy-small... */
@@ -65,8 +66,12 @@ struct opts {
 
 extern volatile sig_atomic_t quit;
 
-/* an idle poll: sleep if asked to */
-void echo_idle(const struct opts *o, bool busy);
+struct echo_worker;
+
+/* After a server's poll (@busy: it did work): with --idle-sleep, sleep
+ * after an idle poll; with --idle-adaptive, after a run of them until a
+ * frame, a timer or 10 ms (app_idle()). */
+void echo_idle(struct echo_worker *w, bool busy);
 
 struct server_result {
 	uint64_t echoed;         /* UDP datagrams; TCP bytes sent */
@@ -122,6 +127,7 @@ struct echo_worker {
 	uint32_t nflows;         /* clients: flows k with k % nb == idx */
 	uint64_t count;          /* tcp-client: this stack's share of --count */
 	struct echo_result res;
+	struct app_idle idle;    /* --idle-adaptive */
 	uint8_t buf[MAX_TCP_SIZE];  /* requests, stream data out */
 	uint8_t in[MAX_TCP_SIZE];   /* responses, stream data in */
 } __rte_cache_aligned;

@@ -305,7 +305,7 @@ run_tcp_server(struct echo_worker *w)
 		}
 		if (w->idx == 0 && app_usr1_take())
 			echo_dump(w);
-		echo_idle(o, rx > 0 || n > 0);
+		echo_idle(w, rx > 0 || n > 0);
 	}
 	for (i = 0; i < nconn; i++)
 		if (conns[i].open)

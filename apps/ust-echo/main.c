@@ -193,6 +193,10 @@ APP_TX_USAGE
 "                         mbuf pool's in-use count at start and end\n"
 "  --idle-sleep US        servers: sleep after an idle poll (default: 0,\n"
 "                         busy poll)\n"
+"  --idle-adaptive        servers: once idle 200 us, sleep until a frame\n"
+"                         (the queue's RX interrupt, where the port has\n"
+"                         them), the stack's next timer or 10 ms; without\n"
+"                         interrupts, --idle-sleep at most (default 200 us)\n"
 "  --stats-period SECONDS all but tcp-stream: print a stats line this often\n"
 "                         (default: 0, off)\n"
 "  --linger SECONDS       after the run, keep the port open but unpolled\n"
@@ -239,7 +243,8 @@ parse_num(const char *flag, const char *v, uint32_t min, uint32_t max)
 
 enum { O_MODE = 256, O_PROTO, O_CONFIG, O_ADDR, O_GW, O_PORT,
        O_PORTID, O_PEER, O_SIZE, O_FLOWS, O_DURATION, O_WARMUP,
-       O_TIMEOUT, O_JSON, O_IDLE, O_STATS, O_LINGER, O_HELP, O_VERSION,
+       O_TIMEOUT, O_JSON, O_IDLE, O_IDLE_ADAPTIVE, O_STATS, O_LINGER,
+       O_HELP, O_VERSION,
        O_RESPONSE, O_RECONNECT, O_COUNT, O_STREAM, O_BULK,
        O_STREAM_OUT, O_DISCARD, O_CLOSE_RST, O_SNDBUF, O_RCVBUF,
        O_FAULT, O_BACKLOG, O_HOLD, O_KEEPALIVE, O_NB_CORES, O_END };
@@ -267,6 +272,7 @@ static const struct {
 	{ { "timeout", required_argument, NULL, O_TIMEOUT }, M_RR_CLIENTS },
 	{ { "json", required_argument, NULL, O_JSON }, M_ALL },
 	{ { "idle-sleep", required_argument, NULL, O_IDLE }, M_SERVERS },
+	{ { "idle-adaptive", no_argument, NULL, O_IDLE_ADAPTIVE }, M_SERVERS },
 	{ { "stats-period", required_argument, NULL, O_STATS },
 	  M_ALL & ~M_TCP_STREAM },
 	{ { "linger", required_argument, NULL, O_LINGER }, M_ALL },
@@ -512,6 +518,9 @@ parse_opts(int argc, char **argv, struct opts *o)
 			o->idle_sleep_us = parse_num("--idle-sleep", optarg, 0,
 						     1000000);
 			break;
+		case O_IDLE_ADAPTIVE:
+			o->idle_adaptive = true;
+			break;
 		case O_STATS:
 			o->stats_period = parse_num("--stats-period", optarg,
 						    0, 86400);
@@ -588,9 +597,13 @@ build_config(const struct opts *o, struct ust_config *cfg, rte_be32_t *peer)
 }
 
 void
-echo_idle(const struct opts *o, bool busy)
+echo_idle(struct echo_worker *w, bool busy)
 {
-	if (!busy && o->idle_sleep_us != 0) {
+	const struct opts *o = w->o;
+
+	if (o->idle_adaptive) {
+		app_idle(&w->idle, w->stk, busy);
+	} else if (!busy && o->idle_sleep_us != 0) {
 		struct timespec ts = {
 			.tv_sec = o->idle_sleep_us / 1000000,
 			.tv_nsec = (long)(o->idle_sleep_us % 1000000) * 1000,
@@ -660,7 +673,7 @@ run_server(struct echo_worker *w)
 		}
 		if (w->idx == 0 && app_usr1_take())
 			echo_dump(w);
-		echo_idle(o, rx > 0 || n > 0);
+		echo_idle(w, rx > 0 || n > 0);
 	}
 	ust_close(stk, sd);
 	echo_finish(w, 0);
@@ -822,6 +835,11 @@ void
 echo_ready(struct echo_worker *w)
 {
 	struct echo_ctx *c = w->ctx;
+
+	if (w->o->idle_adaptive)
+		app_idle_init(&w->idle, w->env, w->idx, 200000,
+			      w->o->idle_sleep_us != 0 ?
+			      (uint64_t)w->o->idle_sleep_us * 1000 : 200000);
 
 	__atomic_fetch_add(&c->ready, 1, __ATOMIC_RELEASE);
 	while (__atomic_load_n(&c->ready, __ATOMIC_ACQUIRE) < c->nb && !quit)
@@ -1139,7 +1157,13 @@ main(int argc, char **argv)
 	if (rte_eal_init(eal_argc, eal_argv) < 0)
 		app_usage_error(PROG, "EAL initialisation failed: %s",
 				rte_strerror(rte_errno));
+	if (o.idle_adaptive)
+		env.cfg.port.rx_intr = true;
 	app_env_up(&env);
+	if (o.idle_adaptive)
+		printf("%s: idle: adaptive, %s\n", PROG, env.port.rx_intr ?
+		       "the port has RX interrupts" : "no RX interrupts on "
+		       "this port: short sleeps");
 	app_print_port(stdout, &env);
 	app_catch_signals(&quit);
 	memset(&ctx, 0, sizeof(ctx));
@@ -1155,6 +1179,20 @@ main(int argc, char **argv)
 	echo_total(&ctx, &res);
 	app_print_group_stats(stdout, &env);
 	app_print_port_drops(stdout, &env);
+	if (o.idle_adaptive) {
+		uint64_t sl = 0, iw = 0, ns = 0;
+		unsigned int ni = 0;
+
+		for (i = 0; i < ctx.nb; i++) {
+			sl += ctx.w[i].idle.sleeps;
+			iw += ctx.w[i].idle.intr_wakeups;
+			ns += ctx.w[i].idle.slept_ns;
+			ni += ctx.w[i].idle.intr == 1;
+		}
+		printf("idle: %" PRIu64 " sleeps, %" PRIu64 " ended by a "
+		       "frame, %.3f s asleep; RX interrupts on %u of %u "
+		       "stacks\n", sl, iw, (double)ns / 1e9, ni, ctx.nb);
+	}
 	app_print_fault(stdout, &env);
 	if (ctx.nb > 1)
 		for (i = 0; i < ctx.nb; i++)

@@ -313,7 +313,22 @@ ust_port_setup(const struct ust_port_conf *c, struct ust_port_info *info)
 			 "queues will get flows spread unevenly (or all on "
 			 "one)", c->port_id, di.driver_name, c->nb_queues);
 	}
-	rc = rte_eth_dev_configure(c->port_id, c->nb_queues, c->nb_queues, &ec);
+	if (c->rx_intr) {
+		ec.intr_conf.rxq = 1;
+		rc = rte_eth_dev_configure(c->port_id, c->nb_queues,
+					   c->nb_queues, &ec);
+		if (rc == 0) {
+			info->rx_intr = true;
+		} else {
+			PORT_LOG(INFO, "port %u (%s): no RX interrupts (%s): "
+				 "configured without", c->port_id,
+				 di.driver_name, rte_strerror(-rc));
+			ec.intr_conf.rxq = 0;
+		}
+	}
+	if (!info->rx_intr)
+		rc = rte_eth_dev_configure(c->port_id, c->nb_queues,
+					   c->nb_queues, &ec);
 	if (rc != 0) {
 		PORT_LOG(ERR, "port %u: configure failed: %s", c->port_id,
 			 rte_strerror(-rc));

@@ -72,6 +72,10 @@ struct ust_port_conf {
 	 *  key, 0x6d 0x5a repeated, so that both directions of a flow land
 	 *  on one queue (on); off keeps the PMD's key */
 	bool rss_sym_key;
+	/** RX queue interrupts (intr_conf.rxq), for an application that
+	 *  sleeps when idle (rte_eth_dev_rx_intr_enable()); a PMD that
+	 *  refuses them is configured without (info->rx_intr false) (off) */
+	bool rx_intr;
 	struct rte_mempool *pool; /**< RX buffers */
 	/** RX buffers of queue i, e.g. a pool on the NUMA node of the lcore
 	 *  polling it; the queue is set up on that pool's node. NULL: pool */
@@ -100,6 +104,7 @@ struct ust_port_info {
 	bool rss_on;              /**< RSS configured (more than one queue
 				   *   and the device offers it) */
 	uint64_t rss_hf;          /**< RTE_ETH_RSS_* hash types asked */
+	bool rx_intr;             /**< RX queue interrupts configured */
 };
 
 void ust_port_conf_defaults(struct ust_port_conf *conf);
