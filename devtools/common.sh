@@ -53,18 +53,21 @@ ust_build() {
 	ninja -C "$UST_BUILD" >/dev/null
 }
 
-# Reserve 2 MB hugepages and mount hugetlbfs; export UST_EAL_MEM with the
-# EAL memory flags the tests and demos use (--no-huge when none can be had).
+# Reserve 2 MB hugepages and mount hugetlbfs with DPDK's own
+# dpdk-hugepages.py (never fewer pages than are reserved already); export
+# UST_EAL_MEM with the EAL memory flags the tests and demos use (--no-huge
+# when none can be had: then no secondary process, dpdk-dumpcap or
+# dpdk-proc-info, can attach to them).
 ust_hugepages() {
 	local want=${1:-1024} nr free
 	local f=/sys/kernel/mm/hugepages/hugepages-2048kB/nr_hugepages
-	if [ -w "$f" ]; then
-		nr=$(cat "$f")
-		[ "$nr" -ge "$want" ] || echo "$want" > "$f" 2>/dev/null || true
+	nr=$(cat "$f" 2>/dev/null || echo 0)
+	if [ "$nr" -lt "$want" ]; then
+		/usr/bin/python3 /usr/bin/dpdk-hugepages.py -p 2M \
+			-r "$((want * 2))M" 2>/dev/null || true
 	fi
 	if ! grep -qs "hugetlbfs" /proc/mounts; then
-		mkdir -p /dev/hugepages
-		mount -t hugetlbfs nodev /dev/hugepages 2>/dev/null || true
+		/usr/bin/python3 /usr/bin/dpdk-hugepages.py -m 2>/dev/null || true
 	fi
 	free=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
 	if grep -qs hugetlbfs /proc/mounts && [ "${free:-0}" -ge 512 ]; then

@@ -1082,7 +1082,12 @@ tcp_tick_one(struct perf_ctx *c, struct tcp_perf *t, double dt,
 	uint64_t out = __atomic_load_n(&t->bytes_out, __ATOMIC_RELAXED);
 	uint64_t in = __atomic_load_n(&t->bytes_in, __ATOMIC_RELAXED);
 
-	if (prefix != NULL && t->rr)
+	if (prefix != NULL && t->rr && t->server)
+		/* a server answers: it times no round trip */
+		printf("%s%s: %10.0f transactions/s | open %u errors %" PRIu64
+		       "\n", prefix, c->mode->name,
+		       (double)(txns - t->txns_t) / dt, t->open, t->errors);
+	else if (prefix != NULL && t->rr)
 		printf("%s%s: %10.0f transactions/s | p50 %.1f p99 %.1f us | "
 		       "open %u errors %" PRIu64 "\n", prefix, c->mode->name,
 		       (double)(txns - t->txns_t) / dt,
