@@ -19,7 +19,7 @@ export UST_SRC UST_BUILD UST_BUILD_ASAN
 # libFuzzer), tools the tests call (iproute2, util-linux's nsenter), and
 # the bound-NIC test bed (tests/vm: QEMU, debootstrap, mkfs.ext4 -d).
 UST_PACKAGES="build-essential pkg-config meson ninja-build libdpdk-dev dpdk
-dpdk-dev libnuma-dev libjansson-dev python3 python3-scapy iputils-ping iperf socat
+dpdk-dev libnuma-dev libjansson-dev libsystemd-dev make python3 python3-scapy iputils-ping iperf socat
 sockperf nftables tcpdump iproute2 util-linux ethtool clang
 libclang-rt-14-dev qemu-system-x86 debootstrap e2fsprogs bison flex"
 
