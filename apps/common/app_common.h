@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "ust_capture.h"
 #include "ust_config.h"
 #include "ust_fault.h"
 #include "ust_group.h"
@@ -95,6 +96,10 @@ struct app_env {
 				    * stack (seed + stack index) */
 	struct ust_fault *fault;   /* stack 0's */
 	struct ust_fault *faults[UST_GROUP_MAX];
+	const char *pcap_path;     /* --pcap: a capture stage on each queue,
+				    * all into this pcapng file */
+	struct ust_capture_file *pcap;
+	struct ust_capture *captures[UST_GROUP_MAX];
 	unsigned int mbuf_in_use_start;
 	unsigned int mbuf_in_use_end;
 };
@@ -239,6 +244,9 @@ app_ratio(uint64_t a, uint64_t b)
 
 /* One line describing the port and its offloads. */
 void app_print_port(FILE *f, const struct app_env *env);
+
+/* With --pcap, one line of what the capture stages wrote. */
+void app_print_capture(FILE *f, const struct app_env *env);
 
 /* One line of the frames the port itself lost or refused, which the
  * stacks never saw (rte_eth_stats: imissed, rx_nombuf, ierrors,

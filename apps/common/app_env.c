@@ -127,6 +127,13 @@ app_env_up(struct app_env *env)
 	if (ust_port_rss(c->port.port_id, &gc.rss) != 0)
 		gc.rss.kind = UST_RSS_NONE;
 	env->rss = gc.rss;
+	if (env->pcap_path != NULL) {
+		env->pcap = ust_capture_open(env->pcap_path, 0);
+		if (env->pcap == NULL)
+			app_usage_error(env->prog, "--pcap %s: %s",
+					env->pcap_path,
+					rte_strerror(rte_errno));
+	}
 	for (i = 0; i < env->nb_stacks; i++) {
 		gc.lcores[i] = env->lcores[i];
 		gc.pools[i] = c->port.rx_pools[i];
@@ -134,6 +141,16 @@ app_env_up(struct app_env *env)
 				   &gc.netifs[i]) != 0)
 			app_usage_error(env->prog, "port %u: no queue %u",
 					c->port.port_id, i);
+		/* the capture sees the wire: the port's frames, before the
+		 * fault stage acts on them */
+		if (env->pcap != NULL) {
+			env->captures[i] = ust_capture_create(env->pcap,
+							      &gc.netifs[i]);
+			if (env->captures[i] == NULL)
+				app_usage_error(env->prog, "--pcap: %s",
+						rte_strerror(rte_errno));
+			ust_capture_netif(env->captures[i], &gc.netifs[i]);
+		}
 		if (env->fault_spec != NULL) {
 			struct ust_fault_conf fc;
 			char err[160];
@@ -217,6 +234,12 @@ app_env_down(struct app_env *env)
 		env->faults[i] = NULL;
 	}
 	env->fault = NULL;
+	for (i = 0; i < UST_GROUP_MAX; i++) {
+		ust_capture_free(env->captures[i]);
+		env->captures[i] = NULL;
+	}
+	ust_capture_close(env->pcap);
+	env->pcap = NULL;
 	ust_port_tx_cleanup(env->cfg.port.port_id, env->port.nb_queues);
 	env->mbuf_in_use_end = app_env_in_use(env);
 }

@@ -44,6 +44,30 @@ app_print_port(FILE *f, const struct app_env *env)
 }
 
 void
+app_print_capture(FILE *f, const struct app_env *env)
+{
+	struct ust_capture_stats t, one;
+	unsigned int i;
+
+	if (env->pcap == NULL)
+		return;
+	memset(&t, 0, sizeof(t));
+	for (i = 0; i < env->nb_stacks; i++) {
+		if (env->captures[i] == NULL)
+			continue;
+		ust_capture_stats_get(env->captures[i], &one);
+		t.rx += one.rx;
+		t.tx += one.tx;
+		t.missed += one.missed;
+		t.write_errors += one.write_errors;
+	}
+	fprintf(f, "capture: %" PRIu64 " frames in, %" PRIu64 " out written "
+		"to %s; %" PRIu64 " missed (no copy buffer), %" PRIu64
+		" bursts refused by the file\n", t.rx, t.tx, env->pcap_path,
+		t.missed, t.write_errors);
+}
+
+void
 app_print_port_drops(FILE *f, const struct app_env *env)
 {
 	uint16_t pid = env->cfg.port.port_id;

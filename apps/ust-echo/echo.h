@@ -58,7 +58,8 @@ struct opts {
 	double warmup;
 	uint32_t timeout_ms;
 	uint32_t idle_sleep_us;
-	bool idle_adaptive;      /* servers: sleep until a frame or a timer */
+	bool idle_adaptive;
+	const char *pcap;        /* --pcap FILE */      /* servers: sleep until a frame or a timer */
 	uint32_t stats_period;
 	double linger;
 	struct app_tx_opts tx;   /* --tx-layout, --copy-small... */

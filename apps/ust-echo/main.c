@@ -189,6 +189,9 @@ APP_TX_USAGE
 "  --fault SPEC           drop, duplicate, reorder, corrupt received frames\n"
 "                         (e.g. drop=10%%,reorder=5%%,dup=1%%,corrupt=1%%,\n"
 "                         seed=7; see ust_fault.h)\n"
+"  --pcap FILE            write every frame of the port, both ways, to FILE\n"
+"                         (pcapng, as dpdk-dumpcap; for runs without\n"
+"                         hugepages, where dumpcap cannot attach)\n"
 "  --json FILE            write counters, drop reasons, the result and the\n"
 "                         mbuf pool's in-use count at start and end\n"
 "  --idle-sleep US        servers: sleep after an idle poll (default: 0,\n"
@@ -247,7 +250,7 @@ enum { O_MODE = 256, O_PROTO, O_CONFIG, O_ADDR, O_GW, O_PORT,
        O_HELP, O_VERSION,
        O_RESPONSE, O_RECONNECT, O_COUNT, O_STREAM, O_BULK,
        O_STREAM_OUT, O_DISCARD, O_CLOSE_RST, O_SNDBUF, O_RCVBUF,
-       O_FAULT, O_BACKLOG, O_HOLD, O_KEEPALIVE, O_NB_CORES, O_END };
+       O_FAULT, O_PCAP, O_BACKLOG, O_HOLD, O_KEEPALIVE, O_NB_CORES, O_END };
 
 /* every option and the modes that take it (the TX layout flags, from
  * app_common.h, are taken by all) */
@@ -292,6 +295,7 @@ static const struct {
 	{ { "sndbuf", required_argument, NULL, O_SNDBUF }, M_TCP },
 	{ { "rcvbuf", required_argument, NULL, O_RCVBUF }, M_TCP },
 	{ { "fault", required_argument, NULL, O_FAULT }, M_ALL },
+	{ { "pcap", required_argument, NULL, O_PCAP }, M_ALL },
 	{ { "backlog", required_argument, NULL, O_BACKLOG }, M_TCP_SERVER },
 	{ { "keepalive", required_argument, NULL, O_KEEPALIVE },
 	  M_TCP_SERVER },
@@ -472,6 +476,11 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case O_FAULT:
 			app_fault_check(PROG, optarg);
 			o->fault = optarg;
+			break;
+		case O_PCAP:
+			if (optarg[0] == '\0')
+				app_usage_error(PROG, "--pcap: a file name");
+			o->pcap = optarg;
 			break;
 		case O_CONFIG:
 			o->config = optarg;
@@ -1144,6 +1153,7 @@ main(int argc, char **argv)
 	memset(&env, 0, sizeof(env));
 	env.prog = PROG;
 	env.fault_spec = o.fault;
+	env.pcap_path = o.pcap;
 	build_config(&o, &env.cfg, &peer);
 	/* the flag wins over [port] queues */
 	if (o.nb_cores != NULL)
@@ -1179,6 +1189,7 @@ main(int argc, char **argv)
 	echo_total(&ctx, &res);
 	app_print_group_stats(stdout, &env);
 	app_print_port_drops(stdout, &env);
+	app_print_capture(stdout, &env);
 	if (o.idle_adaptive) {
 		uint64_t sl = 0, iw = 0, ns = 0;
 		unsigned int ni = 0;

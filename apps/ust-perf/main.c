@@ -42,7 +42,7 @@ static const struct perf_mode *const modes[] = {
 
 enum {
 	O_MODE = 256, O_CONFIG, O_ADDR, O_GW, O_PORTID, O_DURATION, O_WARMUP,
-	O_STATS, O_JSON, O_LINGER, O_HELP, O_NB_CORES,
+	O_STATS, O_JSON, O_LINGER, O_HELP, O_NB_CORES, O_PCAP,
 };
 
 static const struct option common_opts[] = {
@@ -56,6 +56,7 @@ static const struct option common_opts[] = {
 	{ "stats-period", required_argument, NULL, O_STATS },
 	{ "json", required_argument, NULL, O_JSON },
 	{ "linger", required_argument, NULL, O_LINGER },
+	{ "pcap", required_argument, NULL, O_PCAP },
 	{ "help", no_argument, NULL, O_HELP },
 	{ "nb-cores", required_argument, NULL, O_NB_CORES },
 	APP_TX_LONGOPTS,
@@ -96,6 +97,9 @@ usage(void)
 "  --linger SECONDS       keep the port open, unpolled, this long after the\n"
 "                         run (two processes on one net_memif: see\n"
 "                         ust-echo --help)\n"
+"  --pcap FILE            write every frame of the port, both ways, to FILE\n"
+"                         (pcapng; a system call per burst: not for\n"
+"                         measurements)\n"
 APP_TX_USAGE
 "  --help                 print this text\n"
 "  --version              print ustack's and DPDK's versions\n"
@@ -332,6 +336,11 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 			break;
 		case O_LINGER:
 			c->linger = parse_seconds("--linger", optarg, 3600);
+			break;
+		case O_PCAP:
+			if (optarg[0] == '\0')
+				app_usage_error(PERF_PROG, "--pcap: a file name");
+			c->env.pcap_path = optarg;
 			break;
 		case O_NB_CORES:
 			nb_cores = optarg;
@@ -667,6 +676,7 @@ main(int argc, char **argv)
 		}
 	}
 	app_print_port_drops(stdout, &c.env);
+	app_print_capture(stdout, &c.env);
 	if (json != NULL) {
 		if (c.nb_workers == 1)
 			json_stack(&j, c.env.stk);
