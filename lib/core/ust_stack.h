@@ -243,6 +243,23 @@ void ust_stack_timers(struct ust_stack *stk, uint64_t now_ns);
  */
 uint64_t ust_stack_next_deadline(const struct ust_stack *stk);
 
+struct ust_epoll_event;
+
+/**
+ * ust_epoll_wait() that waits, for a loop with nothing else to do on this
+ * stack: polls the instance (ust_stack_poll() at ust_clock_ns()) until
+ * the event set @p epd has events ready or @p timeout_ms has passed (0:
+ * one poll, then the check; -1: no limit), as epoll_wait(2). Returns the
+ * events' count, 0 at the timeout, or a negative errno (-EBADF, -EINVAL)
+ * as ust_epoll_wait(). The lcore spins while it waits (a poll-mode
+ * stack's frames arrive by polling); to sleep instead, see
+ * ust_stack_next_deadline(). For a stack on the real clock
+ * (ust_clock_ns()), not a test's fake one.
+ */
+int ust_epoll_wait_timeout(struct ust_stack *stk, int epd,
+			   struct ust_epoll_event *events, int max,
+			   int timeout_ms);
+
 /**
  * Hand staged frames to the netif. Frames the netif does not take stay
  * staged for the next call (they are not dropped). Returns frames sent.

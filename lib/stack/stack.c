@@ -288,6 +288,28 @@ ust_stack_timers(struct ust_stack *stk, uint64_t now_ns)
 	ust_tcp_poll(stk);
 }
 
+int
+ust_epoll_wait_timeout(struct ust_stack *stk, int epd,
+		       struct ust_epoll_event *events, int max, int timeout_ms)
+{
+	uint64_t now = ust_clock_ns(), end;
+	int n;
+
+	if (timeout_ms < -1)
+		return -EINVAL;
+	end = timeout_ms < 0 ? UINT64_MAX :
+		now + (uint64_t)timeout_ms * 1000000u;
+	for (;;) {
+		ust_stack_poll(stk, now);
+		n = ust_epoll_wait(stk, epd, events, max);
+		if (n != 0)
+			return n;
+		now = ust_clock_ns();
+		if (now >= end)
+			return 0;
+	}
+}
+
 uint64_t
 ust_stack_next_deadline(const struct ust_stack *stk)
 {

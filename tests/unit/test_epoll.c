@@ -225,12 +225,56 @@ test_error_event(void)
 	return teardown(stk);
 }
 
+static void
+real_clock(struct ust_stack_conf *c)
+{
+	c->now_ns = ust_clock_ns();
+}
+
+/*
+ * ust_epoll_wait_timeout(): with nothing arriving it returns 0 at the
+ * timeout (0: after one poll); a datagram waiting on the netif is taken in
+ * by its polls and reported; a bad set or timeout is an error, as
+ * ust_epoll_wait()'s.
+ */
+static int
+test_wait_timeout(void)
+{
+	struct ust_stack *stk = ut_stack_create(&nif, pool, real_clock);
+	struct ust_epoll_event ev, out[4];
+	int ep, sd;
+	char buf[8];
+
+	UT_ASSERT(stk != NULL);
+	ep = ust_epoll_create(stk);
+	sd = ut_udp_bound(stk, 100);
+	UT_ASSERT(ep >= 0 && sd >= 0);
+	ev.events = UST_EPOLLIN;
+	ev.data = 5;
+	UT_EQ(ust_epoll_ctl(stk, ep, UST_EPOLL_CTL_ADD, sd, &ev), 0);
+	UT_EQ(ust_epoll_wait_timeout(stk, ep, out, 4, 0), 0);
+	UT_EQ(ust_epoll_wait_timeout(stk, ep, out, 4, 2), 0);
+	/* on the wire, not yet polled: the wait's poll takes it in */
+	nif.rx[nif.rx_n++] = ut_udp_frame(pool, UT_PEER_IP, UT_OUR_IP, 4000,
+					  100, "w", 1);
+	UT_EQ(ust_epoll_wait_timeout(stk, ep, out, 4, -1), 1);
+	UT_EQ(out[0].data, 5);
+	UT_EQ(out[0].events, UST_EPOLLIN);
+	UT_EQ(nif.rx_n, 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 1);
+	UT_EQ(ust_epoll_wait_timeout(stk, ep, out, 4, -2), -EINVAL);
+	UT_EQ(ust_epoll_wait_timeout(stk, sd, out, 4, 0), -EINVAL);
+	UT_EQ(ust_epoll_wait_timeout(stk, 999, out, 4, 0), -EBADF);
+	return teardown(stk);
+}
+
 static const struct ut_case cases[] = {
 	{ "level_triggered", test_level_triggered },
 	{ "fairness", test_fairness },
 	{ "edge_and_oneshot", test_edge_and_oneshot },
 	{ "ctl_errors", test_ctl_errors },
 	{ "error_event", test_error_event },
+	{ "wait_timeout", test_wait_timeout },
 };
 
 int
