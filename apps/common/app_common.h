@@ -294,10 +294,12 @@ uint64_t app_hist_quantile(const struct app_hist *h, double q);
 
 /* ---- JSON writer (app_json.c) ---- */
 
+struct json_t;
+
 struct app_json {
 	FILE *f;
 	int depth;
-	bool first[16];
+	struct json_t *stack[16];  /* the open containers; [0]: the root */
 };
 
 void json_begin(struct app_json *j, FILE *f);

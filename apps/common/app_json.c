@@ -3,27 +3,53 @@
  */
 
 /*
- * The --json writer: a small streaming JSON object writer, and the
- * stack's counters, pools, TX layout counters and port as JSON.
+ * The --json writer: the document built with libjansson as the members
+ * come (json_obj()... json_obj_end() open and close a container) and
+ * written at json_end(); and the stack's counters, pools, TX layout
+ * counters and port as JSON.
  */
 
 #include <string.h>
+
+#include <jansson.h>
 
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
 
 #include "app_common.h"
 
+/* The value @v as member @key of the open container (an element, in an
+ * array); a value jansson refuses (a non-finite real, a string that is not
+ * UTF-8) is written as null. */
 static void
-json_key(struct app_json *j, const char *key)
+json_add(struct app_json *j, const char *key, json_t *v)
 {
-	if (!j->first[j->depth])
-		fputc(',', j->f);
-	j->first[j->depth] = false;
-	fputc('\n', j->f);
-	fprintf(j->f, "%*s", 2 * j->depth, "");
-	if (key != NULL)
-		fprintf(j->f, "\"%s\": ", key);
+	json_t *parent = j->stack[j->depth];
+
+	if (v == NULL)
+		v = json_null();
+	if (json_is_array(parent))
+		json_array_append_new(parent, v);
+	else
+		json_object_set_new(parent, key != NULL ? key : "", v);
+}
+
+static void
+json_open(struct app_json *j, const char *key, json_t *c)
+{
+	json_incref(c);	/* the stack's reference, until the close */
+	json_add(j, key, c);
+	if (j->depth + 1 < (int)RTE_DIM(j->stack))
+		j->stack[++j->depth] = c;
+	else
+		json_decref(c);
+}
+
+static void
+json_close(struct app_json *j)
+{
+	if (j->depth > 0)
+		json_decref(j->stack[j->depth--]);
 }
 
 void
@@ -31,92 +57,74 @@ json_begin(struct app_json *j, FILE *f)
 {
 	j->f = f;
 	j->depth = 0;
-	fputc('{', f);
-	j->first[0] = true;
+	j->stack[0] = json_object();
 }
 
 void
 json_end(struct app_json *j)
 {
-	fputs("\n}\n", j->f);
+	while (j->depth > 0)
+		json_close(j);
+	json_dumpf(j->stack[0], j->f, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+	fputc('\n', j->f);
+	json_decref(j->stack[0]);
+	j->stack[0] = NULL;
 }
 
 void
 json_obj(struct app_json *j, const char *key)
 {
-	json_key(j, key);
-	fputc('{', j->f);
-	j->depth++;
-	j->first[j->depth] = true;
+	json_open(j, key, json_object());
 }
 
 void
 json_obj_end(struct app_json *j)
 {
-	j->depth--;
-	fputc('\n', j->f);
-	fprintf(j->f, "%*s}", 2 * j->depth, "");
+	json_close(j);
 }
 
 void
 json_arr(struct app_json *j, const char *key)
 {
-	json_key(j, key);
-	fputc('[', j->f);
-	j->depth++;
-	j->first[j->depth] = true;
+	json_open(j, key, json_array());
 }
 
 void
 json_arr_end(struct app_json *j)
 {
-	j->depth--;
-	fputc('\n', j->f);
-	fprintf(j->f, "%*s]", 2 * j->depth, "");
+	json_close(j);
 }
 
 void
 json_u64(struct app_json *j, const char *key, uint64_t v)
 {
-	json_key(j, key);
-	fprintf(j->f, "%" PRIu64, v);
+	/* json_int_t is 64-bit signed: a larger count as a real */
+	json_add(j, key, v <= INT64_MAX ? json_integer((json_int_t)v) :
+		 json_real((double)v));
 }
 
 void
 json_i64(struct app_json *j, const char *key, int64_t v)
 {
-	json_key(j, key);
-	fprintf(j->f, "%" PRId64, v);
+	json_add(j, key, json_integer((json_int_t)v));
 }
 
 void
 json_dbl(struct app_json *j, const char *key, double v)
 {
-	json_key(j, key);
-	fprintf(j->f, "%.3f", v);
+	json_add(j, key, json_real(v));
 }
 
 void
 json_str(struct app_json *j, const char *key, const char *v)
 {
-	const char *p;
-
-	json_key(j, key);
-	fputc('"', j->f);
-	for (p = v; *p != '\0'; p++) {
-		if (*p == '"' || *p == '\\')
-			fputc('\\', j->f);
-		if ((unsigned char)*p >= 0x20)
-			fputc(*p, j->f);
-	}
-	fputc('"', j->f);
+	json_add(j, key, json_string(v));
 }
 
 void
 json_bool(struct app_json *j, const char *key, bool v)
 {
-	json_key(j, key);
-	fputs(v ? "true" : "false", j->f);
+	json_add(j, key, json_boolean(v));
 }
 
 void
@@ -125,11 +133,10 @@ json_arr_u64(struct app_json *j, const char *key, const uint64_t *v,
 {
 	unsigned int i;
 
-	json_key(j, key);
-	fputc('[', j->f);
+	json_arr(j, key);
 	for (i = 0; i < n; i++)
-		fprintf(j->f, "%s%" PRIu64, i ? ", " : "", v[i]);
-	fputc(']', j->f);
+		json_u64(j, NULL, v[i]);
+	json_arr_end(j);
 }
 
 void

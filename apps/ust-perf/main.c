@@ -214,26 +214,6 @@ perf_secs(const struct perf_worker *w)
 }
 
 void
-perf_json_arr(struct app_json *j, const char *key)
-{
-	/* as app_json.c's members: a comma after the previous one, one a
-	 * line, indented by depth */
-	if (!j->first[j->depth])
-		fputc(',', j->f);
-	j->first[j->depth] = false;
-	fprintf(j->f, "\n%*s\"%s\": [", 2 * j->depth, "", key);
-	j->depth++;
-	j->first[j->depth] = true;
-}
-
-void
-perf_json_arr_end(struct app_json *j)
-{
-	j->depth--;
-	fprintf(j->f, "\n%*s]", 2 * j->depth, "");
-}
-
-void
 perf_spin_ns(const struct perf_ctx *c, uint64_t ns)
 {
 	uint64_t until = rte_rdtsc() + ns * c->tsc_hz / 1000000000u;
@@ -566,7 +546,7 @@ perf_json_stacks(struct app_json *j, struct perf_ctx *c)
 	unsigned int i;
 
 	json_u64(j, "nb_stacks", c->nb_workers);
-	perf_json_arr(j, "stacks");
+	json_arr(j, "stacks");
 	for (i = 0; i < c->nb_workers; i++) {
 		const struct perf_worker *w = &c->w[i];
 
@@ -582,7 +562,7 @@ perf_json_stacks(struct app_json *j, struct perf_ctx *c)
 			json_stack(j, c->env.stks[i]);
 		json_obj_end(j);
 	}
-	perf_json_arr_end(j);
+	json_arr_end(j);
 }
 
 int

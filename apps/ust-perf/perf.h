@@ -144,9 +144,5 @@ void perf_start_clock(struct perf_ctx *c, uint64_t now);
 void perf_stop(struct perf_ctx *c, uint64_t now);
 /* seconds of worker @w's measured interval */
 double perf_secs(const struct perf_worker *w);
-/* an array member @key of the current JSON object, and its end; its
- * elements are json_obj(j, NULL) ... json_obj_end(j) */
-void perf_json_arr(struct app_json *j, const char *key);
-void perf_json_arr_end(struct app_json *j);
 
 #endif /* UST_PERF_H */
