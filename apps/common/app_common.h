@@ -25,6 +25,7 @@
 
 #include "ust_capture.h"
 #include "ust_config.h"
+#include "ust_env.h"
 #include "ust_fault.h"
 #include "ust_group.h"
 #include "ust_port.h"
@@ -76,50 +77,26 @@ void app_print_version(const char *prog);
 
 /* ---- environment (app_env.c) ---- */
 
-/* A port, its pool and its stacks (one per queue pair and lcore: a
- * struct ust_group), brought up from a configuration. */
-struct app_env {
-	const char *prog;
-	struct ust_config cfg;     /* cfg.port.nb_queues: stacks (--nb-cores) */
-	struct rte_mempool *pool;  /* the main lcore's NUMA node's pool */
-	struct rte_mempool *pools[RTE_MAX_NUMA_NODES];
-	struct ust_port_info port;
-	struct ust_rss rss;        /* the port's hash, read back */
-	uint16_t nb_stacks;
-	unsigned int lcores[UST_GROUP_MAX]; /* stack i's lcore: the main
-					    * lcore, then the workers of -l */
-	struct ust_group *grp;
-	struct ust_stack *stk;     /* stack 0, on the main lcore */
-	struct ust_stack *stks[UST_GROUP_MAX];
-	bool pdump;                /* rte_pdump_init() done: dumpcap works */
-	const char *fault_spec;    /* --fault: a fault stage in front of each
-				    * stack (seed + stack index) */
-	struct ust_fault *fault;   /* stack 0's */
-	struct ust_fault *faults[UST_GROUP_MAX];
-	const char *pcap_path;     /* --pcap: a capture stage on each queue,
-				    * all into this pcapng file */
-	struct ust_capture_file *pcap;
-	struct ust_capture *captures[UST_GROUP_MAX];
-	unsigned int mbuf_in_use_start;
-	unsigned int mbuf_in_use_end;
-};
+/* The apps' environment is the library's (lib/env, struct ust_env): a
+ * port, its pools, stages and stacks, brought up from a configuration. */
 
 /* Set the number of stacks from --nb-cores @arg (exit 2 naming the flag
  * when it is not 1 to UST_GROUP_MAX); app_env_up() checks it against the
  * EAL lcores and the port's queues. */
-void app_env_nb_cores(struct app_env *env, const char *arg);
+void app_env_nb_cores(struct ust_env *env, const char *arg);
 
-/* After rte_eal_init(): pools, port, stacks. Exits with status 2 on a
- * configuration the port or the stacks refuse, naming it: more stacks
- * than EAL lcores (-l) or than the port has queues. */
-void app_env_up(struct app_env *env);
+/* After rte_eal_init(): ust_env_up(), exiting with status 2 and its
+ * reason on a configuration the port or the stacks refuse (more stacks
+ * than EAL lcores (-l) or than the port has queues...); warns when no
+ * secondary process can attach (no hugepages). */
+void app_env_up(struct ust_env *env);
 
-/* Destroy the stacks, let the PMD free completed TX mbufs, and record the
- * pools' in-use count; then close the port. */
-void app_env_down(struct app_env *env);
+/* ust_env_down(): the stacks and stages destroyed, the pools' in-use
+ * count recorded; the port stays open (--linger). */
+void app_env_down(struct ust_env *env);
 
 /* mbufs in use in all the environment's pools */
-unsigned int app_env_in_use(const struct app_env *env);
+unsigned int app_env_in_use(const struct ust_env *env);
 
 /* ---- sleeping when idle (app_idle.c) ---- */
 
@@ -141,7 +118,7 @@ struct app_idle {
 
 /* The idle state of the stack polling @queue of @env's port: a sleep
  * once idle for @after_ns, @fallback_ns at most without interrupts. */
-void app_idle_init(struct app_idle *id, const struct app_env *env,
+void app_idle_init(struct app_idle *id, const struct ust_env *env,
 		   uint16_t queue, uint64_t after_ns, uint64_t fallback_ns);
 
 /* Every 64 empty polls: idle for after_ns yet? Then sleep until a frame,
@@ -243,15 +220,15 @@ app_ratio(uint64_t a, uint64_t b)
 }
 
 /* One line describing the port and its offloads. */
-void app_print_port(FILE *f, const struct app_env *env);
+void app_print_port(FILE *f, const struct ust_env *env);
 
 /* With --pcap, one line of what the capture stages wrote. */
-void app_print_capture(FILE *f, const struct app_env *env);
+void app_print_capture(FILE *f, const struct ust_env *env);
 
 /* One line of the frames the port itself lost or refused, which the
  * stacks never saw (rte_eth_stats: imissed, rx_nombuf, ierrors,
  * oerrors): "port N drops: none" when there were none. */
-void app_print_port_drops(FILE *f, const struct app_env *env);
+void app_print_port_drops(FILE *f, const struct ust_env *env);
 
 /* Non-zero counters, grouped as /proc/net/snmp, the UDP memory pool, then
  * drop reasons. */
@@ -262,7 +239,7 @@ void app_print_stats(FILE *f, struct ust_stack *stk);
  * TCP TX layout counters and drop reasons, then one line a stack
  * ("stack i (lcore L): ...") with the counters that show how the flows
  * were spread: frames in and out, opens, datagrams, handoffs, drops. */
-void app_print_group_stats(FILE *f, const struct app_env *env);
+void app_print_group_stats(FILE *f, const struct ust_env *env);
 
 /* @a + @b into @d, counter by counter (histograms included). */
 void app_tcp_tx_add(struct ust_tcp_tx_stats *d,
@@ -271,7 +248,7 @@ void app_tcp_tx_add(struct ust_tcp_tx_stats *d,
 
 /* One line of what the fault stage did (nothing without one); one a stack
  * with several. */
-void app_print_fault(FILE *f, const struct app_env *env);
+void app_print_fault(FILE *f, const struct ust_env *env);
 
 /* ---- latency histogram (log-linear, ~3% resolution, ns; app_hist.c) ---- */
 
@@ -325,12 +302,12 @@ void json_tcp_tx(struct app_json *j, const char *key,
 /* The stack's counters, drop reasons, TCP and UDP pools, TX layout
  * counters ("tcp_tx"), port stats and the mbuf pool's in-use counts, as
  * members of the current object. */
-void json_env(struct app_json *j, const struct app_env *env);
+void json_env(struct app_json *j, const struct ust_env *env);
 void json_stack(struct app_json *j, struct ust_stack *stk);
 /* json_stack() of the environment: with one stack, that stack's; with
  * several, the same members with the group's totals (counters summed by
  * ust_group_stats_get(), the pools' and TX layout counters added up) */
-void json_group(struct app_json *j, const struct app_env *env);
+void json_group(struct app_json *j, const struct ust_env *env);
 void json_hist(struct app_json *j, const char *key, const struct app_hist *h);
 
 /* ---- socket helpers (app_sock.c) ---- */
@@ -363,12 +340,12 @@ struct app_listen_watch {
 /* the once-a-second check (called by the two below, which return without
  * a call in between: they run on every turn of a server's loop) */
 void app_listen_watch_check(struct app_listen_watch *w,
-			    const struct app_env *env, struct ust_stack *stk,
+			    const struct ust_env *env, struct ust_stack *stk,
 			    uint64_t now_ns, unsigned int backlog);
 
 /* for stack @stk of the environment (on its lcore) */
 static inline void
-app_listen_watch_stack(struct app_listen_watch *w, const struct app_env *env,
+app_listen_watch_stack(struct app_listen_watch *w, const struct ust_env *env,
 		       struct ust_stack *stk, uint64_t now_ns,
 		       unsigned int backlog)
 {
@@ -378,7 +355,7 @@ app_listen_watch_stack(struct app_listen_watch *w, const struct app_env *env,
 
 /* for stack 0 */
 static inline void
-app_listen_watch(struct app_listen_watch *w, const struct app_env *env,
+app_listen_watch(struct app_listen_watch *w, const struct ust_env *env,
 		 uint64_t now_ns, unsigned int backlog)
 {
 	app_listen_watch_stack(w, env, env->stk, now_ns, backlog);

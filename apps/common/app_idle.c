@@ -26,7 +26,7 @@
 #include "app_common.h"
 
 void
-app_idle_init(struct app_idle *id, const struct app_env *env, uint16_t queue,
+app_idle_init(struct app_idle *id, const struct ust_env *env, uint16_t queue,
 	      uint64_t after_ns, uint64_t fallback_ns)
 {
 	memset(id, 0, sizeof(*id));

@@ -265,7 +265,7 @@ mem_add(struct ust_mem_pool_stats *a, const struct ust_mem_pool_stats *b)
 }
 
 void
-json_group(struct app_json *j, const struct app_env *env)
+json_group(struct app_json *j, const struct ust_env *env)
 {
 	struct ust_tcp_tx_stats tx, one;
 	struct ust_mem_pool_stats tm, um, ps;
@@ -301,7 +301,7 @@ json_group(struct app_json *j, const struct app_env *env)
 }
 
 void
-json_env(struct app_json *j, const struct app_env *env)
+json_env(struct app_json *j, const struct ust_env *env)
 {
 	struct rte_eth_stats es;
 

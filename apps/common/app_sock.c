@@ -49,7 +49,7 @@ app_poll_for(struct ust_stack *stk, uint64_t ns)
 }
 
 void
-app_listen_watch_check(struct app_listen_watch *w, const struct app_env *env,
+app_listen_watch_check(struct app_listen_watch *w, const struct ust_env *env,
 		       struct ust_stack *stk, uint64_t now_ns,
 		       unsigned int backlog)
 {

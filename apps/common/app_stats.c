@@ -16,7 +16,7 @@
 #include "app_common.h"
 
 void
-app_print_port(FILE *f, const struct app_env *env)
+app_print_port(FILE *f, const struct ust_env *env)
 {
 	const struct ust_port_info *p = &env->port;
 	char mac[RTE_ETHER_ADDR_FMT_SIZE];
@@ -44,7 +44,7 @@ app_print_port(FILE *f, const struct app_env *env)
 }
 
 void
-app_print_capture(FILE *f, const struct app_env *env)
+app_print_capture(FILE *f, const struct ust_env *env)
 {
 	struct ust_capture_stats t, one;
 	unsigned int i;
@@ -68,7 +68,7 @@ app_print_capture(FILE *f, const struct app_env *env)
 }
 
 void
-app_print_port_drops(FILE *f, const struct app_env *env)
+app_print_port_drops(FILE *f, const struct ust_env *env)
 {
 	uint16_t pid = env->cfg.port.port_id;
 	struct rte_eth_stats es;
@@ -156,7 +156,7 @@ app_print_stats(FILE *f, struct ust_stack *stk)
 }
 
 void
-app_print_group_stats(FILE *f, const struct app_env *env)
+app_print_group_stats(FILE *f, const struct ust_env *env)
 {
 	struct ust_tcp_tx_stats tx, one;
 	struct ust_stats st;
@@ -302,7 +302,7 @@ app_tcp_tx_add(struct ust_tcp_tx_stats *d, const struct ust_tcp_tx_stats *a,
 }
 
 void
-app_print_fault(FILE *f, const struct app_env *env)
+app_print_fault(FILE *f, const struct ust_env *env)
 {
 	struct ust_fault_stats fs;
 	uint16_t i;

@@ -118,7 +118,7 @@ struct echo_ctx;
  */
 struct echo_worker {
 	const struct opts *o;
-	struct app_env *env;
+	struct ust_env *env;
 	struct echo_ctx *ctx;
 	struct ust_stack *stk;
 	uint16_t idx;            /* stack index */
@@ -151,7 +151,7 @@ void echo_finish(struct echo_worker *w, uint64_t ns);
 
 /* a --stats-period line of @r: @stk's, or the total when @stk is NULL;
  * @prefix starts it */
-typedef void (*echo_line_t)(const char *prefix, const struct app_env *env,
+typedef void (*echo_line_t)(const char *prefix, const struct ust_env *env,
 			    struct ust_stack *stk,
 			    const struct echo_result *r);
 

@@ -194,7 +194,7 @@ sconn_serve(const struct opts *o, struct ust_stack *stk, int ep,
 
 /* the --stats-period line */
 static void
-tcp_server_line(const char *prefix, const struct app_env *env,
+tcp_server_line(const char *prefix, const struct ust_env *env,
 		struct ust_stack *stk, const struct echo_result *r)
 {
 	const struct server_result *res = &r->srv;
@@ -215,7 +215,7 @@ int
 run_tcp_server(struct echo_worker *w)
 {
 	const struct opts *o = w->o;
-	struct app_env *env = w->env;
+	struct ust_env *env = w->env;
 	struct server_result *res = &w->res.srv;
 	struct ust_stack *stk = w->stk;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
@@ -471,7 +471,7 @@ cflow_event(struct echo_worker *w, int ep, struct cflow *x, uint32_t f,
 
 /* the --stats-period line */
 static void
-tcp_client_line(const char *prefix, const struct app_env *env __rte_unused,
+tcp_client_line(const char *prefix, const struct ust_env *env __rte_unused,
 		struct ust_stack *stk __rte_unused, const struct echo_result *r)
 {
 	printf("%s%" PRIu64 " transactions, %" PRIu64 " connections\n",

@@ -77,7 +77,7 @@ static int run_client(struct echo_worker *w);
  * barrier counters are written (once a worker) */
 struct echo_ctx {
 	const struct opts *o;
-	struct app_env *env;
+	struct ust_env *env;
 	rte_be32_t peer;
 	uint16_t nb;
 	uint16_t active;           /* workers with something to do */
@@ -626,7 +626,7 @@ echo_idle(struct echo_worker *w, bool busy)
 
 /* the --stats-period line */
 static void
-udp_server_line(const char *prefix, const struct app_env *env __rte_unused,
+udp_server_line(const char *prefix, const struct ust_env *env __rte_unused,
 		struct ust_stack *stk __rte_unused, const struct echo_result *r)
 {
 	printf("%sechoed %" PRIu64 " refused %" PRIu64 "\n", prefix,
@@ -700,7 +700,7 @@ struct flow {
 
 /* the --stats-period line */
 static void
-udp_client_line(const char *prefix, const struct app_env *env __rte_unused,
+udp_client_line(const char *prefix, const struct ust_env *env __rte_unused,
 		struct ust_stack *stk __rte_unused, const struct echo_result *r)
 {
 	printf("%s%" PRIu64 " transactions, %" PRIu64 " timeouts\n", prefix,
@@ -1135,7 +1135,7 @@ main(int argc, char **argv)
 	int eal_argc, app_argc;
 	char **eal_argv, **app_argv;
 	struct opts o;
-	struct app_env env;
+	struct ust_env env;
 	struct echo_ctx ctx;
 	struct echo_result res;
 	struct client_result *cres = &res.cli;

@@ -52,7 +52,7 @@ struct perf_worker {
 } __rte_cache_aligned;
 
 struct perf_ctx {
-	struct app_env env;
+	struct ust_env env;
 	const struct perf_mode *mode;
 	double duration;            /* seconds; 0: until SIGINT/SIGTERM */
 	double warmup;              /* seconds not counted */

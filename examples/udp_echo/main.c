@@ -3,16 +3,19 @@
  */
 
 /*
- * examples/udp_echo: the smallest complete ustack application, built
- * against the INSTALLED library through pkg-config (shared or static; see
- * examples/meson.build and the README's "Embedding the library"). It
- * brings up the first ethdev port with one queue pair, one stack on the
- * main lcore, a UDP socket on PORT, and echoes what arrives, zero copy,
- * until SIGINT or SIGTERM; then it tears everything down and checks that
- * every mbuf came back to the pool.
+ * examples/udp_echo: a UDP echo server on the environment API
+ * (ust_env.h), built against the INSTALLED library through pkg-config
+ * (shared or static; examples/Makefile). ust_env_create() brings up EAL,
+ * the pools, the first port and one stack per lcore of -l from an INI
+ * file; each stack gets a socket on PORT; ust_env_run() polls every stack
+ * on its lcore and calls echo() after each poll, which sends back what
+ * arrived, zero copy; SIGINT or SIGTERM stops the run, and
+ * ust_env_destroy() tears everything down. Exit status 0 when the pools
+ * got every mbuf back (as many in use as at the start: the RX ring's).
  *
- *   udp_echo [EAL options] -- A.B.C.D/LEN PORT
- *   e.g. udp_echo -l 0 --vdev net_tap0 -- 198.18.0.2/24 7
+ *   udp_echo [EAL options] -- CONFIG.ini PORT
+ *   e.g. udp_echo -l 0 --vdev net_tap0 -- echo.ini 7
+ *   with echo.ini: [ip] addr = 198.18.0.2/24
  */
 
 #include <arpa/inet.h>
@@ -21,124 +24,103 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <rte_eal.h>
-#include <rte_errno.h>
-#include <rte_lcore.h>
 #include <rte_mbuf.h>
 
-#include <ust_port.h>
+#include <ust_env.h>
 #include <ust_socket.h>
-#include <ust_stack.h>
 
-static volatile sig_atomic_t quit;
+static struct ust_env *env;
 
 static void
 on_signal(int sig)
 {
 	(void)sig;
-	quit = 1;
+	ust_env_stop(env);
 }
 
-static void __attribute__((noreturn))
-usage(const char *why)
+/* each stack's socket */
+static int sds[UST_GROUP_MAX];
+
+static int
+echo(struct ust_env *e, uint16_t i, struct ust_stack *stk, void *arg)
 {
-	fprintf(stderr, "udp_echo: %s (usage: udp_echo [EAL options] -- "
-		"A.B.C.D/LEN PORT)\n", why);
-	exit(2);
+	struct rte_mbuf *pkts[32];
+	struct sockaddr_in from[32];
+	int k, sent;
+
+	(void)e;
+	(void)arg;
+	k = ust_recv_burst(stk, sds[i], pkts, 32, from);
+	if (k <= 0)
+		return 0;
+	sent = ust_send_burst(stk, sds[i], pkts, (unsigned int)k, from);
+	if (sent < 0)
+		sent = 0;
+	/* what the stack did not take is still ours */
+	rte_pktmbuf_free_bulk(&pkts[sent], (unsigned int)(k - sent));
+	return 0;
 }
 
 int
 main(int argc, char **argv)
 {
-	struct ust_port_conf pc;
-	struct ust_port_info info;
-	struct ust_stack_conf c;
-	struct ust_stack *stk;
-	struct rte_mempool *pool;
 	struct sockaddr_in sin;
-	struct in_addr addr;
-	unsigned int in_use;
-	char ip[32], *slash;
-	int n, sd, plen, port;
+	char err[256];
+	unsigned int leaked;
+	int eal_argc, port;
+	uint16_t i;
 
-	n = rte_eal_init(argc, argv);
-	if (n < 0)
-		usage("EAL initialisation failed");
-	argc -= n;
-	argv += n;
-	if (argc != 3)
-		usage("two arguments after \"--\"");
-	snprintf(ip, sizeof(ip), "%s", argv[1]);
-	slash = strchr(ip, '/');
-	if (slash == NULL)
-		usage("the address needs its prefix length");
-	*slash = '\0';
-	plen = atoi(slash + 1);
-	port = atoi(argv[2]);
-	if (inet_pton(AF_INET, ip, &addr) != 1 || plen < 1 || plen > 30 ||
-	    port < 1 || port > 65535)
-		usage("bad address or port");
+	/* EAL's arguments, then ours after "--" */
+	for (eal_argc = 1; eal_argc < argc; eal_argc++)
+		if (strcmp(argv[eal_argc], "--") == 0)
+			break;
+	if (argc - eal_argc != 3) {
+		fprintf(stderr, "usage: udp_echo [EAL options] -- CONFIG.ini "
+			"PORT\n");
+		return 2;
+	}
+	port = atoi(argv[eal_argc + 2]);
+	if (port < 1 || port > 65535) {
+		fprintf(stderr, "udp_echo: %s: not a port\n",
+			argv[eal_argc + 2]);
+		return 2;
+	}
+	env = ust_env_create(eal_argc, argv, argv[eal_argc + 1], err,
+			     sizeof(err));
+	if (env == NULL) {
+		fprintf(stderr, "udp_echo: %s\n", err);
+		return 2;
+	}
 
-	/* mbufs, the port with one queue pair on them */
-	pool = rte_pktmbuf_pool_create("echo_pool", 8191, 256, 0,
-				       RTE_MBUF_DEFAULT_BUF_SIZE,
-				       (int)rte_socket_id());
-	if (pool == NULL)
-		usage("cannot create the mbuf pool");
-	ust_port_conf_defaults(&pc);
-	pc.pool = pool;
-	if (ust_port_setup(&pc, &info) != 0)
-		usage("cannot set up port 0");
-
-	/* the stack, on the port's queue 0 */
-	ust_stack_conf_defaults(&c);
-	if (ust_port_netif(pc.port_id, 0, &info, &c.netif) != 0)
-		usage("no queue 0");
-	c.pool = pool;
-	c.addr = addr.s_addr;
-	c.prefix_len = (uint8_t)plen;
-	stk = ust_stack_create(&c);
-	if (stk == NULL)
-		usage(rte_strerror(rte_errno));
-
-	/* the socket */
-	sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
+	/* a socket on every stack: each serves what its queue receives */
 	memset(&sin, 0, sizeof(sin));
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons((uint16_t)port);
-	if (sd < 0 || ust_bind(stk, sd, (struct sockaddr *)&sin,
-			       sizeof(sin)) != 0)
-		usage("cannot bind the UDP port");
+	for (i = 0; i < env->nb_stacks; i++) {
+		sds[i] = ust_socket(env->stks[i], AF_INET, SOCK_DGRAM, 0);
+		if (sds[i] < 0 || ust_bind(env->stks[i], sds[i],
+					   (struct sockaddr *)&sin,
+					   sizeof(sin)) != 0) {
+			fprintf(stderr, "udp_echo: cannot bind port %d\n",
+				port);
+			ust_env_destroy(env);
+			return 1;
+		}
+	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	printf("udp_echo: serving %s port %d\n", argv[1], port);
+	printf("udp_echo: serving port %d on %u stacks\n", port,
+	       env->nb_stacks);
 	fflush(stdout);
+	ust_env_run(env, echo, NULL);
 
-	/* the loop: poll, take what arrived, send it back */
-	while (!quit) {
-		struct rte_mbuf *pkts[32];
-		struct sockaddr_in from[32];
-		int k, sent;
-
-		ust_stack_poll(stk, ust_clock_ns());
-		k = ust_recv_burst(stk, sd, pkts, 32, from);
-		if (k <= 0)
-			continue;
-		sent = ust_send_burst(stk, sd, pkts, (unsigned int)k, from);
-		if (sent < 0)
-			sent = 0;
-		/* what the stack did not take is still ours */
-		rte_pktmbuf_free_bulk(&pkts[sent], (unsigned int)(k - sent));
-	}
-
-	/* teardown: socket, stack, the port's TX ring, the port */
-	ust_close(stk, sd);
-	ust_stack_destroy(stk);
-	ust_port_tx_cleanup(pc.port_id, 1);
-	ust_port_close(pc.port_id);
-	in_use = rte_mempool_in_use_count(pool);
-	printf("udp_echo: done, %u mbufs in use\n", in_use);
-	rte_mempool_free(pool);
-	rte_eal_cleanup();
-	return in_use == 0 ? 0 : 1;
+	for (i = 0; i < env->nb_stacks; i++)
+		ust_close(env->stks[i], sds[i]);
+	ust_env_down(env);
+	/* the port's RX ring holds the same mbufs as at the start */
+	leaked = env->mbuf_in_use_end > env->mbuf_in_use_start ?
+		env->mbuf_in_use_end - env->mbuf_in_use_start : 0;
+	printf("udp_echo: done, %u mbufs leaked\n", leaked);
+	ust_env_destroy(env);
+	return leaked == 0 ? 0 : 1;
 }

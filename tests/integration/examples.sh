@@ -4,10 +4,11 @@
 # installed into a staging directory (meson install --destdir), its
 # ustack.pc pointed there, and examples/ built with its Makefile through
 # pkg-config, shared and static (pkg-config --static: no libustack.so,
-# no librte_*.so loaded at run time); each then echoes UDP datagrams of
-# random sizes from the kernel over TAP byte-exact and exits 0, having
-# got every mbuf back. The README's code block is checked to be lines of
-# examples/udp_echo/main.c, verbatim.
+# no librte_*.so loaded at run time); each of udp_echo and tcp_echo (on
+# the environment API, from an INI file) then echoes the kernel's UDP
+# datagrams of random sizes, or 3 TCP connections' 1 MiB each, over TAP
+# byte-exact and exits 0, having got every mbuf back. The README's code
+# block is checked to be lines of examples/udp_echo/main.c, verbatim.
 . "$(dirname "$0")/lib.sh"
 require_root
 command -v make >/dev/null || fail "make is not installed"
@@ -26,8 +27,10 @@ grep -q "ALLOW_EXPERIMENTAL_API" "$WORK/pc/ustack.pc" && fail "ustack.pc forces 
 PKG_CONFIG_PATH=$WORK/pc make -C "$UST_SRC/examples" O="$WORK/ex" > "$WORK/make.log" 2>&1 ||
 	fail "make examples: $(tail -20 "$WORK/make.log")"
 libdir=$(PKG_CONFIG_PATH=$WORK/pc pkg-config --variable=libdir ustack)
-ldd "$WORK/ex/udp_echo-static" | grep -Eq "libustack|librte_" &&
-	fail "the static example loads shared libraries: $(ldd "$WORK/ex/udp_echo-static")"
+for ex in udp_echo tcp_echo; do
+	ldd "$WORK/ex/$ex-static" | grep -Eq "libustack|librte_" &&
+		fail "the static $ex loads shared libraries: $(ldd "$WORK/ex/$ex-static")"
+done
 LD_LIBRARY_PATH=$libdir ldd "$WORK/ex/udp_echo-shared" | grep -q "libustack.so.0 => $libdir" ||
 	fail "the shared example does not load the installed libustack.so"
 # the README's block: every line is one of main.c's
@@ -40,29 +43,65 @@ missing = [l for l in block.splitlines() if l.strip() and l.strip() not in lines
 assert not missing, missing
 PYEOF
 ns_create
+printf '[ip]\naddr = 198.18.0.2/24\n' > "$WORK/echo.ini"
 i=0
+for ex in udp_echo tcp_echo; do
 for kind in shared static; do
 	i=$((i + 1))
 	iface=ustx$i
 	# shellcheck disable=SC2046
 	LD_LIBRARY_PATH=$libdir nsenter --net="/var/run/netns/$NS" \
-		"$WORK/ex/udp_echo-$kind" -l 0 --no-pci $(eal_mem 256) \
+		"$WORK/ex/$ex-$kind" -l 0 --no-pci $(eal_mem 256) \
 		--file-prefix "ex$i-$$" --vdev "net_tap0,iface=$iface" -- \
-		198.18.0.2/24 7 > "$WORK/$kind.log" 2>&1 &
+		"$WORK/echo.ini" 7 > "$WORK/$ex-$kind.log" 2>&1 &
 	pid=$!
 	PIDS+=("$pid")
 	wait_iface "$iface"
 	nsx ip addr add 198.18.0.1/24 dev "$iface"
 	nsx ip link set "$iface" up
 	for _ in $(seq 1 100); do
-		grep -qs "serving" "$WORK/$kind.log" && break
-		kill -0 "$pid" 2>/dev/null || fail "$kind: $(cat "$WORK/$kind.log")"
+		grep -qs "serving" "$WORK/$ex-$kind.log" && break
+		kill -0 "$pid" 2>/dev/null || fail "$ex-$kind: $(cat "$WORK/$ex-$kind.log")"
 		sleep 0.05
 	done
-	nsx "$PY" "$(dirname "$0")/udp_echo_check.py" 198.18.0.2 7 500 $i 1 1472 ||
-		fail "$kind echo: $(cat "$WORK/$kind.log")"
+	if [ "$ex" = udp_echo ]; then
+		nsx "$PY" "$(dirname "$0")/udp_echo_check.py" 198.18.0.2 7 500 $i 1 1472 ||
+			fail "$ex-$kind echo: $(cat "$WORK/$ex-$kind.log")"
+	else
+		nsx "$PY" - "$i" <<'PYEOF' || fail "$ex-$kind echo: $(cat "$WORK/$ex-$kind.log")"
+import random, socket, sys, threading
+def one(seed, ok):
+    rnd = random.Random(seed)
+    data = bytes(rnd.getrandbits(8) for _ in range(1 << 20))
+    s = socket.create_connection(("198.18.0.2", 7), timeout=10)
+    got = bytearray()
+    def rx():
+        while len(got) < len(data):
+            d = s.recv(65536)
+            if not d:
+                break
+            got.extend(d)
+    t = threading.Thread(target=rx)
+    t.start()
+    off = 0
+    while off < len(data):
+        n = rnd.randint(1, 20000)
+        s.sendall(data[off:off + n])
+        off += n
+    t.join()
+    s.close()
+    ok.append(bytes(got) == data)
+ok = []
+ts = [threading.Thread(target=one, args=(int(sys.argv[1]) * 10 + k, ok)) for k in range(3)]
+[t.start() for t in ts]
+[t.join() for t in ts]
+assert ok == [True] * 3, ok
+print("3 x 1 MiB echoed byte-exact")
+PYEOF
+	fi
 	stop "$pid"
-	grep -q "done, 0 mbufs in use" "$WORK/$kind.log" || fail "$kind: $(cat "$WORK/$kind.log")"
+	grep -q "done, 0 mbufs leaked" "$WORK/$ex-$kind.log" || fail "$ex-$kind: $(cat "$WORK/$ex-$kind.log")"
 	nsx ip link del "$iface" 2>/dev/null || true
 done
-log "examples/udp_echo built against the installed library, shared and static, echo byte-exact"
+done
+log "examples/udp_echo and tcp_echo built against the installed library, shared and static, echo byte-exact"
