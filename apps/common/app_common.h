@@ -98,47 +98,6 @@ void app_env_down(struct ust_env *env);
 /* mbufs in use in all the environment's pools */
 unsigned int app_env_in_use(const struct ust_env *env);
 
-/* ---- sleeping when idle (app_idle.c) ---- */
-
-struct app_idle {
-	uint64_t after_ns;      /* idle this long (no poll with work) before
-				 * a sleep */
-	uint64_t since;         /* when the run of empty polls began */
-	uint32_t empty;         /* empty polls in a row */
-	uint64_t max_ns;        /* longest sleep (10 ms) */
-	uint64_t fallback_ns;   /* longest sleep without RX interrupts */
-	uint16_t port_id;
-	uint16_t queue;
-	int intr;               /* RX interrupts: -1 not yet registered on
-				 * this lcore, 0 none, 1 registered */
-	uint64_t sleeps;
-	uint64_t intr_wakeups;  /* sleeps a frame ended */
-	uint64_t slept_ns;
-};
-
-/* The idle state of the stack polling @queue of @env's port: a sleep
- * once idle for @after_ns, @fallback_ns at most without interrupts. */
-void app_idle_init(struct app_idle *id, const struct ust_env *env,
-		   uint16_t queue, uint64_t after_ns, uint64_t fallback_ns);
-
-/* Every 64 empty polls: idle for after_ns yet? Then sleep until a frame,
- * the stack's next deadline or max_ns. */
-void app_idle_check(struct app_idle *id, struct ust_stack *stk);
-
-/* After each poll: @busy, whether it did work. A busy poll costs a
- * store; the first empty poll of a run reads the clock, and every 64th
- * checks how long the run has lasted. */
-static inline void
-app_idle(struct app_idle *id, struct ust_stack *stk, bool busy)
-{
-	if (busy)
-		id->empty = 0;
-	else if (++id->empty == 1)
-		id->since = ust_clock_ns();
-	else if ((id->empty & 63) == 0)
-		app_idle_check(id, stk);
-}
-
 /* ---- TX layout options (both apps; app_cli.c) ---- */
 
 /* getopt ids of the options below (between the apps' own ranges) */

@@ -71,7 +71,7 @@ struct echo_worker;
 
 /* After a server's poll (@busy: it did work): with --idle-sleep, sleep
  * after an idle poll; with --idle-adaptive, after a run of them until a
- * frame, a timer or 10 ms (app_idle()). */
+ * frame, a timer or 10 ms (ust_idle()). */
 void echo_idle(struct echo_worker *w, bool busy);
 
 struct server_result {
@@ -128,7 +128,7 @@ struct echo_worker {
 	uint32_t nflows;         /* clients: flows k with k % nb == idx */
 	uint64_t count;          /* tcp-client: this stack's share of --count */
 	struct echo_result res;
-	struct app_idle idle;    /* --idle-adaptive */
+	struct ust_idle idle;    /* --idle-adaptive */
 	uint8_t buf[MAX_TCP_SIZE];  /* requests, stream data out */
 	uint8_t in[MAX_TCP_SIZE];   /* responses, stream data in */
 } __rte_cache_aligned;

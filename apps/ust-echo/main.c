@@ -611,7 +611,7 @@ echo_idle(struct echo_worker *w, bool busy)
 	const struct opts *o = w->o;
 
 	if (o->idle_adaptive) {
-		app_idle(&w->idle, w->stk, busy);
+		ust_idle(&w->idle, w->stk, busy);
 	} else if (!busy && o->idle_sleep_us != 0) {
 		struct timespec ts = {
 			.tv_sec = o->idle_sleep_us / 1000000,
@@ -846,7 +846,7 @@ echo_ready(struct echo_worker *w)
 	struct echo_ctx *c = w->ctx;
 
 	if (w->o->idle_adaptive)
-		app_idle_init(&w->idle, w->env, w->idx, 200000,
+		ust_idle_init(&w->idle, w->env, w->idx, 200000,
 			      w->o->idle_sleep_us != 0 ?
 			      (uint64_t)w->o->idle_sleep_us * 1000 : 200000);
 

@@ -145,7 +145,7 @@ serve(struct ust_env *e, uint16_t i, struct ust_stack *stk, void *arg)
 			conn_io(stk, s, c);
 		}
 	}
-	return 0;
+	return n > 0;
 }
 
 int

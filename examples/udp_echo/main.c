@@ -13,9 +13,11 @@
  * ust_env_destroy() tears everything down. Exit status 0 when the pools
  * got every mbuf back (as many in use as at the start: the RX ring's).
  *
- *   udp_echo [EAL options] -- CONFIG.ini PORT
+ *   udp_echo [EAL options] -- CONFIG.ini PORT [adaptive]
  *   e.g. udp_echo -l 0 --vdev net_tap0 -- echo.ini 7
  *   with echo.ini: [ip] addr = 198.18.0.2/24
+ * "adaptive": the lcores sleep when idle (ust_env's idle_adaptive; with
+ * [port] rx_intr = 1 in the INI file, until a frame's RX interrupt).
  */
 
 #include <arpa/inet.h>
@@ -58,7 +60,7 @@ echo(struct ust_env *e, uint16_t i, struct ust_stack *stk, void *arg)
 		sent = 0;
 	/* what the stack did not take is still ours */
 	rte_pktmbuf_free_bulk(&pkts[sent], (unsigned int)(k - sent));
-	return 0;
+	return 1;
 }
 
 int
@@ -74,9 +76,10 @@ main(int argc, char **argv)
 	for (eal_argc = 1; eal_argc < argc; eal_argc++)
 		if (strcmp(argv[eal_argc], "--") == 0)
 			break;
-	if (argc - eal_argc != 3) {
+	if (argc - eal_argc != 3 && (argc - eal_argc != 4 ||
+				     strcmp(argv[eal_argc + 3], "adaptive"))) {
 		fprintf(stderr, "usage: udp_echo [EAL options] -- CONFIG.ini "
-			"PORT\n");
+			"PORT [adaptive]\n");
 		return 2;
 	}
 	port = atoi(argv[eal_argc + 2]);
@@ -107,10 +110,12 @@ main(int argc, char **argv)
 			return 1;
 		}
 	}
+	env->idle_adaptive = argc - eal_argc == 4;
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	printf("udp_echo: serving port %d on %u stacks\n", port,
-	       env->nb_stacks);
+	printf("udp_echo: serving port %d on %u stacks%s\n", port,
+	       env->nb_stacks, env->idle_adaptive ? ", sleeping when idle" :
+	       "");
 	fflush(stdout);
 	ust_env_run(env, echo, NULL);
 

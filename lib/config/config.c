@@ -50,6 +50,7 @@ static const struct key keys[] = {
 	{ "port", "mtu", K_U16, OFF(port.mtu), 0, 9600 },
 	{ "port", "promisc", K_BOOL, OFF(port.promisc), 0, 1 },
 	{ "port", "offloads", K_BOOL, OFF(port.offloads), 0, 1 },
+	{ "port", "rx_intr", K_BOOL, OFF(port.rx_intr), 0, 1 },
 	{ "pool", "mbufs", K_U32, OFF(pool.mbufs), 1023, 16u << 20 },
 	{ "pool", "cache", K_U32, OFF(pool.cache), 0, 512 },
 	{ "pool", "data_room", K_U16, OFF(pool.data_room), 256, 65535 },

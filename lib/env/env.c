@@ -343,15 +343,20 @@ env_worker(struct ust_stack *stk, uint16_t idx, void *arg)
 {
 	struct env_run *r = arg;
 	struct ust_env *env = r->env;
+	struct ust_idle idle;
 	int rc = 0;
 
+	ust_idle_init(&idle, env, idx, 200000, 200000);
 	while (!__atomic_load_n(&env->stop, __ATOMIC_RELAXED)) {
-		ust_stack_poll(stk, ust_clock_ns());
+		uint16_t rx = ust_stack_poll(stk, ust_clock_ns());
+
 		rc = r->fn(env, idx, stk, r->arg);
-		if (rc != 0) {
+		if (env->idle_adaptive && rc >= 0)
+			ust_idle(&idle, stk, rx > 0 || rc > 0);
+		if (rc < 0) {
 			int zero = 0;
 
-			/* the first non-zero return is the run's */
+			/* the first negative return is the run's */
 			__atomic_compare_exchange_n(&r->rc, &zero, rc, false,
 						    __ATOMIC_RELAXED,
 						    __ATOMIC_RELAXED);

@@ -22,7 +22,7 @@
  *	loop(struct ust_env *env, uint16_t i, struct ust_stack *stk, void *arg)
  *	{
  *		... ust_recv_burst() / ust_send_burst() on stk's sockets ...
- *		return 0;          // non-zero: stop every lcore
+ *		return did_work;   // > 0 work, 0 none, < 0: stop every lcore
  *	}
  *
  *	char err[256];
@@ -90,7 +90,62 @@ struct ust_env {
 	unsigned int mbuf_in_use_start; /**< after ust_env_up() */
 	unsigned int mbuf_in_use_end;   /**< after ust_env_down() */
 	volatile int stop;         /**< ust_env_stop() */
+	/** ust_env_run() sleeps when idle (ust_idle, 200 us idle first;
+	 *  set cfg.port.rx_intr too, for RX interrupts) */
+	bool idle_adaptive;
 };
+
+/**
+ * Sleeping when idle, for a stack's own loop (ust_env_run() uses it when
+ * env->idle_adaptive is set; ust-echo --idle-adaptive): once the stack
+ * has had no work for after_ns, its lcore sleeps until a frame arrives on
+ * its queue (the queue's RX interrupt, where the port has them:
+ * cfg.port.rx_intr), the stack's next deadline
+ * (ust_stack_next_deadline()) or max_ns (10 ms; frames handed over by
+ * sibling stacks raise no interrupt), and without interrupts fallback_ns
+ * at most; the sleeps chain while nothing arrives. The first sleep on an
+ * lcore registers its queue's event with the lcore's own epoll set
+ * (RTE_EPOLL_PER_THREAD).
+ */
+
+struct ust_idle {
+	uint64_t after_ns;      /* idle this long (no poll with work) before
+				 * a sleep */
+	uint64_t since;         /* when the run of empty polls began */
+	uint32_t empty;         /* empty polls in a row */
+	uint64_t max_ns;        /* longest sleep (10 ms) */
+	uint64_t fallback_ns;   /* longest sleep without RX interrupts */
+	uint16_t port_id;
+	uint16_t queue;
+	int intr;               /* RX interrupts: -1 not yet registered on
+				 * this lcore, 0 none, 1 registered */
+	uint64_t sleeps;
+	uint64_t intr_wakeups;  /* sleeps a frame ended */
+	uint64_t slept_ns;
+};
+
+/* The idle state of the stack polling @queue of @env's port: a sleep
+ * once idle for @after_ns, @fallback_ns at most without interrupts. */
+void ust_idle_init(struct ust_idle *id, const struct ust_env *env,
+		   uint16_t queue, uint64_t after_ns, uint64_t fallback_ns);
+
+/* Every 64 empty polls: idle for after_ns yet? Then sleep until a frame,
+ * the stack's next deadline or max_ns. */
+void ust_idle_check(struct ust_idle *id, struct ust_stack *stk);
+
+/* After each poll: @busy, whether it did work. A busy poll costs a
+ * store; the first empty poll of a run reads the clock, and every 64th
+ * checks how long the run has lasted. */
+static inline void
+ust_idle(struct ust_idle *id, struct ust_stack *stk, bool busy)
+{
+	if (busy)
+		id->empty = 0;
+	else if (++id->empty == 1)
+		id->since = ust_clock_ns();
+	else if ((id->empty & 63) == 0)
+		ust_idle_check(id, stk);
+}
 
 /**
  * After rte_eal_init(), with @p env->cfg set: pools, port, stages, stacks.
@@ -120,15 +175,18 @@ struct ust_env *ust_env_create(int argc, char **argv, const char *ini_path,
 			       char *err, size_t errlen);
 
 /** A stack's share of a loop: called on stack @p idx's lcore after each
- *  poll of @p stk; a non-zero return stops every lcore. */
+ *  poll of @p stk. Returns > 0 when it did work (an adaptive loop stays
+ *  awake), 0 when it did none, < 0 to stop every lcore. */
 typedef int (*ust_env_loop_t)(struct ust_env *env, uint16_t idx,
 			      struct ust_stack *stk, void *arg);
 
 /**
  * Run @p fn on every stack's lcore (the main lcore's included) after each
  * ust_stack_poll(), until ust_env_stop() (async-signal-safe: a SIGINT
- * handler may call it) or until one returns non-zero. Returns 0, or the
- * first non-zero return, or -EBUSY when an lcore is busy.
+ * handler may call it) or until one returns < 0. Returns 0, or the first
+ * negative return, or -EBUSY when an lcore is busy. With idle_adaptive,
+ * each lcore sleeps when its stack and @p fn have had nothing to do
+ * (ust_idle).
  */
 int ust_env_run(struct ust_env *env, ust_env_loop_t fn, void *arg);
 

@@ -7,7 +7,8 @@
 # no librte_*.so loaded at run time); each of udp_echo and tcp_echo (on
 # the environment API, from an INI file) then echoes the kernel's UDP
 # datagrams of random sizes, or 3 TCP connections' 1 MiB each, over TAP
-# byte-exact and exits 0, having got every mbuf back. The README's code
+# byte-exact and exits 0, having got every mbuf back (the static udp_echo
+# sleeping when idle, ust_env's idle_adaptive). The README's code
 # block is checked to be lines of examples/udp_echo/main.c, verbatim.
 . "$(dirname "$0")/lib.sh"
 require_root
@@ -43,7 +44,7 @@ missing = [l for l in block.splitlines() if l.strip() and l.strip() not in lines
 assert not missing, missing
 PYEOF
 ns_create
-printf '[ip]\naddr = 198.18.0.2/24\n' > "$WORK/echo.ini"
+printf '[ip]\naddr = 198.18.0.2/24\n[port]\nrx_intr = 1\n' > "$WORK/echo.ini"
 i=0
 for ex in udp_echo tcp_echo; do
 for kind in shared static; do
@@ -53,7 +54,8 @@ for kind in shared static; do
 	LD_LIBRARY_PATH=$libdir nsenter --net="/var/run/netns/$NS" \
 		"$WORK/ex/$ex-$kind" -l 0 --no-pci $(eal_mem 256) \
 		--file-prefix "ex$i-$$" --vdev "net_tap0,iface=$iface" -- \
-		"$WORK/echo.ini" 7 > "$WORK/$ex-$kind.log" 2>&1 &
+		"$WORK/echo.ini" 7 $([ "$ex-$kind" = udp_echo-static ] && echo adaptive) \
+		> "$WORK/$ex-$kind.log" 2>&1 &
 	pid=$!
 	PIDS+=("$pid")
 	wait_iface "$iface"

@@ -3,15 +3,15 @@
  */
 
 /*
- * Sleeping when idle, as l3fwd-power does: once idle for after_ns (no
- * poll with work; 200 us in ust-echo), a stack's lcore sleeps until a frame arrives on its queue (the queue's RX
- * interrupt, where the port was configured with them: ust_port_conf
+ * Sleeping when idle (ust_env.h's ust_idle), as l3fwd-power does: once
+ * idle for after_ns (no poll with work), a stack's lcore sleeps until a
+ * frame arrives on its queue (the queue's RX interrupt, where the port was configured with them: ust_port_conf
  * rx_intr) or until the stack's next deadline (ust_stack_next_deadline():
  * its TCP and ARP timers), whichever is first, and at most max_ns (frames
  * handed over by sibling stacks raise no interrupt: they wait that long at
  * most). Without interrupts it sleeps fallback_ns at most, and the
  * deadline; the sleeps chain while nothing arrives. Called by the app's
- * loop after each poll with whether the poll did work (app_idle()); the
+ * loop after each poll with whether the poll did work (ust_idle()); the
  * first sleep of a lcore registers its queue's
  * interrupt with the lcore's own epoll set (RTE_EPOLL_PER_THREAD).
  */
@@ -23,10 +23,10 @@
 #include <rte_ethdev.h>
 #include <rte_interrupts.h>
 
-#include "app_common.h"
+#include "ust_env.h"
 
 void
-app_idle_init(struct app_idle *id, const struct ust_env *env, uint16_t queue,
+ust_idle_init(struct ust_idle *id, const struct ust_env *env, uint16_t queue,
 	      uint64_t after_ns, uint64_t fallback_ns)
 {
 	memset(id, 0, sizeof(*id));
@@ -50,7 +50,7 @@ idle_nanosleep(uint64_t ns)
 }
 
 void
-app_idle_check(struct app_idle *id, struct ust_stack *stk)
+ust_idle_check(struct ust_idle *id, struct ust_stack *stk)
 {
 	uint64_t now = ust_clock_ns(), dl, wait;
 	int en;
