@@ -40,31 +40,23 @@ struct tel {
 	size_t buf_len;
 };
 
-static void __attribute__((format(printf, 1, 2), noreturn))
-usage_error(const char *fmt, ...)
+/* one line on stderr, then exit with @status: 2 for a bad flag ("error:"),
+ * 1 when the process cannot be reached or answers badly */
+static void __attribute__((format(printf, 2, 3), noreturn))
+fail(int status, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: error: ", PROG);
+	fprintf(stderr, "%s: %s", PROG, status == 2 ? "error: " : "");
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fprintf(stderr, "\n");
-	exit(2);
+	exit(status);
 }
 
-static void __attribute__((format(printf, 1, 2), noreturn))
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "%s: ", PROG);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "\n");
-	exit(1);
-}
+#define usage_error(...) fail(2, __VA_ARGS__)
+#define die(...) fail(1, __VA_ARGS__)
 
 static void
 usage(void)
