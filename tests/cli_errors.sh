@@ -136,6 +136,7 @@ expect "--split is one stack and a reader lcore: not with --nb-cores 2" "$perf_b
 expect "--shared feeds stack 0's socket from the other stacks: it needs --nb-cores 2 or more" "$perf_bin" --mode udp-sink $A --shared
 expect "--nb-cores 2 needs 2 lcores: the EAL lcore list (-l) has 1" "$perf_bin" -l 0 --no-pci --no-huge -m 64 --no-shconf --log-level=*:error -- --mode tcp-rr-loop --nb-cores 2
 expect "unknown option '--role' for --mode tcp-rr-loop" "$perf_bin" --mode tcp-rr-loop --role client
+expect "--json-interval /nonexistent/x.jsonl: No such file or directory" "$perf_bin" --mode udp-flood $A --json-interval /nonexistent/x.jsonl
 
 # --version (issue 14): status 0, one line on stdout naming both versions
 for b in "$echo_bin" "$perf_bin"; do

@@ -235,10 +235,13 @@ struct json_t;
 struct app_json {
 	FILE *f;
 	int depth;
+	bool line;                 /* one line (JSON Lines), not indented */
 	struct json_t *stack[16];  /* the open containers; [0]: the root */
 };
 
 void json_begin(struct app_json *j, FILE *f);
+/* a document on one line, for a file of JSON Lines */
+void json_begin_line(struct app_json *j, FILE *f);
 void json_end(struct app_json *j);
 void json_obj(struct app_json *j, const char *key);
 void json_obj_end(struct app_json *j);
@@ -262,6 +265,8 @@ void json_tcp_tx(struct app_json *j, const char *key,
  * counters ("tcp_tx"), port stats and the mbuf pool's in-use counts, as
  * members of the current object. */
 void json_env(struct app_json *j, const struct ust_env *env);
+/* the port's rte_eth_stats as the object "port" */
+void json_port_stats(struct app_json *j, const struct ust_env *env);
 void json_stack(struct app_json *j, struct ust_stack *stk);
 /* json_stack() of the environment: with one stack, that stack's; with
  * several, the same members with the group's totals (counters summed by

@@ -57,7 +57,15 @@ json_begin(struct app_json *j, FILE *f)
 {
 	j->f = f;
 	j->depth = 0;
+	j->line = false;
 	j->stack[0] = json_object();
+}
+
+void
+json_begin_line(struct app_json *j, FILE *f)
+{
+	json_begin(j, f);
+	j->line = true;
 }
 
 void
@@ -65,8 +73,11 @@ json_end(struct app_json *j)
 {
 	while (j->depth > 0)
 		json_close(j);
-	json_dumpf(j->stack[0], j->f, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+	json_dumpf(j->stack[0], j->f, (j->line ? JSON_COMPACT : JSON_INDENT(2)) |
+		   JSON_REAL_PRECISION(12));
 	fputc('\n', j->f);
+	if (j->line)
+		fflush(j->f);
 	json_decref(j->stack[0]);
 	j->stack[0] = NULL;
 }
@@ -298,6 +309,25 @@ json_group(struct app_json *j, const struct ust_env *env)
 	json_tcp_tx(j, "tcp_tx", &tx);
 	json_tcp_mem(j, &tm);
 	json_udp_mem(j, &um);
+}
+
+void
+json_port_stats(struct app_json *j, const struct ust_env *env)
+{
+	struct rte_eth_stats es;
+
+	if (rte_eth_stats_get(env->cfg.port.port_id, &es) != 0)
+		return;
+	json_obj(j, "port");
+	json_u64(j, "ipackets", es.ipackets);
+	json_u64(j, "opackets", es.opackets);
+	json_u64(j, "ibytes", es.ibytes);
+	json_u64(j, "obytes", es.obytes);
+	json_u64(j, "imissed", es.imissed);
+	json_u64(j, "ierrors", es.ierrors);
+	json_u64(j, "oerrors", es.oerrors);
+	json_u64(j, "rx_nombuf", es.rx_nombuf);
+	json_obj_end(j);
 }
 
 void

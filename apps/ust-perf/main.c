@@ -42,7 +42,7 @@ static const struct perf_mode *const modes[] = {
 
 enum {
 	O_MODE = 256, O_CONFIG, O_ADDR, O_GW, O_PORTID, O_DURATION, O_WARMUP,
-	O_STATS, O_JSON, O_LINGER, O_HELP, O_NB_CORES, O_PCAP,
+	O_STATS, O_JSON, O_LINGER, O_HELP, O_NB_CORES, O_PCAP, O_JSON_INTERVAL,
 };
 
 static const struct option common_opts[] = {
@@ -57,6 +57,7 @@ static const struct option common_opts[] = {
 	{ "json", required_argument, NULL, O_JSON },
 	{ "linger", required_argument, NULL, O_LINGER },
 	{ "pcap", required_argument, NULL, O_PCAP },
+	{ "json-interval", required_argument, NULL, O_JSON_INTERVAL },
 	{ "help", no_argument, NULL, O_HELP },
 	{ "nb-cores", required_argument, NULL, O_NB_CORES },
 	APP_TX_LONGOPTS,
@@ -94,6 +95,9 @@ usage(void)
 "  --warmup SECONDS       time before measuring (default: 1)\n"
 "  --stats-period SECONDS a stats line this often; 0: none (default: 1)\n"
 "  --json FILE            write the results, counters and mbuf in-use counts\n"
+"  --json-interval FILE   each stats period, one line of JSON (JSON Lines):\n"
+"                         the time, and each stack's counters and the\n"
+"                         port's so far (a mode with a port)\n"
 "  --linger SECONDS       keep the port open, unpolled, this long after the\n"
 "                         run (two processes on one net_memif: see\n"
 "                         ust-echo --help)\n"
@@ -317,6 +321,13 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 		case O_LINGER:
 			c->linger = parse_seconds("--linger", optarg, 3600);
 			break;
+		case O_JSON_INTERVAL:
+			c->json_interval = fopen(optarg, "w");
+			if (c->json_interval == NULL)
+				app_usage_error(PERF_PROG, "--json-interval "
+						"%s: %s", optarg,
+						strerror(errno));
+			break;
 		case O_PCAP:
 			if (optarg[0] == '\0')
 				app_usage_error(PERF_PROG, "--pcap: a file name");
@@ -394,6 +405,33 @@ perf_dump(const struct perf_ctx *c)
 	fflush(stdout);
 }
 
+/* --json-interval: a line of the counters so far (each stack's, the
+ * port's), read from the main lcore as telemetry reads them */
+static void
+perf_json_interval(const struct perf_ctx *c, uint64_t now, double dt)
+{
+	struct app_json j;
+	unsigned int i;
+
+	json_begin_line(&j, c->json_interval);
+	json_str(&j, "mode", c->mode->name);
+	/* seconds since the measured interval began (negative in warmup) */
+	json_dbl(&j, "t", (double)(int64_t)(now - c->t_begin) / 1e9);
+	json_dbl(&j, "interval_s", dt);
+	if (!c->mode->no_port) {
+		json_arr(&j, "stacks");
+		for (i = 0; i < c->nb_workers; i++) {
+			json_obj(&j, NULL);
+			json_u64(&j, "lcore", c->w[i].lcore);
+			json_stack(&j, c->env.stks[i]);
+			json_obj_end(&j);
+		}
+		json_arr_end(&j);
+		json_port_stats(&j, &c->env);
+	}
+	json_end(&j);
+}
+
 /* The workers' loop: worker @idx on its lcore, with stack @stk. */
 static int
 perf_worker_main(struct ust_stack *stk, uint16_t idx, void *arg)
@@ -444,6 +482,9 @@ perf_worker_main(struct ust_stack *stk, uint16_t idx, void *arg)
 			perf_dump(c);
 		if (idx == 0 && c->stats_period != 0 && now >= next_tick) {
 			c->mode->tick(c, (double)(now - last_tick) / 1e9);
+			if (c->json_interval != NULL)
+				perf_json_interval(c, now,
+					(double)(now - last_tick) / 1e9);
 			fflush(stdout);
 			last_tick = now;
 			next_tick = now + (uint64_t)c->stats_period *
@@ -643,6 +684,8 @@ main(int argc, char **argv)
 			json_end(&j);
 			fclose(json);
 		}
+		if (c.json_interval != NULL)
+			fclose(c.json_interval);
 		fflush(stdout);
 		rte_eal_cleanup();
 		return c.status;
@@ -672,6 +715,8 @@ main(int argc, char **argv)
 		json_end(&j);
 		fclose(json);
 	}
+	if (c.json_interval != NULL)
+		fclose(c.json_interval);
 	fflush(stdout);
 	app_sleep(c.linger);
 	ust_port_close(c.env.cfg.port.port_id);

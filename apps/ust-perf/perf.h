@@ -76,6 +76,7 @@ struct perf_ctx {
 	uint64_t busy_tsc;
 	uint64_t polls;
 	uint64_t busy_polls;
+	FILE *json_interval;        /* --json-interval: JSON Lines */
 	/* read by every worker in its loop, written once or twice a run:
 	 * the schedule (ns; UINT64_MAX: not yet) and the stop flag */
 	volatile sig_atomic_t quit __rte_cache_aligned;

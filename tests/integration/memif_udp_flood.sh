@@ -22,8 +22,9 @@ done
 "$PERF_BIN" -l 0 --no-pci $(eal_mem 256) --file-prefix "flood-$$" \
 	--vdev "net_memif0,role=client,socket=$sock" -- --mode udp-flood \
 	--addr 198.18.1.1/24 --peer 198.18.1.2 --dst-port 9 --size 64 \
-	--flows 4 --duration 2 --warmup 0.5 --stats-period 0 --linger 3 \
-	--json "$WORK/flood.json" > "$WORK/flood.log" 2>&1 &
+	--flows 4 --duration 2 --warmup 0.5 --stats-period 1 --linger 3 \
+	--json "$WORK/flood.json" --json-interval "$WORK/flood.jsonl" \
+	> "$WORK/flood.log" 2>&1 &
 FLOOD=$!
 PIDS+=("$FLOOD")
 for i in $(seq 1 200); do
@@ -53,5 +54,17 @@ if sock["enqueued"] != udp_in or sock["delivered"] != udp_in:
              f"InDatagrams {udp_in}")
 print(f"  {got} frames sent and received; {udp_in} datagrams delivered, "
       f"{s['drops']['SOCKET_RCVBUFF']} rcvbuf drops")
+PYEOF
+# --json-interval: a line a second, the counters growing, the last at
+# most the final ones
+"$PY" - "$WORK/flood.jsonl" "$WORK/flood.json" <<'PYEOF' || fail "--json-interval"
+import json, sys
+lines = [json.loads(l) for l in open(sys.argv[1])]
+final = json.load(open(sys.argv[2]))["counters"]["Eth"]["OutFrames"]
+assert len(lines) >= 2, lines
+outs = [l["stacks"][0]["counters"]["Eth"]["OutFrames"] for l in lines]
+assert all(l["mode"] == "udp-flood" and "port" in l for l in lines), lines[0]
+assert outs == sorted(outs) and outs[-1] > 0 and outs[-1] <= final, (outs, final)
+print(f"  {len(lines)} interval lines, OutFrames {outs}")
 PYEOF
 log "flood over memif: nothing lost uncounted"
