@@ -311,14 +311,14 @@ json_group(struct app_json *j, const struct ust_env *env)
 	json_udp_mem(j, &um);
 }
 
-void
-json_port_stats(struct app_json *j, const struct ust_env *env)
+/* the port's rte_eth_stats as members of the open object */
+static void
+json_eth_stats(struct app_json *j, uint16_t port_id)
 {
 	struct rte_eth_stats es;
 
-	if (rte_eth_stats_get(env->cfg.port.port_id, &es) != 0)
+	if (rte_eth_stats_get(port_id, &es) != 0)
 		return;
-	json_obj(j, "port");
 	json_u64(j, "ipackets", es.ipackets);
 	json_u64(j, "opackets", es.opackets);
 	json_u64(j, "ibytes", es.ibytes);
@@ -327,14 +327,19 @@ json_port_stats(struct app_json *j, const struct ust_env *env)
 	json_u64(j, "ierrors", es.ierrors);
 	json_u64(j, "oerrors", es.oerrors);
 	json_u64(j, "rx_nombuf", es.rx_nombuf);
+}
+
+void
+json_port_stats(struct app_json *j, const struct ust_env *env)
+{
+	json_obj(j, "port");
+	json_eth_stats(j, env->cfg.port.port_id);
 	json_obj_end(j);
 }
 
 void
 json_env(struct app_json *j, const struct ust_env *env)
 {
-	struct rte_eth_stats es;
-
 	json_obj(j, "port");
 	json_u64(j, "id", env->cfg.port.port_id);
 	json_str(j, "driver", env->port.driver);
@@ -356,16 +361,7 @@ json_env(struct app_json *j, const struct ust_env *env)
 		  (env->port.netif_flags & UST_NETIF_F_RX_L4_CKSUM) != 0);
 	json_bool(j, "tx_csum_offload",
 		  (env->port.netif_flags & UST_NETIF_F_TX_UDP_CKSUM) != 0);
-	if (rte_eth_stats_get(env->cfg.port.port_id, &es) == 0) {
-		json_u64(j, "ipackets", es.ipackets);
-		json_u64(j, "opackets", es.opackets);
-		json_u64(j, "ibytes", es.ibytes);
-		json_u64(j, "obytes", es.obytes);
-		json_u64(j, "imissed", es.imissed);
-		json_u64(j, "ierrors", es.ierrors);
-		json_u64(j, "oerrors", es.oerrors);
-		json_u64(j, "rx_nombuf", es.rx_nombuf);
-	}
+	json_eth_stats(j, env->cfg.port.port_id);
 	json_obj_end(j);
 	/* the truesize of one of the pool's mbufs (see ust_truesize()) */
 	json_u64(j, "mbuf_truesize", sizeof(struct rte_mbuf) +
