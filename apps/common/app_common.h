@@ -250,6 +250,10 @@ void json_arr(struct app_json *j, const char *key);
 void json_arr_end(struct app_json *j);
 void json_u64(struct app_json *j, const char *key, uint64_t v);
 void json_i64(struct app_json *j, const char *key, int64_t v);
+/* null: a figure the run has no value for (ust-perf --stack kernel's
+ * where only ustack counts it), the key kept so both stacks' documents
+ * have the same keys */
+void json_none(struct app_json *j, const char *key);
 void json_dbl(struct app_json *j, const char *key, double v);
 void json_str(struct app_json *j, const char *key, const char *v);
 void json_bool(struct app_json *j, const char *key, bool v);

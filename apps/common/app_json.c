@@ -115,6 +115,12 @@ json_u64(struct app_json *j, const char *key, uint64_t v)
 }
 
 void
+json_none(struct app_json *j, const char *key)
+{
+	json_add(j, key, json_null());
+}
+
+void
 json_i64(struct app_json *j, const char *key, int64_t v)
 {
 	json_add(j, key, json_integer((json_int_t)v));

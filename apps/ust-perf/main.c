@@ -13,6 +13,9 @@
  * (tcp-rr-loop) bring their own stacks up on the same lcores.
  *
  *   ust-perf [EAL options] -- --mode MODE [common options] [mode options]
+ *
+ * --stack kernel: the same loop and reports with no port and no stack,
+ * the modes' sockets the kernel's (ksock.c); EAL only for the lcores.
  */
 
 #include <errno.h>
@@ -43,6 +46,7 @@ static const struct perf_mode *const modes[] = {
 enum {
 	O_MODE = 256, O_CONFIG, O_ADDR, O_GW, O_PORTID, O_DURATION, O_WARMUP,
 	O_STATS, O_JSON, O_LINGER, O_HELP, O_NB_CORES, O_PCAP, O_JSON_INTERVAL,
+	O_STACK, O_KWAIT,
 };
 
 static const struct option common_opts[] = {
@@ -60,6 +64,8 @@ static const struct option common_opts[] = {
 	{ "json-interval", required_argument, NULL, O_JSON_INTERVAL },
 	{ "help", no_argument, NULL, O_HELP },
 	{ "nb-cores", required_argument, NULL, O_NB_CORES },
+	{ "stack", required_argument, NULL, O_STACK },
+	{ "kernel-wait", required_argument, NULL, O_KWAIT },
 	APP_TX_LONGOPTS,
 };
 
@@ -70,18 +76,40 @@ usage(void)
 
 	printf(
 "Usage: " PERF_PROG " [EAL options] -- --mode MODE [options]\n"
+"       " PERF_PROG " [-l LCORES --] --stack kernel --mode MODE [options]\n"
 "\n"
 "Benchmark ustack on the first ethdev port: periodic stats lines, a final\n"
 "summary, and --json (totals at the top level; with \"nb_stacks\" and\n"
 "\"stacks\", one object per stack: index, lcore, rates, counters).\n"
+"With --stack kernel, the same mode on the kernel's sockets instead: the\n"
+"same lines and the same JSON keys (a figure only ustack has is null; the\n"
+"\"counters\" are the kernel's, /proc/net/snmp and netstat, over the\n"
+"measured interval), so that one tool measures both sides.\n"
 "\n"
-"Modes:\n");
+"Modes (* also with --stack kernel):\n");
 	for (i = 0; i < RTE_DIM(modes); i++)
-		printf("  %-12s %s\n", modes[i]->name, modes[i]->summary);
+		printf("  %-12s%s %s\n", modes[i]->name,
+		       modes[i]->kernel ? "*" : " ", modes[i]->summary);
 	printf(
 "\n"
 "Common options:\n"
 "  --mode MODE            the traffic pattern (required)\n"
+"  --stack ustack|kernel  whose sockets (default: ustack). kernel: no port\n"
+"                         (EAL gets --no-pci --no-huge --no-shconf\n"
+"                         --no-telemetry added, and -l 0 to --nb-cores - 1\n"
+"                         unless the EAL options name the lcores), the\n"
+"                         kernel's interfaces and routes; each worker a\n"
+"                         socket set of its own (a\n"
+"                         server's listeners share the port: SO_REUSEPORT),\n"
+"                         waiting as --kernel-wait says;\n"
+"                         not with --addr, --gateway, --port-id, --config,\n"
+"                         --pcap, --tx-layout, --copy-small or\n"
+"                         --first-linear-max\n"
+"  --kernel-wait block|spin  --stack kernel: a worker with nothing ready\n"
+"                         waits in epoll_wait()/poll() up to 10 ms, as\n"
+"                         applications run the kernel (block, default), or\n"
+"                         spins as ustack does (spin: a timeout of 0, a\n"
+"                         core a worker); a flood never waits\n"
 "  --config FILE          load settings (format: config/ustack.ini; a\n"
 "                         regular file of at most 1 MiB)\n"
 "  --addr A.B.C.D/N       our address ([ip] addr); required unless the\n"
@@ -271,12 +299,27 @@ find_mode(int argc, char **argv)
 	app_usage_error(PERF_PROG, "--mode %s: unknown mode (try --help)", name);
 }
 
+/* "--NAME" of option @id of @lo */
+static const char *
+opt_name(const struct option *lo, int id)
+{
+	static char name[64];
+
+	for (; lo->name != NULL; lo++)
+		if (lo->val == id)
+			break;
+	snprintf(name, sizeof(name), "--%s", lo->name != NULL ? lo->name :
+		 "?");
+	return name;
+}
+
 static void
 parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 {
 	struct option lo[64];
 	const char *addr = NULL, *gw = NULL, *portid = NULL, *config = NULL;
-	const char *nb_cores = NULL;
+	const char *nb_cores = NULL, *ustack_only = NULL;
+	bool kwait_set = false;
 	char err[256];
 	unsigned int n = 0, i;
 	int opt;
@@ -336,6 +379,27 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 		case O_NB_CORES:
 			nb_cores = optarg;
 			break;
+		case O_KWAIT:
+			if (strcmp(optarg, "block") == 0)
+				c->kwait_ms = 10;
+			else if (strcmp(optarg, "spin") == 0)
+				c->kwait_ms = 0;
+			else
+				app_usage_error(PERF_PROG, "--kernel-wait %s: "
+						"expected block or spin",
+						optarg);
+			kwait_set = true;
+			break;
+		case O_STACK:
+			if (strcmp(optarg, "kernel") == 0)
+				c->kernel = true;
+			else if (strcmp(optarg, "ustack") == 0)
+				c->kernel = false;
+			else
+				app_usage_error(PERF_PROG, "--stack %s: "
+						"expected ustack or kernel",
+						optarg);
+			break;
 		case ':':
 			app_usage_error(PERF_PROG, "%s: missing value",
 					argv[optind - 1]);
@@ -346,18 +410,40 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 					argv[optind - 1], c->mode->name);
 			break;
 		default:
-			if (opt >= PERF_OPT_MODE_BASE)
+			if (opt >= PERF_OPT_MODE_BASE) {
 				c->mode->parse(c, opt, optarg);
-			else
-				app_tx_opt_parse(PERF_PROG, &c->tx, opt,
-						 optarg);
+				break;
+			}
+			app_tx_opt_parse(PERF_PROG, &c->tx, opt, optarg);
 			break;
 		}
+		/* the options of ustack's own port, stack and TCP */
+		if (opt == O_ADDR || opt == O_GW || opt == O_PORTID ||
+		    opt == O_CONFIG || opt == O_PCAP ||
+		    (opt >= APP_O_TX_LAYOUT && opt <= APP_O_FIRST_LINEAR_MAX))
+			ustack_only = opt_name(lo, opt);
 	}
 	if (optind < argc)
 		app_usage_error(PERF_PROG, "unexpected argument '%s'",
 				argv[optind]);
+	if (c->kernel && !c->mode->kernel)
+		app_usage_error(PERF_PROG, "--mode %s: not with --stack kernel "
+				"(the kernel's: udp-flood, udp-sink, tcp-rr, "
+				"tcp-stream)", c->mode->name);
+	if (!c->kernel && kwait_set)
+		app_usage_error(PERF_PROG, "--kernel-wait: a --stack kernel "
+				"option");
+	if (c->kernel && ustack_only != NULL)
+		app_usage_error(PERF_PROG, "%s: not with --stack kernel (the "
+				"kernel's interfaces, routes and TCP are used)",
+				ustack_only);
 	ust_config_defaults(&c->env.cfg);
+	if (c->kernel) {
+		if (nb_cores != NULL)
+			app_env_nb_cores(&c->env, nb_cores);
+		c->mode->check(c);
+		return;
+	}
 	if (config != NULL &&
 	    ust_config_load(&c->env.cfg, config, err, sizeof(err)) != 0)
 		app_usage_error(PERF_PROG, "%s", err);
@@ -390,7 +476,16 @@ perf_dump(const struct perf_ctx *c)
 	unsigned int i;
 
 	printf("%s: counters at SIGUSR1:\n", PERF_PROG);
-	if (c->mode->no_port) {
+	if (c->kernel) {
+		struct perf_ksnmp *now = malloc(sizeof(*now));
+
+		if (now != NULL && perf_ksnmp_read(now) == 0) {
+			printf("the kernel's, since the measured interval "
+			       "began:\n");
+			perf_ksnmp_print(stdout, c->ksnmp0, now);
+		}
+		free(now);
+	} else if (c->mode->no_port) {
 		printf("(--mode %s reports its stacks at exit)\n",
 		       c->mode->name);
 	} else {
@@ -415,10 +510,11 @@ perf_json_interval(const struct perf_ctx *c, uint64_t now, double dt)
 
 	json_begin_line(&j, c->json_interval);
 	json_str(&j, "mode", c->mode->name);
+	json_str(&j, "stack", c->kernel ? "kernel" : "ustack");
 	/* seconds since the measured interval began (negative in warmup) */
 	json_dbl(&j, "t", (double)(int64_t)(now - c->t_begin) / 1e9);
 	json_dbl(&j, "interval_s", dt);
-	if (!c->mode->no_port) {
+	if (!c->mode->no_port && !c->kernel) {
 		json_arr(&j, "stacks");
 		for (i = 0; i < c->nb_workers; i++) {
 			json_obj(&j, NULL);
@@ -466,6 +562,8 @@ perf_worker_main(struct ust_stack *stk, uint16_t idx, void *arg)
 			w->busy_polls = 0;
 			w->busy_tsc = 0;
 			w->tsc_begin = rte_rdtsc();
+			if (c->kernel && idx == 0)
+				perf_ksnmp_read(c->ksnmp0);
 		}
 		if (now >= __atomic_load_n(&c->t_end, __ATOMIC_ACQUIRE))
 			break;
@@ -493,6 +591,11 @@ perf_worker_main(struct ust_stack *stk, uint16_t idx, void *arg)
 	}
 	now = ust_clock_ns();
 	w->tsc_end = rte_rdtsc();
+	if (c->kernel && idx == 0) {
+		if (!w->measuring)
+			perf_ksnmp_read(c->ksnmp0);
+		perf_ksnmp_read(c->ksnmp1);
+	}
 	if (!w->measuring) {
 		w->t_begin = now;
 		w->tsc_begin = w->tsc_end;
@@ -537,6 +640,53 @@ perf_launch_no_port(struct perf_ctx *c)
 	perf_worker_main(NULL, 0, c);
 	for (i = 1; i < c->nb_workers; i++)
 		rte_eal_wait_lcore(c->w[i].lcore);
+}
+
+/*
+ * --stack kernel: EAL for the lcores alone (no device probed, no
+ * hugepage, no file of a prefix, no telemetry socket), whatever ustack
+ * process runs beside: the user's EAL options, then ours; the lcores 0 to
+ * --nb-cores - 1 unless the user's options name them.
+ */
+static void
+kernel_eal_args(struct perf_ctx *c, int *argc, char ***argv)
+{
+	static const char *const ours[] = {
+		"--no-pci", "--no-huge", "--no-shconf", "--no-telemetry",
+		"--log-level=lib.eal:warning",
+	};
+	static char lcores[32];
+	char **v;
+	bool named = false;
+	int n = 0, i;
+
+	v = calloc((size_t)*argc + RTE_DIM(ours) + 3, sizeof(*v));
+	if (v == NULL)
+		app_usage_error(PERF_PROG, "out of memory");
+	for (i = 0; i < *argc; i++) {
+		const char *a = (*argv)[i];
+
+		if (i > 0 && (strncmp(a, "-l", 2) == 0 ||
+			      strncmp(a, "-c", 2) == 0 ||
+			      strncmp(a, "--lcores", 8) == 0))
+			named = true;
+		v[n++] = (*argv)[i];
+	}
+	for (i = 0; i < (int)RTE_DIM(ours); i++)
+		v[n++] = (char *)(uintptr_t)ours[i];
+	if (!named) {
+		unsigned int k = c->env.cfg.port.nb_queues;
+
+		if (k <= 1)
+			snprintf(lcores, sizeof(lcores), "0");
+		else
+			snprintf(lcores, sizeof(lcores), "0-%u", k - 1);
+		v[n++] = (char *)(uintptr_t)"-l";
+		v[n++] = lcores;
+	}
+	v[n] = NULL;
+	*argc = n;
+	*argv = v;
 }
 
 /* The counters of every stack added, as json_stack()'s "counters",
@@ -599,7 +749,7 @@ perf_json_stacks(struct app_json *j, struct perf_ctx *c)
 		json_u64(j, "loop_cycles", w->tsc_end - w->tsc_begin);
 		if (c->mode->report_stack != NULL)
 			c->mode->report_stack(c, w, j);
-		if (!c->mode->no_port && c->nb_workers > 1)
+		if (!c->mode->no_port && !c->kernel && c->nb_workers > 1)
 			json_stack(j, c->env.stks[i]);
 		json_obj_end(j);
 	}
@@ -625,6 +775,7 @@ main(int argc, char **argv)
 	c.duration = 10;
 	c.warmup = 1;
 	c.stats_period = 1;
+	c.kwait_ms = 10;
 	c.env.prog = PERF_PROG;
 	app_tx_opts_init(&c.tx);
 	parse_opts(&c, app_argc, app_argv, &json_path);
@@ -634,6 +785,8 @@ main(int argc, char **argv)
 			app_usage_error(PERF_PROG, "--json %s: %s", json_path,
 					strerror(errno));
 	}
+	if (c.kernel)
+		kernel_eal_args(&c, &eal_argc, &eal_argv);
 	if (rte_eal_init(eal_argc, eal_argv) < 0)
 		app_usage_error(PERF_PROG, "EAL initialisation failed: %s",
 				rte_strerror(rte_errno));
@@ -646,7 +799,13 @@ main(int argc, char **argv)
 	c.t_begin = UINT64_MAX;
 	c.t_end = UINT64_MAX;
 	app_catch_signals(&c.quit);
-	if (c.mode->no_port) {
+	if (c.kernel) {
+		c.ksnmp0 = calloc(1, sizeof(*c.ksnmp0));
+		c.ksnmp1 = calloc(1, sizeof(*c.ksnmp1));
+		if (c.ksnmp0 == NULL || c.ksnmp1 == NULL)
+			app_usage_error(PERF_PROG, "out of memory");
+	}
+	if (c.mode->no_port || c.kernel) {
 		c.nb_workers = c.env.cfg.port.nb_queues;
 		perf_launch_no_port(&c);
 	} else {
@@ -675,10 +834,18 @@ main(int argc, char **argv)
 		json_begin(&j, json);
 		json_str(&j, "app", PERF_PROG);
 		json_str(&j, "mode", c.mode->name);
+		json_str(&j, "stack", c.kernel ? "kernel" : "ustack");
 		json_dbl(&j, "seconds", (double)(c.t_end - c.t_begin) / 1e9);
 	}
 	c.mode->report(&c, json != NULL ? &j : NULL);
-	if (c.mode->no_port) {
+	if (c.kernel) {
+		printf("kernel counters over the measured interval "
+		       "(/proc/net/snmp, netstat):\n");
+		perf_ksnmp_print(stdout, c.ksnmp0, c.ksnmp1);
+		if (json != NULL)
+			perf_ksnmp_json(&j, "counters", c.ksnmp0, c.ksnmp1);
+	}
+	if (c.mode->no_port || c.kernel) {
 		if (json != NULL) {
 			perf_json_stacks(&j, &c);
 			json_end(&j);
@@ -687,6 +854,8 @@ main(int argc, char **argv)
 		if (c.json_interval != NULL)
 			fclose(c.json_interval);
 		fflush(stdout);
+		free(c.ksnmp0);
+		free(c.ksnmp1);
 		rte_eal_cleanup();
 		return c.status;
 	}

@@ -54,6 +54,11 @@
  * --verify. A mismatch is counted (exit status 1). The JSON's "verify"
  * object has the bytes sent and checked over the whole run.
  *
+ * --stack kernel (both roles, both modes; not --zc): the same on the
+ * kernel's TCP sockets (ksock.c), a socket set and an epoll set a worker,
+ * a server's listeners sharing --port with SO_REUSEPORT; what only ustack
+ * has (the TX layout counters) is null in the JSON.
+ *
  * Reported over the measured interval: transactions/s (or Gbit/s), the
  * latency percentiles, the TX layout counters' delta (segments and pages
  * per packet, bytes copied per transaction), and the main lcore's cycles
@@ -66,6 +71,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 #include <netinet/tcp.h>
 
@@ -88,6 +94,7 @@
 #define LISTENER UINT64_MAX
 #define HUGE_2M (2u << 20)
 #define LISTEN_BACKLOG 4096 /* the server's accept queue */
+#define TCP_KBUF 65536 /* --stack kernel: a read's buffer */
 
 enum {
 	T_ROLE = PERF_OPT_MODE_BASE, T_PEER, T_PORT, T_CONNS, T_SIZE,
@@ -156,6 +163,7 @@ struct tcp_perf {
 	uint32_t nc;        /* entries of c */
 	uint32_t open;      /* connections open */
 	uint8_t *msg;       /* what non-zc sends send */
+	uint8_t *rbuf;      /* --stack kernel: what a read copies into */
 	/* --zc */
 	uint8_t *area;
 	size_t area_len;
@@ -292,6 +300,8 @@ tcp_check(struct perf_ctx *c)
 		t->size = t->rr ? 64 : 65536;
 	if (t->response == 0)
 		t->response = t->size;
+	if (c->kernel && t->zc)
+		app_usage_error(PERF_PROG, "--zc: not with --stack kernel");
 	if (t->zc_bufs == 0)
 		t->zc_bufs = t->server ? 4096 : t->conns * (t->rr ? 8 : 64);
 	c->clock_on_peer = t->server;
@@ -303,11 +313,11 @@ static void
 set_opts(struct tcp_perf *t, struct ust_stack *stk, int sd)
 {
 	if (t->rr)
-		app_set_int(stk, sd, IPPROTO_TCP, TCP_NODELAY, 1);
+		perf_set_int(stk, sd, IPPROTO_TCP, TCP_NODELAY, 1);
 	if (t->sndbuf != 0)
-		app_set_int(stk, sd, SOL_SOCKET, SO_SNDBUF, (int)t->sndbuf);
+		perf_set_int(stk, sd, SOL_SOCKET, SO_SNDBUF, (int)t->sndbuf);
 	if (t->rcvbuf != 0)
-		app_set_int(stk, sd, SOL_SOCKET, SO_RCVBUF, (int)t->rcvbuf);
+		perf_set_int(stk, sd, SOL_SOCKET, SO_RCVBUF, (int)t->rcvbuf);
 }
 
 static void
@@ -317,7 +327,7 @@ want_out(struct tcp_perf *t, struct ust_stack *stk, struct tconn *x,
 	if (x->want_out == on)
 		return;
 	x->want_out = on;
-	app_watch(stk, t->ep, UST_EPOLL_CTL_MOD, x->sd,
+	perf_epoll_ctl(stk, t->ep, UST_EPOLL_CTL_MOD, x->sd,
 		  UST_EPOLLIN | (on ? UST_EPOLLOUT : 0), key);
 }
 
@@ -579,7 +589,7 @@ send_msg(struct tcp_perf *t, struct ust_stack *stk, struct tconn *x,
 	while (x->off < len) {
 		if (t->verify)
 			pat_fill(t->msg, x->tx_off, len - x->off);
-		k = ust_send(stk, x->sd, t->msg, len - x->off, 0);
+		k = perf_send(stk, x->sd, t->msg, len - x->off);
 		if (k == -EAGAIN || k == -ENOBUFS)
 			return 0;
 		if (k < 0)
@@ -602,9 +612,31 @@ drain(struct tcp_perf *t, struct ust_stack *stk, struct tconn *x, bool *eof,
 {
 	struct rte_mbuf *pk[BURST];
 	uint64_t got = 0;
+	ssize_t k;
 	int n, i;
 
-	for (;;) {
+	while (stk == NULL) {
+		/* the kernel's: a copy into the read buffer */
+		k = perf_recv(NULL, x->sd, t->rbuf, TCP_KBUF);
+		if (k == -EAGAIN || k == -EINTR)
+			break;
+		if (k == 0) {
+			*eof = true;
+			break;
+		}
+		if (k < 0) {
+			*err = (int)-k;
+			break;
+		}
+		got += (uint64_t)k;
+		if (t->verify) {
+			pat_check(t, t->rbuf, x->rx_off, (uint32_t)k);
+			x->rx_off += (uint64_t)k;
+		}
+		if (k < TCP_KBUF)
+			break;
+	}
+	for (; stk != NULL;) {
 		n = ust_recv_burst(stk, x->sd, pk, BURST, NULL);
 		if (n == -EAGAIN)
 			break;
@@ -654,7 +686,7 @@ static void
 server_close(struct tcp_perf *t, struct ust_stack *stk, struct tconn *x,
 	     uint64_t now, struct perf_ctx *c)
 {
-	ust_close(stk, x->sd);
+	perf_close(stk, x->sd);
 	memset(x, 0, sizeof(*x));
 	__atomic_store_n(&t->open, t->open - 1, __ATOMIC_RELAXED);
 	t->closed++;
@@ -711,22 +743,33 @@ server_begin(struct perf_ctx *c, struct tcp_perf *t)
 	int rc;
 
 	t->nc = c->env.cfg.stack.max_sockets;
+	if (stk == NULL) {
+		/* the kernel's descriptors index the table */
+		struct rlimit rl;
+
+		t->nc = getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+			rl.rlim_cur < (1u << 20) ? (uint32_t)rl.rlim_cur :
+			1u << 20;
+	}
 	t->c = calloc(t->nc, sizeof(*t->c));
 	if (t->c == NULL)
 		app_usage_error(PERF_PROG, "out of memory");
 	sin.sin_port = rte_cpu_to_be_16(t->port);
-	t->ls = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
+	t->ls = perf_socket(stk, SOCK_STREAM);
 	if (t->ls < 0)
 		app_usage_error(PERF_PROG, "socket: %s", strerror(-t->ls));
-	app_set_int(stk, t->ls, SOL_SOCKET, SO_REUSEADDR, 1);
+	perf_set_int(stk, t->ls, SOL_SOCKET, SO_REUSEADDR, 1);
+	/* the kernel's listeners of the workers share the port */
+	if (stk == NULL && c->nb_workers > 1)
+		perf_set_int(stk, t->ls, SOL_SOCKET, SO_REUSEPORT, 1);
 	set_opts(t, stk, t->ls);
-	rc = ust_bind(stk, t->ls, (struct sockaddr *)&sin, sizeof(sin));
+	rc = perf_bind(stk, t->ls, (struct sockaddr *)&sin, sizeof(sin));
 	if (rc == 0)
-		rc = ust_listen(stk, t->ls, LISTEN_BACKLOG);
+		rc = perf_listen(stk, t->ls, LISTEN_BACKLOG);
 	if (rc != 0)
 		app_usage_error(PERF_PROG, "cannot listen on TCP port %u: %s",
 				t->port, strerror(-rc));
-	app_watch(stk, t->ep, UST_EPOLL_CTL_ADD, t->ls, UST_EPOLLIN, LISTENER);
+	perf_epoll_ctl(stk, t->ep, UST_EPOLL_CTL_ADD, t->ls, UST_EPOLLIN, LISTENER);
 }
 
 /* Take the connections waiting; returns whether there were any. */
@@ -737,10 +780,10 @@ server_accept(struct perf_ctx *c, struct tcp_perf *t, struct ust_stack *stk,
 	bool any = false;
 	int sd;
 
-	while ((sd = ust_accept(stk, t->ls, NULL, NULL)) >= 0) {
+	while ((sd = perf_accept(stk, t->ls)) >= 0) {
 		any = true;
 		if ((uint32_t)sd >= t->nc) {
-			ust_close(stk, sd);
+			perf_close(stk, sd);
 			continue;
 		}
 		/* the clock starts at the first connection */
@@ -749,7 +792,7 @@ server_accept(struct perf_ctx *c, struct tcp_perf *t, struct ust_stack *stk,
 		__atomic_store_n(&t->open, t->open + 1, __ATOMIC_RELAXED);
 		t->c[sd].sd = sd;
 		t->c[sd].st = C_SERVE;
-		app_watch(stk, t->ep, UST_EPOLL_CTL_ADD, sd, UST_EPOLLIN,
+		perf_epoll_ctl(stk, t->ep, UST_EPOLL_CTL_ADD, sd, UST_EPOLLIN,
 			  (uint64_t)sd);
 		server_serve(c, t, stk, &t->c[sd], now);
 	}
@@ -766,12 +809,16 @@ server_poll(struct perf_ctx *c, struct tcp_perf *t, uint64_t now)
 	int n, k, sd, any;
 
 	/* work: frames received, or staged frames that went out */
-	busy = ust_stack_tx_pending(stk) > 0;
-	busy |= ust_stack_poll(stk, now) > 0;
-	busy |= zc_reap(t, stk) > 0;
+	busy = false;
+	if (stk != NULL) {
+		busy = ust_stack_tx_pending(stk) > 0;
+		busy |= ust_stack_poll(stk, now) > 0;
+		busy |= zc_reap(t, stk) > 0;
+	}
 	/* serve every ready socket (not the first 64 again and again) */
 	for (rounds = 0, any = 0; rounds <= t->nc / RTE_DIM(evs); rounds++) {
-		n = ust_epoll_wait(stk, t->ep, evs, RTE_DIM(evs));
+		n = perf_epoll_wait(stk, t->ep, evs, RTE_DIM(evs),
+				    rounds == 0 ? c->kwait_ms : 0);
 		any += n;
 		for (k = 0; k < n; k++) {
 			if (evs[k].data != LISTENER) {
@@ -786,10 +833,10 @@ server_poll(struct perf_ctx *c, struct tcp_perf *t, uint64_t now)
 		if (n < (int)RTE_DIM(evs))
 			break;
 	}
-	if (any > 0)
+	if (any > 0 && stk != NULL)
 		ust_stack_flush(stk);
 	/* (it reads stack 0's counters) */
-	if (t->w->idx == 0 && !c->mode->no_port)
+	if (t->w->idx == 0 && !c->mode->no_port && !c->kernel)
 		app_listen_watch(&t->lw, &c->env, now, LISTEN_BACKLOG);
 	return busy;
 }
@@ -801,7 +848,7 @@ client_fail(struct tcp_perf *t, struct ust_stack *stk, struct tconn *x,
 	    int err)
 {
 	conn_error(t, err);
-	ust_close(stk, x->sd);
+	perf_close(stk, x->sd);
 	x->st = C_DEAD;
 	x->sd = -1;
 	t->open--;
@@ -840,18 +887,18 @@ client_open(struct perf_ctx *c, struct tcp_perf *t, uint32_t f)
 	RTE_SET_USED(c);
 	to.sin_addr.s_addr = t->peer;
 	to.sin_port = rte_cpu_to_be_16(t->port);
-	x->sd = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
+	x->sd = perf_socket(stk, SOCK_STREAM);
 	if (x->sd < 0)
 		app_usage_error(PERF_PROG, "connection %u: socket: %s (raise "
 				"[stack] max_sockets)", f, strerror(-x->sd));
 	set_opts(t, stk, x->sd);
-	rc = ust_connect(stk, x->sd, (struct sockaddr *)&to, sizeof(to));
+	rc = perf_connect(stk, x->sd, (struct sockaddr *)&to, sizeof(to));
 	if (rc != -EINPROGRESS)
 		app_usage_error(PERF_PROG, "--peer %s: %s", t->peer_str,
 				strerror(-rc));
 	x->st = C_CONNECTING;
 	t->open++;
-	app_watch(stk, t->ep, UST_EPOLL_CTL_ADD, x->sd,
+	perf_epoll_ctl(stk, t->ep, UST_EPOLL_CTL_ADD, x->sd,
 		  UST_EPOLLIN | UST_EPOLLOUT, f);
 }
 
@@ -867,7 +914,7 @@ client_event(struct perf_ctx *c, struct tcp_perf *t, struct ust_stack *stk,
 	if (x->st == C_CONNECTING) {
 		socklen_t l = sizeof(err);
 
-		ust_getsockopt(stk, x->sd, SOL_SOCKET, SO_ERROR, &err, &l);
+		perf_getsockopt(stk, x->sd, SOL_SOCKET, SO_ERROR, &err, &l);
 		if (err != 0 || (events & (UST_EPOLLERR | UST_EPOLLHUP))) {
 			client_fail(t, stk, x, err != 0 ? err : ECONNABORTED);
 			return true;
@@ -941,11 +988,16 @@ client_poll(struct perf_ctx *c, struct tcp_perf *t, uint64_t now)
 	bool busy;
 	int n, k, any;
 
-	busy = ust_stack_tx_pending(stk) > 0;
-	busy |= ust_stack_poll(stk, now) > 0;
-	busy |= zc_reap(t, stk) > 0;
+	busy = false;
+	if (stk != NULL) {
+		busy = ust_stack_tx_pending(stk) > 0;
+		busy |= ust_stack_poll(stk, now) > 0;
+		busy |= zc_reap(t, stk) > 0;
+	}
 	for (rounds = 0, any = 0; rounds <= t->nc / RTE_DIM(evs); rounds++) {
-		n = ust_epoll_wait(stk, t->ep, evs, RTE_DIM(evs));
+		n = perf_epoll_wait(stk, t->ep, evs, RTE_DIM(evs),
+				    rounds == 0 && !t->stopping ? c->kwait_ms :
+				    0);
 		any += n;
 		for (k = 0; k < n; k++)
 			busy |= client_event(c, t, stk, &t->c[evs[k].data],
@@ -969,10 +1021,14 @@ client_poll(struct perf_ctx *c, struct tcp_perf *t, uint64_t now)
 				;
 			if (rc < 0)
 				client_fail(t, stk, x, -rc);
+			/* a kernel worker that waits wakes up for room in
+			 * the send buffer */
+			else if (stk == NULL && c->kwait_ms != 0)
+				want_out(t, stk, x, f, true);
 			busy |= t->bytes_out != before;
 		}
 	}
-	if (any > 0 || busy)
+	if ((any > 0 || busy) && stk != NULL)
 		ust_stack_flush(stk);
 	return busy;
 }
@@ -1003,8 +1059,10 @@ tcp_begin(struct perf_ctx *c, struct perf_worker *w)
 {
 	struct tcp_perf *t = tcp_worker(c, w, &tcw[w->idx], w->stk);
 	struct ust_stack *stk = t->stk;
-	const struct ust_stack_conf *sc = ust_stack_conf(stk);
-	const char *lay = ust_tcp_tx_layout_name(sc->tcp.tx_layout);
+	const struct ust_stack_conf *sc = stk != NULL ? ust_stack_conf(stk) :
+		NULL;
+	const char *lay = sc != NULL ?
+		ust_tcp_tx_layout_name(sc->tcp.tx_layout) : NULL;
 
 	if (!t->server)
 		t->conns = conns_of(t->conns, w->idx, c->nb_workers);
@@ -1013,10 +1071,15 @@ tcp_begin(struct perf_ctx *c, struct perf_worker *w)
 	if (t->msg == NULL)
 		app_usage_error(PERF_PROG, "out of memory");
 	memset(t->msg, 0xa5, RTE_MAX(t->size, t->response));
+	if (stk == NULL) {
+		t->rbuf = malloc(TCP_KBUF);
+		if (t->rbuf == NULL)
+			app_usage_error(PERF_PROG, "out of memory");
+	}
 	app_hist_init(&t->lat);
 	if (t->zc)
 		zc_setup(c, t);
-	t->ep = app_epoll_create(PERF_PROG, stk);
+	t->ep = perf_epoll_create(stk);
 	if (t->server)
 		server_begin(c, t);
 	else
@@ -1024,9 +1087,10 @@ tcp_begin(struct perf_ctx *c, struct perf_worker *w)
 	if (w->idx != 0)
 		return;
 	if (c->nb_workers > 1)
-		printf("%s: %u stacks: %s\n", PERF_PROG, c->nb_workers,
-		       t->server ? "a listener on each" : "connection k on "
-		       "stack k % N");
+		printf("%s: %u %s: %s\n", PERF_PROG, c->nb_workers,
+		       c->kernel ? "workers" : "stacks", t->server ?
+		       "a listener on each" : c->kernel ? "connection k on "
+		       "worker k % N" : "connection k on stack k % N");
 	printf("%s: %s %s, ", PERF_PROG, c->mode->name,
 	       t->server ? "server" : "client");
 	if (t->server)
@@ -1039,10 +1103,14 @@ tcp_begin(struct perf_ctx *c, struct perf_worker *w)
 		       t->response);
 	else
 		printf(", %u-byte messages", t->size);
-	printf(", tx-layout %s, copy-small %u%s%s\n", lay != NULL ? lay : "?",
-	       sc->tcp.copy_small, t->zc ? ", zero copy map " : "",
-	       t->zc ? (t->zc_map == UST_ZC_MAP_ONCE ? "once" : "per-send") :
-	       "");
+	if (sc == NULL)
+		printf(", the kernel's sockets\n");
+	else
+		printf(", tx-layout %s, copy-small %u%s%s\n",
+		       lay != NULL ? lay : "?", sc->tcp.copy_small,
+		       t->zc ? ", zero copy map " : "", t->zc ?
+		       (t->zc_map == UST_ZC_MAP_ONCE ? "once" : "per-send") :
+		       "");
 	fflush(stdout);
 }
 
@@ -1062,7 +1130,8 @@ tcp_measure_one(struct tcp_perf *t)
 	t->txns0 = t->txns_t = t->txns;
 	t->out0 = t->out_t = t->bytes_out;
 	t->in0 = t->in_t = t->bytes_in;
-	ust_stack_tcp_tx_stats(t->stk, &t->tx0);
+	if (t->stk != NULL)
+		ust_stack_tcp_tx_stats(t->stk, &t->tx0);
 }
 
 static void
@@ -1155,12 +1224,14 @@ tcp_end(struct perf_ctx *c, struct perf_worker *w)
 		t->txns1 = t->txns;
 		t->out1 = t->bytes_out;
 		t->in1 = t->bytes_in;
-		ust_stack_tcp_tx_stats(stk, &t->tx1);
+		if (stk != NULL)
+			ust_stack_tcp_tx_stats(stk, &t->tx1);
 	} else {
 		t->txns0 = t->txns1 = t->txns;
 		t->out0 = t->out1 = t->bytes_out;
 		t->in0 = t->in1 = t->bytes_in;
-		ust_stack_tcp_tx_stats(stk, &t->tx0);
+		if (stk != NULL)
+			ust_stack_tcp_tx_stats(stk, &t->tx0);
 		t->tx1 = t->tx0;
 	}
 	t->measuring = false;
@@ -1183,17 +1254,11 @@ tcp_end(struct perf_ctx *c, struct perf_worker *w)
 			client_poll(c, t, ust_clock_ns());
 			for (i = 0; i < t->nc; i++) {
 				struct tconn *x = &t->c[i];
-				struct ust_tcp_info ti;
-				socklen_t l = sizeof(ti);
 
 				if (x->st == C_WAIT || x->st == C_CONNECTING)
 					busy++;
 				else if (!t->rr && x->st == C_SEND &&
-					 ust_getsockopt(stk, x->sd,
-							UST_SOL_USTACK,
-							UST_TCP_INFO, &ti,
-							&l) == 0 &&
-					 ti.snd_buffered > 0)
+					 perf_unsent(stk, x->sd) > 0)
 					busy++;
 			}
 			if (busy == 0)
@@ -1205,14 +1270,14 @@ tcp_end(struct perf_ctx *c, struct perf_worker *w)
 
 		if (x->st == C_FREE || x->st == C_DEAD)
 			continue;
-		ust_close(stk, x->sd);
+		perf_close(stk, x->sd);
 		x->st = C_FREE;
 	}
 	if (t->ls >= 0)
-		ust_close(stk, t->ls);
+		perf_close(stk, t->ls);
 	/* the FINs go, the last ACKs come in, zero-copy buffers complete */
 	until = ust_clock_ns() + 50000000;
-	while (ust_clock_ns() < until) {
+	while (stk != NULL && ust_clock_ns() < until) {
 		ust_stack_poll(stk, ust_clock_ns());
 		zc_reap(t, stk);
 	}
@@ -1239,14 +1304,16 @@ tcp_end(struct perf_ctx *c, struct perf_worker *w)
 			break;
 		}
 	}
-	ust_close(stk, t->ep);
+	perf_close(stk, t->ep);
 	if (t->zc && t->nfree != t->zc_bufs)
 		printf("%s: --zc: %u of %u buffers not completed at exit\n",
-		       PERF_PROG, t->zc_bufs - t->nfree, t->zc_bufs);
+		PERF_PROG, t->zc_bufs - t->nfree, t->zc_bufs);
 	if (t->zc && ust_zc_unregister(stk, t->area) == 0) {
 		munmap(t->area, t->area_len);
 		t->area = NULL;
 	}
+	free(t->rbuf);
+	t->rbuf = NULL;
 }
 
 static double
@@ -1351,8 +1418,10 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 {
 	static struct tcp_perf sum;
 	struct tcp_perf *t = &sum;
-	const struct ust_stack_conf *sc = ust_stack_conf(c->env.stk);
-	const char *lay = ust_tcp_tx_layout_name(sc->tcp.tx_layout);
+	const struct ust_stack_conf *sc = c->kernel ? NULL :
+		ust_stack_conf(c->env.stk);
+	const char *lay = sc != NULL ?
+		ust_tcp_tx_layout_name(sc->tcp.tx_layout) : NULL;
 	double secs = (double)(c->t_end - c->t_begin) / 1e9;
 	uint64_t txns, out, in, loop, cyc[4];
 	struct ust_tcp_tx_stats d;
@@ -1390,11 +1459,18 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 	 * moved (sent by a stream client, received by its server) */
 	kib = (double)(t->server ? in : out) / 1024;
 	unit = t->rr ? (double)txns : kib;
-	printf("%s: %s %s, tx-layout %s, copy-small %u%s, %.2f s measured\n",
-	       PERF_PROG, c->mode->name, t->server ? "server" : "client",
-	       lay != NULL ? lay : "?", sc->tcp.copy_small,
-	       t->zc ? (t->zc_map == UST_ZC_MAP_ONCE ? ", zc map once" :
-			", zc map per-send") : "", secs);
+	if (sc == NULL)
+		printf("%s: %s %s, the kernel's sockets, %.2f s measured\n",
+		       PERF_PROG, c->mode->name, t->server ? "server" :
+		       "client", secs);
+	else
+		printf("%s: %s %s, tx-layout %s, copy-small %u%s, %.2f s "
+		       "measured\n", PERF_PROG, c->mode->name,
+		       t->server ? "server" : "client",
+		       lay != NULL ? lay : "?", sc->tcp.copy_small,
+		       t->zc ? (t->zc_map == UST_ZC_MAP_ONCE ?
+				", zc map once" : ", zc map per-send") : "",
+		       secs);
 	if (t->rr) {
 		printf("transactions: %" PRIu64 " (%.1f transactions/s)\n",
 		       txns, per((double)txns, secs));
@@ -1411,15 +1487,22 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 		       "Gbit/s)\n", out, in,
 		       per((double)(t->server ? in : out) * 8, secs) / 1e9);
 	}
-	printf("tx layout: %.3f segs/pkt, %.3f pages/pkt, %.1f bytes copied/%s"
-	       "; cycles/%s: %.0f busy, %.0f loop (%" PRIu64 " of %" PRIu64
-	       " polls busy); dma maps %" PRIu64 " unmaps %" PRIu64 "\n",
-	       per((double)d.segs, (double)d.pkts),
-	       per((double)d.pages, (double)d.pkts),
-	       per((double)d.copied_bytes, unit), t->rr ? "txn" : "KiB",
-	       t->rr ? "txn" : "KiB", per((double)cyc[0], unit),
-	       per((double)loop, unit), cyc[3], cyc[2], d.dma_maps,
-	       d.dma_unmaps);
+	if (sc == NULL)
+		printf("cycles/%s: %.0f busy, %.0f loop (%" PRIu64 " of %"
+		       PRIu64 " polls busy)\n", t->rr ? "txn" : "KiB",
+		       per((double)cyc[0], unit), per((double)loop, unit),
+		       cyc[3], cyc[2]);
+	else
+		printf("tx layout: %.3f segs/pkt, %.3f pages/pkt, %.1f bytes "
+		       "copied/%s; cycles/%s: %.0f busy, %.0f loop (%" PRIu64
+		       " of %" PRIu64 " polls busy); dma maps %" PRIu64
+		       " unmaps %" PRIu64 "\n",
+		       per((double)d.segs, (double)d.pkts),
+		       per((double)d.pages, (double)d.pkts),
+		       per((double)d.copied_bytes, unit), t->rr ? "txn" :
+		       "KiB", t->rr ? "txn" : "KiB", per((double)cyc[0], unit),
+		       per((double)loop, unit), cyc[3], cyc[2], d.dma_maps,
+		       d.dma_unmaps);
 	printf("connections: %" PRIu64 " %s, %" PRIu64 " closed; errors %"
 	       PRIu64 " (reset %" PRIu64 ", timed out %" PRIu64 ")%s%s\n",
 	       t->server ? t->accepted : t->connects,
@@ -1456,9 +1539,16 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 	json_u64(j, "size", t->size);
 	if (t->rr)
 		json_u64(j, "response", t->response);
-	json_str(j, "tx_layout", lay != NULL ? lay : "?");
-	json_u64(j, "copy_small", sc->tcp.copy_small);
-	json_u64(j, "first_linear_max", sc->tcp.first_linear_max);
+	if (sc != NULL) {
+		json_str(j, "tx_layout", lay != NULL ? lay : "?");
+		json_u64(j, "copy_small", sc->tcp.copy_small);
+		json_u64(j, "first_linear_max", sc->tcp.first_linear_max);
+	} else {
+		/* the kernel's own layout */
+		json_none(j, "tx_layout");
+		json_none(j, "copy_small");
+		json_none(j, "first_linear_max");
+	}
 	json_bool(j, "zc", t->zc);
 	json_bool(j, "verify", t->verify);
 	if (t->zc) {
@@ -1480,9 +1570,24 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 	json_u64(j, "bytes_received", in);
 	json_dbl(j, "gbit_per_s",
 		 per((double)(t->server ? in : out) * 8, secs) / 1e9);
-	json_dbl(j, "segs_per_pkt", per((double)d.segs, (double)d.pkts));
-	json_dbl(j, "pages_per_pkt", per((double)d.pages, (double)d.pkts));
-	if (t->rr) {
+	if (sc != NULL) {
+		json_dbl(j, "segs_per_pkt",
+			 per((double)d.segs, (double)d.pkts));
+		json_dbl(j, "pages_per_pkt",
+			 per((double)d.pages, (double)d.pkts));
+	} else {
+		json_none(j, "segs_per_pkt");
+		json_none(j, "pages_per_pkt");
+	}
+	if (t->rr && sc == NULL) {
+		json_none(j, "copied_bytes_per_txn");
+		json_dbl(j, "cycles_per_txn", per((double)cyc[0], unit));
+		json_dbl(j, "loop_cycles_per_txn", per((double)loop, unit));
+	} else if (sc == NULL) {
+		json_none(j, "copied_bytes_per_kib");
+		json_dbl(j, "cycles_per_kib", per((double)cyc[0], unit));
+		json_dbl(j, "loop_cycles_per_kib", per((double)loop, unit));
+	} else if (t->rr) {
 		json_dbl(j, "copied_bytes_per_txn",
 			 per((double)d.copied_bytes, unit));
 		json_dbl(j, "cycles_per_txn", per((double)cyc[0], unit));
@@ -1505,7 +1610,10 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 	json_u64(j, "conn_timeouts", t->conn_timeouts);
 	json_u64(j, "zc_starved", t->zc_starved);
 	json_u64(j, "zc_cleanups", t->zc_cleanups);
-	json_bool(j, "zc_pmd_cleanup", !t->no_cleanup);
+	if (sc != NULL)
+		json_bool(j, "zc_pmd_cleanup", !t->no_cleanup);
+	else
+		json_none(j, "zc_pmd_cleanup");
 	json_u64(j, "zc_fillers", t->zc_fillers);
 	if (t->verify) {
 		/* the whole run, not the measured interval */
@@ -1517,7 +1625,10 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 		json_obj_end(j);
 	}
 	/* the TX layout counters over the measured interval */
-	json_tcp_tx(j, "tcp_tx", &d);
+	if (sc != NULL)
+		json_tcp_tx(j, "tcp_tx", &d);
+	else
+		json_none(j, "tcp_tx");
 	json_obj_end(j);
 }
 
@@ -1556,6 +1667,7 @@ TCP_USAGE_COMMON
 "  --response BYTES       response size, 1-65536 (default: --size)\n"
 TCP_USAGE_NOTE,
 	.opts = tcp_opts,
+	.kernel = true,
 	.parse = tcp_parse,
 	.check = tcp_check,
 	.begin = tcp_begin,
@@ -1576,6 +1688,7 @@ TCP_USAGE_COMMON
 "                         1-1048576 (default: 65536)\n"
 TCP_USAGE_NOTE,
 	.opts = tcp_opts,
+	.kernel = true,
 	.parse = tcp_parse,
 	.check = tcp_check,
 	.begin = tcp_begin,

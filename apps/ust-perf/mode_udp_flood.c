@@ -12,11 +12,18 @@
  *
  * With --nb-cores N every stack floods its own --flows flows (their source
  * ports in its ephemeral slice) at --rate each: N x the datagrams.
+ *
+ * --stack kernel: the same on the kernel's connected UDP sockets, a burst
+ * a sendmmsg() call (MSG_DONTWAIT); what it does not take is refused. The
+ * frames out are then the datagrams the kernel took (one frame each, at
+ * most 1472 bytes), their octets those frames' Ethernet length.
  */
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <sys/socket.h>
 
 #include <rte_mbuf.h>
 
@@ -55,9 +62,13 @@ struct flood {
 	uint64_t nombuf;    /* not built for want of mbufs */
 	uint64_t tokens_ns;
 	uint64_t last_ns;
+	/* --stack kernel: a burst's messages, each a datagram of its own */
+	struct mmsghdr *mm;
+	struct iovec *iov;
+	uint8_t *kbuf;
 	/* snapshots */
 	uint64_t sent0, refused0, sent_tick;
-	struct ust_stats st0, st_tick;
+	uint64_t frames0, frames_tick, octets_tick;
 } __rte_cache_aligned;
 
 /* the options (parsed here), copied to each worker's state */
@@ -120,15 +131,28 @@ flood_begin(struct perf_ctx *c, struct perf_worker *w)
 		app_usage_error(PERF_PROG, "out of memory");
 	to.sin_addr.s_addr = f->peer;
 	to.sin_port = rte_cpu_to_be_16(f->dport);
+	if (stk == NULL) {
+		f->mm = calloc(f->burst, sizeof(*f->mm));
+		f->iov = calloc(f->burst, sizeof(*f->iov));
+		f->kbuf = calloc(f->burst, f->size);
+		if (f->mm == NULL || f->iov == NULL || f->kbuf == NULL)
+			app_usage_error(PERF_PROG, "out of memory");
+		for (i = 0; i < f->burst; i++) {
+			f->iov[i].iov_base = f->kbuf + (size_t)i * f->size;
+			f->iov[i].iov_len = f->size;
+			f->mm[i].msg_hdr.msg_iov = &f->iov[i];
+			f->mm[i].msg_hdr.msg_iovlen = 1;
+		}
+	}
 	for (i = 0; i < f->flows; i++) {
 		int rc;
 
-		f->sds[i] = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
+		f->sds[i] = perf_socket(stk, SOCK_DGRAM);
 		if (f->sds[i] < 0)
 			app_usage_error(PERF_PROG, "flow %u: %s (raise [stack] "
 					"max_sockets)", i, strerror(-f->sds[i]));
-		rc = ust_connect(stk, f->sds[i], (struct sockaddr *)&to,
-				 sizeof(to));
+		rc = perf_connect(stk, f->sds[i], (struct sockaddr *)&to,
+				  sizeof(to));
 		if (rc != 0)
 			app_usage_error(PERF_PROG, "--peer %s: %s", f->peer_str,
 					strerror(-rc));
@@ -140,8 +164,32 @@ flood_begin(struct perf_ctx *c, struct perf_worker *w)
 	       f->flows == 1 ? "" : "s", f->size,
 	       f->rate ? "rate-limited" : "full rate");
 	if (c->nb_workers > 1)
-		printf(", on each of %u stacks", c->nb_workers);
+		printf(", on each of %u %s", c->nb_workers,
+		       c->kernel ? "workers" : "stacks");
+	if (c->kernel)
+		printf(", the kernel's sockets");
 	printf("\n");
+}
+
+/* --stack kernel: @n datagrams in one sendmmsg() on the next flow;
+ * returns how many the kernel took */
+static unsigned int
+flood_send_kernel(struct flood *f, unsigned int n)
+{
+	unsigned int i;
+	int s;
+
+	for (i = 0; i < n; i++) {
+		f->seq++;
+		memcpy(f->iov[i].iov_base, &f->seq, sizeof(f->seq));
+	}
+	f->offered += n;
+	s = sendmmsg(f->sds[f->next], f->mm, n, MSG_DONTWAIT);
+	/* EAGAIN or ENOBUFS: the queue is full; ECONNREFUSED: an ICMP
+	 * port unreachable came back. Either way not sent. */
+	if (s < 0)
+		s = 0;
+	return (unsigned int)s;
 }
 
 static bool
@@ -153,7 +201,8 @@ flood_poll(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
 	unsigned int n = f->burst, i;
 	int s;
 
-	ust_stack_poll(stk, now);
+	if (stk != NULL)
+		ust_stack_poll(stk, now);
 	if (f->rate != 0) {
 		uint64_t cost = 1000000000ull / f->rate;
 
@@ -173,6 +222,10 @@ flood_poll(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
 			return false;
 	}
 	RTE_SET_USED(c);
+	if (stk == NULL) {
+		s = (int)flood_send_kernel(f, n);
+		goto sent;
+	}
 	if (rte_pktmbuf_alloc_bulk(w->pool, pk, n) != 0) {
 		f->nombuf += n;
 		return false;
@@ -188,14 +241,34 @@ flood_poll(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
 	s = ust_send_burst(stk, f->sds[f->next], pk, n, NULL);
 	if (s < 0)
 		s = 0;
-	if ((unsigned int)s < n) {
+	if ((unsigned int)s < n)
 		rte_pktmbuf_free_bulk(pk + s, n - (unsigned int)s);
+sent:
+	if ((unsigned int)s < n)
 		f->refused += n - (unsigned int)s;
-	}
 	f->sent += (unsigned int)s;
 	if (++f->next == f->flows)
 		f->next = 0;
 	return s > 0;
+}
+
+/* worker @i's frames and their octets out so far: the stack's
+ * counters, or (--stack kernel) the datagrams the kernel took */
+static void
+flood_out(const struct perf_ctx *c, unsigned int i, uint64_t *frames,
+	  uint64_t *octets)
+{
+	const struct flood *f = &flood_w[i];
+	struct ust_stats st;
+
+	if (c->kernel) {
+		*frames = __atomic_load_n(&f->sent, __ATOMIC_RELAXED);
+		*octets = *frames * (RTE_ETHER_HDR_LEN + 20 + 8 + f->size);
+		return;
+	}
+	ust_stack_stats_get(c->env.stks[i], &st);
+	*frames = st.mib[UST_MIB_ETH_OUTFRAMES];
+	*octets = st.mib[UST_MIB_ETH_OUTOCTETS];
 }
 
 static void
@@ -203,13 +276,12 @@ flood_measure(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
 {
 	struct flood *f = &flood_w[w->idx];
 
-	RTE_SET_USED(c);
 	RTE_SET_USED(now);
 	f->sent0 = f->sent;
 	f->sent_tick = f->sent;
 	f->refused0 = f->refused;
-	ust_stack_stats_get(w->stk, &f->st0);
-	f->st_tick = f->st0;
+	flood_out(c, w->idx, &f->frames0, &f->octets_tick);
+	f->frames_tick = f->frames0;
 }
 
 /* one stats line of worker @i (@prefix before it), over @dt seconds;
@@ -219,16 +291,14 @@ flood_tick_one(struct perf_ctx *c, unsigned int i, double dt,
 	       const char *prefix, double tot[4])
 {
 	struct flood *f = &flood_w[i];
-	struct ust_stats st;
 	uint64_t sent = __atomic_load_n(&f->sent, __ATOMIC_RELAXED);
 	uint64_t refused = __atomic_load_n(&f->refused, __ATOMIC_RELAXED);
+	uint64_t frames, octets;
 	double pps, gbps, sps;
 
-	ust_stack_stats_get(c->env.stks[i], &st);
-	pps = (double)(st.mib[UST_MIB_ETH_OUTFRAMES] -
-		       f->st_tick.mib[UST_MIB_ETH_OUTFRAMES]) / dt;
-	gbps = (double)(st.mib[UST_MIB_ETH_OUTOCTETS] -
-			f->st_tick.mib[UST_MIB_ETH_OUTOCTETS]) * 8 / dt / 1e9;
+	flood_out(c, i, &frames, &octets);
+	pps = (double)(frames - f->frames_tick) / dt;
+	gbps = (double)(octets - f->octets_tick) * 8 / dt / 1e9;
 	sps = (double)(sent - f->sent_tick) / dt;
 	if (prefix != NULL)
 		printf("%stx %8.3f Mpps %8.3f Gbit/s | sent %8.3f M/s | "
@@ -238,7 +308,8 @@ flood_tick_one(struct perf_ctx *c, unsigned int i, double dt,
 	tot[1] += gbps;
 	tot[2] += sps;
 	tot[3] += (double)(refused - f->refused0);
-	f->st_tick = st;
+	f->frames_tick = frames;
+	f->octets_tick = octets;
 	f->sent_tick = sent;
 }
 
@@ -256,14 +327,11 @@ flood_tick(struct perf_ctx *c, double dt)
 	/* the total first, then each stack, of the same interval */
 	for (i = 0; i < c->nb_workers; i++) {
 		struct flood *f = &flood_w[i];
-		struct ust_stats st;
+		uint64_t frames, octets;
 
-		ust_stack_stats_get(c->env.stks[i], &st);
-		tot[0] += (double)(st.mib[UST_MIB_ETH_OUTFRAMES] -
-				   f->st_tick.mib[UST_MIB_ETH_OUTFRAMES]) / dt;
-		tot[1] += (double)(st.mib[UST_MIB_ETH_OUTOCTETS] -
-				   f->st_tick.mib[UST_MIB_ETH_OUTOCTETS]) *
-			8 / dt / 1e9;
+		flood_out(c, i, &frames, &octets);
+		tot[0] += (double)(frames - f->frames_tick) / dt;
+		tot[1] += (double)(octets - f->octets_tick) * 8 / dt / 1e9;
 		tot[2] += (double)(__atomic_load_n(&f->sent, __ATOMIC_RELAXED) -
 				   f->sent_tick) / dt;
 		tot[3] += (double)(__atomic_load_n(&f->refused,
@@ -287,21 +355,27 @@ flood_end(struct perf_ctx *c, struct perf_worker *w)
 
 	RTE_SET_USED(c);
 	/* what is staged goes out before the sockets close */
-	for (i = 0; i < 1000 && ust_stack_tx_pending(w->stk) > 0; i++)
+	for (i = 0; w->stk != NULL && i < 1000 &&
+	     ust_stack_tx_pending(w->stk) > 0; i++)
 		ust_stack_flush(w->stk);
 	for (i = 0; i < f->flows; i++)
-		ust_close(w->stk, f->sds[i]);
+		perf_close(w->stk, f->sds[i]);
+	free(f->mm);
+	free(f->iov);
+	free(f->kbuf);
+	f->mm = NULL;
+	f->iov = NULL;
+	f->kbuf = NULL;
 }
 
 /* worker @i's frames out over its measured interval */
 static uint64_t
 flood_frames(const struct perf_ctx *c, unsigned int i)
 {
-	struct ust_stats st;
+	uint64_t frames, octets;
 
-	ust_stack_stats_get(c->env.stks[i], &st);
-	return st.mib[UST_MIB_ETH_OUTFRAMES] -
-		flood_w[i].st0.mib[UST_MIB_ETH_OUTFRAMES];
+	flood_out(c, i, &frames, &octets);
+	return frames - flood_w[i].frames0;
 }
 
 static void
@@ -385,6 +459,7 @@ const struct perf_mode perf_udp_flood = {
 "                         --nb-cores N, on each stack\n"
 "  --burst N              datagrams per send call, 1-64 (default: 32)\n",
 	.opts = flood_opts,
+	.kernel = true,
 	.parse = flood_parse,
 	.check = flood_check,
 	.begin = flood_begin,

@@ -32,11 +32,24 @@
  * (ust_socket_attach(): one accounted receive queue, N producers, one
  * reader on stack 0's lcore), the seeds' several softirq CPUs feeding one
  * socket.
+ *
+ * --stack kernel: the same receiver on a kernel UDP socket (a socket a
+ * worker, SO_REUSEPORT with --nb-cores N), read with recvmmsg() of
+ * --read-batch datagrams (MSG_DONTWAIT; a copy, as ust_recv()), the reader's
+ * cycles counted the same way. The socket's figures are the kernel's
+ * SO_MEMINFO (rcvbuf, rmem_alloc, forward_alloc: the model ustack
+ * implements; their high water sampled every 16 reads that got
+ * datagrams, outside the timed calls) and its drop count; the run's
+ * rcvbuf and mem drops are the namespace's Udp RcvbufErrors and
+ * MemErrors. What only ustack counts (the pool's pages charged, the
+ * batched releases, the deficit drops) is null in the JSON.
  */
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <linux/sock_diag.h>
 
 #include <rte_cycles.h>
 #include <rte_ip.h>
@@ -118,7 +131,17 @@ struct sink {
 	struct ust_sock_meminfo mi; /* at the end, before the close */
 	struct ust_stack *stk;
 	struct rte_mempool *pool;
+	/* --stack kernel: the reading call's messages, the socket's drop
+	 * count at the measure's start and at the last tick, the reads
+	 * since the last SO_MEMINFO sample */
+	struct mmsghdr *mm;
+	struct iovec *iov;
+	uint8_t *kbuf;
+	uint64_t kdrops0, kdrops_tick;
+	uint32_t ksample;
 } __rte_cache_aligned;
+
+#define SINK_KBUF 2048 /* a kernel read's buffer a datagram */
 
 /* the options (parsed here), copied to each worker's state */
 static struct sink sink_state;
@@ -198,7 +221,23 @@ sink_parse(struct perf_ctx *c, int id, const char *arg)
 static void
 sink_check(struct perf_ctx *c)
 {
+	const char *opt = NULL;
+
 	c->priv = &sink_state;
+	if (sink_state.split)
+		opt = "--split";
+	else if (sink_state.shared)
+		opt = "--shared";
+	else if (sink_state.synthetic)
+		opt = "--source synthetic";
+	else if (sink_state.copy)
+		opt = "--copy (the kernel's read is a copy)";
+	else if (sink_state.release >= 0)
+		opt = "--release";
+	else if (sink_state.schedule >= 0)
+		opt = "--schedule";
+	if (c->kernel && opt != NULL)
+		app_usage_error(PERF_PROG, "%s: not with --stack kernel", opt);
 	if (sink_state.split && c->env.cfg.port.nb_queues > 1)
 		app_usage_error(PERF_PROG, "--split is one stack and a reader "
 				"lcore: not with --nb-cores %u",
@@ -267,6 +306,122 @@ sink_read(struct sink *k, struct ust_stack *stk, const struct perf_ctx *c)
 	return n;
 }
 
+/* --stack kernel: the kernel's SO_MEMINFO of the socket into @mi
+ * (rcvbuf, rmem_alloc, forward_alloc, drops as rcvbuf_drops), the high
+ * waters kept */
+static void
+sink_kmeminfo(struct sink *k, struct ust_sock_meminfo *mi)
+{
+	uint32_t v[SK_MEMINFO_VARS];
+	socklen_t l = sizeof(v);
+
+	memset(v, 0, sizeof(v));
+	if (getsockopt(k->sd, SOL_SOCKET, SO_MEMINFO, v, &l) != 0)
+		return;
+	mi->rcvbuf = v[SK_MEMINFO_RCVBUF];
+	mi->rmem_alloc = v[SK_MEMINFO_RMEM_ALLOC];
+	mi->forward_alloc = (int32_t)v[SK_MEMINFO_FWD_ALLOC];
+	mi->sndbuf = v[SK_MEMINFO_SNDBUF];
+	mi->rcvbuf_drops = v[SK_MEMINFO_DROPS];
+	mi->rmem_alloc_hw = RTE_MAX(mi->rmem_alloc_hw, mi->rmem_alloc);
+	mi->forward_alloc_hw = RTE_MAX(mi->forward_alloc_hw,
+				       mi->forward_alloc);
+}
+
+/* --stack kernel: one recvmmsg() of up to batch datagrams; how many */
+static unsigned int
+sink_read_kernel(struct sink *k, const struct perf_ctx *c)
+{
+	struct sink_reader *r = &k->rd;
+	uint64_t t0 = rte_rdtsc(), t1;
+	unsigned int i;
+	int n;
+
+	n = recvmmsg(k->sd, k->mm, k->batch, MSG_DONTWAIT, NULL);
+	r->calls++;
+	if (n <= 0) {
+		if (n < 0 && errno != EAGAIN && errno != EINTR)
+			r->errors++;
+		return 0;
+	}
+	for (i = 0; i < (unsigned int)n; i++) {
+		r->bytes += k->mm[i].msg_len;
+		if (k->read_delay_ns != 0)
+			perf_spin_ns(c, k->read_delay_ns);
+	}
+	t1 = rte_rdtsc();
+	r->delivered += (unsigned int)n;
+	r->busy_cycles += t1 - t0;
+	if (unlikely(r->first_tsc == 0)) {
+		r->first_delivered = r->delivered;
+		__atomic_store_n(&r->first_tsc, t1, __ATOMIC_RELAXED);
+	}
+	r->last_tsc = t1;
+	r->last_delivered = r->delivered;
+	if (++k->ksample == 16) {
+		k->ksample = 0;
+		sink_kmeminfo(k, &k->mi);
+	}
+	return (unsigned int)n;
+}
+
+/* --stack kernel: the socket's drops so far (SO_MEMINFO) */
+static uint64_t
+sink_kdrops(const struct sink *k)
+{
+	uint32_t v[SK_MEMINFO_VARS];
+	socklen_t l = sizeof(v);
+
+	if (k->sd < 0 ||
+	    getsockopt(k->sd, SOL_SOCKET, SO_MEMINFO, v, &l) != 0)
+		return 0;
+	return v[SK_MEMINFO_DROPS];
+}
+
+static void
+sink_begin_kernel(struct perf_ctx *c, struct perf_worker *w, struct sink *k)
+{
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	uint32_t i;
+	int rc;
+
+	k->mm = calloc(k->batch, sizeof(*k->mm));
+	k->iov = calloc(k->batch, sizeof(*k->iov));
+	k->kbuf = malloc((size_t)k->batch * SINK_KBUF);
+	if (k->mm == NULL || k->iov == NULL || k->kbuf == NULL)
+		app_usage_error(PERF_PROG, "out of memory");
+	for (i = 0; i < k->batch; i++) {
+		k->iov[i].iov_base = k->kbuf + (size_t)i * SINK_KBUF;
+		k->iov[i].iov_len = SINK_KBUF;
+		k->mm[i].msg_hdr.msg_iov = &k->iov[i];
+		k->mm[i].msg_hdr.msg_iovlen = 1;
+	}
+	k->sd = perf_socket(NULL, SOCK_DGRAM);
+	if (k->sd < 0)
+		app_usage_error(PERF_PROG, "socket: %s", strerror(-k->sd));
+	if (c->nb_workers > 1)
+		perf_set_int(NULL, k->sd, SOL_SOCKET, SO_REUSEPORT, 1);
+	/* as ustack's: not clamped to rmem_max where the process may
+	 * (SO_RCVBUFFORCE needs CAP_NET_ADMIN), else SO_RCVBUF */
+	if (k->rcvbuf != 0 &&
+	    perf_set_int(NULL, k->sd, SOL_SOCKET, SO_RCVBUFFORCE,
+			 (int)k->rcvbuf) != 0)
+		perf_set_int(NULL, k->sd, SOL_SOCKET, SO_RCVBUF,
+			     (int)k->rcvbuf);
+	sin.sin_port = rte_cpu_to_be_16(k->port);
+	rc = perf_bind(NULL, k->sd, (struct sockaddr *)&sin, sizeof(sin));
+	if (rc != 0)
+		app_usage_error(PERF_PROG, "--port %u: %s", k->port,
+				strerror(-rc));
+	sink_kmeminfo(k, &k->mi);
+	if (w->idx != 0)
+		return;
+	printf("%s: udp-sink on port %u: the kernel's socket%s, rcvbuf %u "
+	       "(%s), recvmmsg of %u\n", PERF_PROG, k->port,
+	       c->nb_workers > 1 ? "s (SO_REUSEPORT, one a worker)" : "",
+	       k->mi.rcvbuf, k->rcvbuf ? "set" : "default", k->batch);
+}
+
 static struct perf_ctx *reader_ctx;
 
 static int
@@ -330,13 +485,17 @@ sink_begin(struct perf_ctx *c, struct perf_worker *w)
 	struct sink *k = &sink_w[w->idx];
 	struct ust_stack *stk = w->stk;
 	struct sockaddr_in sin = { .sin_family = AF_INET };
-	struct ust_mem_pool *mp = ust_stack_udp_mem(stk);
+	struct ust_mem_pool *mp;
 	int one = 1, rc;
 
 	*k = sink_state;
 	k->stk = stk;
 	k->pool = w->pool;
 	k->sd = -1;
+	if (c->kernel) {
+		sink_begin_kernel(c, w, k);
+		return;
+	}
 	if (k->shared && w->idx != 0) {
 		/* a producer of stack 0's socket: attached on this lcore
 		 * once stack 0 has bound it, before any stack polls */
@@ -355,6 +514,7 @@ sink_begin(struct perf_ctx *c, struct perf_worker *w)
 		return;
 	}
 
+	mp = ust_stack_udp_mem(stk);
 	if (k->release >= 0)
 		ust_mem_pool_set_release(mp, (enum ust_mem_release)k->release);
 	if (k->schedule >= 0)
@@ -460,6 +620,13 @@ sink_poll(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
 	struct sink *k = &sink_w[w->idx];
 	unsigned int work;
 
+	if (c->kernel) {
+		if (sink_read_kernel(k, c) > 0)
+			return true;
+		if (c->kwait_ms != 0)
+			perf_wait_readable(k->sd, c->kwait_ms);
+		return false;
+	}
 	if (k->synthetic) {
 		work = sink_generate(k, c, now);
 		ust_stack_timers(w->stk, now);
@@ -483,11 +650,17 @@ sink_measure(struct perf_ctx *c, struct perf_worker *w, uint64_t now)
 {
 	struct sink *k = &sink_w[w->idx];
 
-	RTE_SET_USED(c);
 	RTE_SET_USED(now);
+	k->delivered0 = reader_delivered(k);
+	if (c->kernel) {
+		k->delivered_tick = k->delivered0;
+		k->busy0 = k->rd.busy_cycles;
+		k->rd.first_tsc = 0;
+		k->kdrops0 = k->kdrops_tick = sink_kdrops(k);
+		return;
+	}
 	ust_stack_stats_get(w->stk, &k->st0);
 	k->st_tick = k->st0;
-	k->delivered0 = reader_delivered(k);
 	k->delivered_tick = k->delivered0;
 	k->busy0 = __atomic_load_n(&k->rd.busy_cycles, __ATOMIC_RELAXED);
 	/* the reader (this lcore or --split's) starts the traffic's interval
@@ -510,7 +683,25 @@ sink_tick_one(struct perf_ctx *c, unsigned int i, double dt,
 	struct ust_mem_pool_stats ps;
 	double v[4];
 
-	RTE_SET_USED(c);
+	if (c->kernel) {
+		/* (the socket's drops: rcvbuf and memory alike) */
+		uint64_t dr = sink_kdrops(k);
+
+		v[1] = (double)(d - k->delivered_tick) / dt;
+		v[2] = (double)(dr - k->kdrops_tick) / dt;
+		v[0] = v[1] + v[2];
+		if (prefix != NULL)
+			printf("%srx %8.3f Mpps | delivered %8.3f M/s | drops "
+			       "%8.3f M/s | rmem_alloc %u\n", prefix,
+			       v[0] / 1e6, v[1] / 1e6, v[2] / 1e6,
+			       k->mi.rmem_alloc);
+		tot[0] += v[0];
+		tot[1] += v[1];
+		tot[2] += v[2];
+		k->kdrops_tick = dr;
+		k->delivered_tick = d;
+		return;
+	}
 	ust_stack_stats_get(k->stk, &st);
 	ust_mem_pool_stats_get(ust_stack_udp_mem(k->stk), &ps);
 	v[0] = (double)(st.mib[UST_MIB_ETH_INFRAMES] -
@@ -560,6 +751,25 @@ sink_end(struct perf_ctx *c, struct perf_worker *w)
 	struct sink *k = &sink_w[w->idx];
 	socklen_t ml = sizeof(k->mi);
 
+	if (c->kernel) {
+		/* the interval's figures before what it left queued is
+		 * read (that read is the whole run's, not the interval's) */
+		sink_kmeminfo(k, &k->mi);
+		k->mi.rcvbuf_drops -= RTE_MIN(k->mi.rcvbuf_drops,
+					      k->kdrops0);
+		k->mi.delivered = k->rd.delivered - k->delivered0;
+		while (sink_read_kernel(k, c) > 0)
+			;
+		perf_close(NULL, k->sd);
+		k->sd = -1;
+		free(k->mm);
+		free(k->iov);
+		free(k->kbuf);
+		k->mm = NULL;
+		k->iov = NULL;
+		k->kbuf = NULL;
+		return;
+	}
 	if (k->shared && w->idx != 0) {
 		/* let go of stack 0's socket, on this lcore */
 		ust_socket_detach(w->stk, c->env.stks[0], sink_one.sd);
@@ -597,6 +807,16 @@ sink_fig_get(const struct sink *k, struct sink_fig *f)
 	struct ust_stats st;
 	struct ust_mem_pool_stats ps;
 
+	if (k->stk == NULL) {
+		/* --stack kernel: the socket saw what it delivered and
+		 * what it dropped (sink_end()'s figures) */
+		memset(f, 0, sizeof(*f));
+		f->delivered = reader_delivered(k) - k->delivered0;
+		f->rcvbuf_drops = k->mi.rcvbuf_drops;
+		f->rx = f->delivered + f->rcvbuf_drops;
+		f->busy = k->rd.busy_cycles - k->busy0;
+		return;
+	}
 	ust_stack_stats_get(k->stk, &st);
 	ust_mem_pool_stats_get(ust_stack_udp_mem(k->stk), &ps);
 	f->rx = st.mib[UST_MIB_ETH_INFRAMES] -
@@ -646,8 +866,14 @@ sink_report_stack(struct perf_ctx *c, const struct perf_worker *w,
 	json_dbl(j, "active_seconds", sink_active(k, c, &arate));
 	json_dbl(j, "delivered_per_active_s", arate);
 	json_u64(j, "rcvbuf_drops", f.rcvbuf_drops);
-	json_u64(j, "mem_drops", f.mem_drops);
-	json_u64(j, "deficit_drops", k->mi.deficit_drops);
+	if (c->kernel) {
+		/* the socket's drop count is both kinds */
+		json_none(j, "mem_drops");
+		json_none(j, "deficit_drops");
+	} else {
+		json_u64(j, "mem_drops", f.mem_drops);
+		json_u64(j, "deficit_drops", k->mi.deficit_drops);
+	}
 	json_dbl(j, "reader_cycles_per_datagram",
 		 app_ratio(f.busy, f.delivered));
 	json_u64(j, "generated", f.generated);
@@ -717,8 +943,18 @@ sink_report(struct perf_ctx *c, struct app_json *j)
 			       s->gen_nombuf ? "; generator short of mbufs" :
 			       "");
 	}
-	printf("%s: udp-sink, %.2f s measured%s\n", PERF_PROG, secs,
-	       c->nb_workers > 1 ? ", all stacks" : "");
+	if (c->kernel) {
+		/* the namespace's counters split the drops by kind */
+		t.rcvbuf_drops = (uint64_t)(perf_ksnmp_get(c->ksnmp1, "Udp",
+			"RcvbufErrors") - perf_ksnmp_get(c->ksnmp0, "Udp",
+			"RcvbufErrors"));
+		t.mem_drops = (uint64_t)(perf_ksnmp_get(c->ksnmp1, "Udp",
+			"MemErrors") - perf_ksnmp_get(c->ksnmp0, "Udp",
+			"MemErrors"));
+	}
+	printf("%s: udp-sink, %.2f s measured%s%s\n", PERF_PROG, secs,
+	       c->nb_workers > 1 ? ", all " : "",
+	       c->nb_workers > 1 ? (c->kernel ? "workers" : "stacks") : "");
 	printf("frames in %" PRIu64 " (%.3f Mpps), delivered %" PRIu64
 	       " (%.3f M/s), drops: rcvbuf %" PRIu64 " mem %" PRIu64
 	       " (lost to release batching: %" PRIu64 ")\n", t.rx,
@@ -735,17 +971,26 @@ sink_report(struct perf_ctx *c, struct app_json *j)
 	printf("socket: rcvbuf %u, rmem_alloc high water %u\n", mi.rcvbuf,
 	       mi.rmem_alloc_hw);
 	cyc = t.delivered ? (double)t.busy / (double)t.delivered : 0;
-	printf("reader: %.1f cycles/datagram; pool: %.4f pages charged per "
-	       "datagram, high water %" PRId64 " pages; forward_alloc high "
-	       "water %d; batched releases %" PRIu64 ", splices %" PRIu64
-	       "\n", cyc, t.delivered ? (double)t.charged /
-	       (double)t.delivered : 0,
-	       t.high_water, mi.forward_alloc_hw, mi.releases, mi.splices);
+	if (c->kernel)
+		printf("reader: %.1f cycles/datagram (recvmmsg); the kernel's "
+		       "forward_alloc high water %d (sampled)\n", cyc,
+		       mi.forward_alloc_hw);
+	else
+		printf("reader: %.1f cycles/datagram; pool: %.4f pages charged "
+		       "per datagram, high water %" PRId64 " pages; "
+		       "forward_alloc high water %d; batched releases %" PRIu64
+		       ", splices %" PRIu64 "\n", cyc, t.delivered ?
+		       (double)t.charged / (double)t.delivered : 0,
+		       t.high_water, mi.forward_alloc_hw, mi.releases,
+		       mi.splices);
 	if (k->synthetic)
 		printf("synthetic source: %" PRIu64 " generated, %" PRIu64
 		       " not generated for want of mbufs\n", gen, nombuf);
 	if (j == NULL)
 		return;
+	/* a figure only ustack has: null with --stack kernel */
+#define SINK_U64(key, v) (c->kernel ? json_none(j, key) : \
+			  json_u64(j, key, v))
 	json_obj(j, "options");
 	json_u64(j, "port", k->port);
 	json_bool(j, "split", k->split);
@@ -766,10 +1011,13 @@ sink_report(struct perf_ctx *c, struct app_json *j)
 	json_dbl(j, "delivered_per_active_s", arate);
 	json_u64(j, "rcvbuf_drops", t.rcvbuf_drops);
 	json_u64(j, "mem_drops", t.mem_drops);
-	json_u64(j, "deficit_drops", mi.deficit_drops);
+	SINK_U64("deficit_drops", mi.deficit_drops);
 	json_dbl(j, "reader_cycles_per_datagram", cyc);
-	json_dbl(j, "pages_charged_per_datagram",
-		 t.delivered ? (double)t.charged / (double)t.delivered : 0);
+	if (c->kernel)
+		json_none(j, "pages_charged_per_datagram");
+	else
+		json_dbl(j, "pages_charged_per_datagram", t.delivered ?
+			 (double)t.charged / (double)t.delivered : 0);
 	json_u64(j, "generated", gen);
 	json_u64(j, "generator_nombuf", nombuf);
 	if (c->nb_workers > 1) {
@@ -783,17 +1031,19 @@ sink_report(struct perf_ctx *c, struct app_json *j)
 	json_u64(j, "rmem_alloc_high_water", mi.rmem_alloc_hw);
 	json_i64(j, "forward_alloc", mi.forward_alloc);
 	json_i64(j, "forward_alloc_high_water", mi.forward_alloc_hw);
-	json_u64(j, "forward_deficit", mi.forward_deficit);
-	json_u64(j, "forward_threshold", mi.forward_threshold);
-	json_u64(j, "queued", mi.queued);
-	json_u64(j, "enqueued", mi.enqueued);
+	SINK_U64("forward_deficit", mi.forward_deficit);
+	SINK_U64("forward_threshold", mi.forward_threshold);
+	SINK_U64("queued", mi.queued);
+	SINK_U64("enqueued", mi.enqueued);
 	json_u64(j, "delivered", mi.delivered);
+	/* (the kernel's: the socket's drops, both kinds) */
 	json_u64(j, "rcvbuf_drops", mi.rcvbuf_drops);
-	json_u64(j, "mem_drops", mi.mem_drops);
-	json_u64(j, "deficit_drops", mi.deficit_drops);
-	json_u64(j, "releases", mi.releases);
-	json_u64(j, "splices", mi.splices);
+	SINK_U64("mem_drops", mi.mem_drops);
+	SINK_U64("deficit_drops", mi.deficit_drops);
+	SINK_U64("releases", mi.releases);
+	SINK_U64("splices", mi.splices);
 	json_obj_end(j);
+#undef SINK_U64
 }
 
 const struct perf_mode perf_udp_sink = {
@@ -822,6 +1072,7 @@ const struct perf_mode perf_udp_sink = {
 "  --size BYTES           synthetic: datagram payload (default: 64)\n"
 "  --rate PPS             synthetic: datagrams per second (0: full rate)\n",
 	.opts = sink_opts,
+	.kernel = true,
 	.parse = sink_parse,
 	.check = sink_check,
 	.begin = sink_begin,

@@ -18,11 +18,14 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/socket.h>
+#include <sys/types.h>
 
 #include <rte_byteorder.h>
 #include <rte_common.h>
 
 #include "app_common.h"
+#include "ust_socket.h"
 
 #define PERF_PROG "ust-perf"
 /* option ids: the common ones below this, the modes' from it */
@@ -51,9 +54,27 @@ struct perf_worker {
 	uint64_t busy_polls;        /* ... of which did work */
 } __rte_cache_aligned;
 
+/* the kernel's counters at one time: /proc/net/snmp and netstat */
+#define PERF_KSNMP_MAX 512
+struct perf_ksnmp {
+	unsigned int n;
+	char group[PERF_KSNMP_MAX][16];
+	char name[PERF_KSNMP_MAX][40];
+	int64_t v[PERF_KSNMP_MAX];
+};
+
 struct perf_ctx {
 	struct ust_env env;
 	const struct perf_mode *mode;
+	/* --stack kernel: the workers use the kernel's sockets (no port,
+	 * no stack: perf_worker.stk is NULL) */
+	bool kernel;
+	/* --kernel-wait: how long a kernel worker with nothing ready may
+	 * wait in epoll_wait() or poll() (ms; 0: it spins) */
+	int kwait_ms;
+	/* --stack kernel: the kernel's counters when worker 0's measured
+	 * interval began, and at its end */
+	struct perf_ksnmp *ksnmp0, *ksnmp1;
 	double duration;            /* seconds; 0: until SIGINT/SIGTERM */
 	double warmup;              /* seconds not counted */
 	uint32_t stats_period;      /* seconds; 0: no periodic line */
@@ -95,6 +116,8 @@ struct perf_mode {
 	/* the mode brings its own stacks up (no ethdev port): begin()
 	 * creates them on the worker's lcore, end() destroys them */
 	bool no_port;
+	/* the mode runs on the kernel's sockets too (--stack kernel) */
+	bool kernel;
 	/* store one of the mode's options (exit 2 on a bad value) */
 	void (*parse)(struct perf_ctx *c, int id, const char *arg);
 	/* check the options once parsed (exit 2 on a missing one) */
@@ -145,5 +168,53 @@ void perf_start_clock(struct perf_ctx *c, uint64_t now);
 void perf_stop(struct perf_ctx *c, uint64_t now);
 /* seconds of worker @w's measured interval */
 double perf_secs(const struct perf_worker *w);
+
+/*
+ * The modes' socket calls on either stack (ksock.c): ustack's when @stk
+ * is a stack, the kernel's when it is NULL (--stack kernel), with
+ * ustack's conventions (non-blocking, -errno on failure).
+ */
+int perf_socket(struct ust_stack *stk, int type);
+int perf_bind(struct ust_stack *stk, int sd, const struct sockaddr *sa,
+	      socklen_t len);
+int perf_listen(struct ust_stack *stk, int sd, int backlog);
+/* a connection of listener @ls, non-blocking */
+int perf_accept(struct ust_stack *stk, int ls);
+int perf_connect(struct ust_stack *stk, int sd, const struct sockaddr *sa,
+		 socklen_t len);
+ssize_t perf_send(struct ust_stack *stk, int sd, const void *buf, size_t len);
+ssize_t perf_recv(struct ust_stack *stk, int sd, void *buf, size_t len);
+int perf_close(struct ust_stack *stk, int sd);
+int perf_setsockopt(struct ust_stack *stk, int sd, int level, int name,
+		    const void *v, socklen_t len);
+int perf_set_int(struct ust_stack *stk, int sd, int level, int name, int v);
+int perf_getsockopt(struct ust_stack *stk, int sd, int level, int name,
+		    void *v, socklen_t *len);
+/* an event set, or exit 2 saying why not */
+int perf_epoll_create(struct ust_stack *stk);
+/* UST_EPOLL_CTL_* of @sd with @events (UST_EPOLL*) and @data */
+void perf_epoll_ctl(struct ust_stack *stk, int ep, int op, int sd,
+		    uint32_t events, uint64_t data);
+/* the ready events, at most @max (64 for the kernel); the kernel's
+ * waits up to @wait_ms for one (ustack's never waits) */
+int perf_epoll_wait(struct ust_stack *stk, int ep,
+		    struct ust_epoll_event *evs, int max, int wait_ms);
+/* --kernel-wait block: wait up to @wait_ms for @sd to be readable */
+void perf_wait_readable(int sd, int wait_ms);
+/* a TCP socket's bytes sent and not yet acknowledged, or not yet sent */
+uint64_t perf_unsent(struct ust_stack *stk, int sd);
+
+/* the kernel's counters now (0, or -errno: /proc not readable) */
+int perf_ksnmp_read(struct perf_ksnmp *s);
+/* one counter of @s (0 when it has none of that name) */
+int64_t perf_ksnmp_get(const struct perf_ksnmp *s, const char *group,
+		       const char *name);
+/* what moved from @a to @b, as the object @key: {"Udp": {"InDatagrams":
+ * N...}...}, every counter of @b */
+void perf_ksnmp_json(struct app_json *j, const char *key,
+		     const struct perf_ksnmp *a, const struct perf_ksnmp *b);
+/* the counters that moved from @a to @b, a line a group */
+void perf_ksnmp_print(FILE *f, const struct perf_ksnmp *a,
+		      const struct perf_ksnmp *b);
 
 #endif /* UST_PERF_H */

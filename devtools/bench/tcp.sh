@@ -6,8 +6,8 @@
 # net_memif (client on lcore 1, server on lcore 0), 1 and 200 connections,
 # 40-byte, 44-byte and 1 KB requests and responses, beside the same
 # request-response between kernel sockets over a veth pair between two
-# namespaces (kernel_tcp_rr.c, epoll, one thread each side, pinned to the
-# same cores), and beside the wire's own round trip (ust-perf l2-pingpong
+# namespaces (ust-perf --stack kernel, epoll, one thread each side,
+# pinned to the same cores; kernel_tcp_rr.c for its reconnecting client), and beside the wire's own round trip (ust-perf l2-pingpong
 # over the same kind of memif pair, as many frames in flight as
 # connections, each frame as long as the RR's); single-flow bulk
 # throughput over memif; connections per second; memory per established
@@ -80,30 +80,57 @@ veth_up() {
 }
 veth_down() { ip netns del bk1-$$; ip netns del bk2-$$; }
 
+# The kernel's request-response: ust-perf --stack kernel (the same tool and
+# traffic as ustack's side; --kernel-wait block, as applications run the
+# kernel), or with [reconnect] kernel_tcp_rr.c's client that reconnects
+# after every transaction (connections per second: ust-perf has no such
+# kernel mode).
 kernel_rr() { # flows size [reconnect] -> "tps p50 p99"
 	local out
 	veth_up
 	ip netns exec bk1-$$ sysctl -qw net.ipv4.tcp_tw_reuse="${KERNEL_TW_REUSE:-2}"
-	ip netns exec bk2-$$ taskset -c 0 "$KRR" server 7777 "$2" "$2" \
-		> /dev/null 2>&1 &
-	sleep 0.5
-	out=$(ip netns exec bk1-$$ taskset -c 1 "$KRR" client 198.18.3.2 7777 \
-		"$1" "$2" "$2" "$DUR" ${3:-})
-	kill %1 2>/dev/null || true
+	if [ -n "${3:-}" ]; then
+		ip netns exec bk2-$$ taskset -c 0 "$KRR" server 7777 "$2" "$2" \
+			> /dev/null 2>&1 &
+		sleep 0.5
+		out=$(ip netns exec bk1-$$ taskset -c 1 "$KRR" client \
+			198.18.3.2 7777 "$1" "$2" "$2" "$DUR" "$3")
+		kill %1 2>/dev/null || true
+	else
+		ip netns exec bk2-$$ "$PERF" -l 0 -- --stack kernel \
+			--mode tcp-rr --role server --port 7777 --size "$2" \
+			--duration "$DUR" --warmup 1 --stats-period 0 \
+			> "$OUT/krr-srv.log" 2>&1 &
+		sleep 0.5
+		ip netns exec bk1-$$ "$PERF" -l 1 -- --stack kernel \
+			--mode tcp-rr --role client --peer 198.18.3.2 \
+			--port 7777 --conns "$1" --size "$2" --duration "$DUR" \
+			--warmup 1 --stats-period 0 --json "$OUT/krr.json" \
+			> "$OUT/krr-cli.log" 2>&1 || true
+		out=$(/usr/bin/python3 -c 'import json,sys
+r = json.load(open(sys.argv[1]))["result"]
+print("%.0f %.1f %.1f" % (r["transactions_per_s"],
+      r["latency_ns"]["p50"] / 1e3, r["latency_ns"]["p99"] / 1e3))' \
+			"$OUT/krr.json" 2>/dev/null || echo "n/a n/a n/a")
+	fi
 	wait || true
 	veth_down
 	echo "$out"
 }
 
-kernel_bulk() { # -> Gbit/s (iperf2, one flow, veth)
+kernel_bulk() { # -> Gbit/s (ust-perf --stack kernel tcp-stream, one flow, veth)
 	local out
 	veth_up
-	ip netns exec bk2-$$ taskset -c 0 iperf -s -p 5201 > /dev/null 2>&1 &
+	ip netns exec bk2-$$ "$PERF" -l 0 -- --stack kernel --mode tcp-stream \
+		--role server --port 5201 --duration "$DUR" --warmup 1 \
+		--stats-period 0 > "$OUT/kbulk-srv.log" 2>&1 &
 	sleep 0.5
-	out=$(ip netns exec bk1-$$ taskset -c 1 iperf -c 198.18.3.2 -p 5201 \
-		-t "$DUR" -f g 2>/dev/null | awk '/Gbits\/sec/ {print $(NF-1)}' |
-		tail -1)
-	kill %1 2>/dev/null || true
+	ip netns exec bk1-$$ "$PERF" -l 1 -- --stack kernel --mode tcp-stream \
+		--role client --peer 198.18.3.2 --port 5201 --duration "$DUR" \
+		--warmup 1 --stats-period 0 --json "$OUT/kbulk.json" \
+		> "$OUT/kbulk-cli.log" 2>&1 || true
+	out=$(jget "$OUT/kbulk.json" '"%.2f" % j["result"]["gbit_per_s"]' \
+		2>/dev/null)
 	wait || true
 	veth_down
 	echo "${out:-n/a}"
@@ -148,7 +175,7 @@ for cfg in "1 40" "1 44" "1 1024" "200 40" "200 44" "200 1024"; do
 	set -- $cfg
 	echo "| ustack, ust-echo <-> ust-echo over net_memif | $1 | $2 | $(col "ust $cfg" 1) | $(col "ust $cfg" 2) | $(col "ust $cfg" 3) |"
 	echo "| the wire alone, ust-perf l2-pingpong over net_memif ($(l2_frame "$2")-byte frames) | $1 | $2 | $(col "l2 $cfg" 1) | $(col "l2 $cfg" 2) | $(col "l2 $cfg" 3) |"
-	echo "| Linux, kernel_tcp_rr over veth | $1 | $2 | $(col "kernel $cfg" 1) | $(col "kernel $cfg" 2) | $(col "kernel $cfg" 3) |"
+	echo "| Linux, ust-perf --stack kernel over veth | $1 | $2 | $(col "kernel $cfg" 1) | $(col "kernel $cfg" 2) | $(col "kernel $cfg" 3) |"
 done
 echo
 echo "ustack against the wire alone, run by run (transactions/s ustack / l2-pingpong; p50 added by the stacks):"
