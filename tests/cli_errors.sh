@@ -137,6 +137,8 @@ expect "--shared feeds stack 0's socket from the other stacks: it needs --nb-cor
 expect "--nb-cores 2 needs 2 lcores: the EAL lcore list (-l) has 1" "$perf_bin" -l 0 --no-pci --no-huge -m 64 --no-shconf --log-level=*:error -- --mode tcp-rr-loop --nb-cores 2
 expect "unknown option '--role' for --mode tcp-rr-loop" "$perf_bin" --mode tcp-rr-loop --role client
 expect "--json-interval /nonexistent/x.jsonl: No such file or directory" "$perf_bin" --mode udp-flood $A --json-interval /nonexistent/x.jsonl
+expect "--linger: not with --stack kernel" "$perf_bin" --stack kernel --mode udp-sink --linger 1
+expect "--addr: not with --stack kernel" "$perf_bin" --stack kernel --mode udp-flood --peer 198.18.0.1 $A
 
 # --version (issue 14): status 0, one line on stdout naming both versions
 for b in "$echo_bin" "$perf_bin"; do

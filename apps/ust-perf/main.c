@@ -103,7 +103,7 @@ usage(void)
 "                         server's listeners share the port: SO_REUSEPORT),\n"
 "                         waiting as --kernel-wait says;\n"
 "                         not with --addr, --gateway, --port-id, --config,\n"
-"                         --pcap, --tx-layout, --copy-small or\n"
+"                         --pcap, --linger, --tx-layout, --copy-small or\n"
 "                         --first-linear-max\n"
 "  --kernel-wait block|spin  --stack kernel: a worker with nothing ready\n"
 "                         waits in epoll_wait()/poll() up to 10 ms, as\n"
@@ -419,7 +419,7 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 		}
 		/* the options of ustack's own port, stack and TCP */
 		if (opt == O_ADDR || opt == O_GW || opt == O_PORTID ||
-		    opt == O_CONFIG || opt == O_PCAP ||
+		    opt == O_CONFIG || opt == O_PCAP || opt == O_LINGER ||
 		    (opt >= APP_O_TX_LAYOUT && opt <= APP_O_FIRST_LINEAR_MAX))
 			ustack_only = opt_name(lo, opt);
 	}

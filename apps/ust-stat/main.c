@@ -69,8 +69,10 @@ usage(void)
 "\n"
 "WHAT (default: conns):\n"
 "  conns      TCP connections and listeners: state, 4-tuple, queues, and\n"
-"             as ss -ti the sequence numbers, windows, cwnd, ssthresh,\n"
-"             RTT, RTO and retransmits\n"
+"             as ss -tio the sequence numbers, windows, cwnd, ssthresh,\n"
+"             RTT, RTO, retransmits and the timer; those no descriptor\n"
+"             holds (closed and finishing, in an accept queue, half-open,\n"
+"             TIME_WAIT) with Sd \"-\"\n"
 "  sockets    UDP and TCP sockets' memory accounting\n"
 "  arp        the ARP table\n"
 "  counters   the non-zero counters (as /proc/net/snmp) and drop reasons\n"
@@ -253,6 +255,7 @@ show_conns(json_t *l, const char *stack)
 	       "Recv-Q", "Send-Q", "Local", "Remote", stack);
 	for (i = 0; i < n; i++) {
 		json_t *c = json_object_get(l, keys[i]);
+		char sd[24];
 
 		if (strcmp(str(c, "state"), "LISTEN") == 0) {
 			printf("%-12s %-6s %8lld %8lld %-21s %-21s\n",
@@ -265,12 +268,28 @@ show_conns(json_t *l, const char *stack)
 			       (long long)num(c, "backlog"));
 			continue;
 		}
-		printf("%-12s %-6s %8lld %8lld %-21s %-21s\n", str(c, "state"),
-		       keys[i], (long long)num(c, "rcv_queued"),
+		/* no "sd": an orphan, half-open, in an accept queue or
+		 * TIME_WAIT, which no descriptor holds */
+		if (json_is_integer(json_object_get(c, "sd")))
+			snprintf(sd, sizeof(sd), "%lld",
+				 (long long)num(c, "sd"));
+		else
+			snprintf(sd, sizeof(sd), "-");
+		printf("%-12s %-6s %8lld %8lld %-21s %-21s%s\n",
+		       str(c, "state"), sd, (long long)num(c, "rcv_queued"),
 		       (long long)num(c, "snd_queued"), str(c, "local"),
-		       str(c, "remote"));
+		       str(c, "remote"),
+		       json_object_get(c, "held") != NULL ? " (accept queue)" :
+		       "");
+		if (strcmp(str(c, "state"), "TIME_WAIT") == 0) {
+			printf("\t snd_nxt:%lld rcv_nxt:%lld timer:%.3f\n",
+			       (long long)num(c, "snd_nxt"),
+			       (long long)num(c, "rcv_nxt"),
+			       (double)num(c, "timer_ms") / 1e3);
+			continue;
+		}
 		printf("\t mss:%lld cwnd:%lld ssthresh:%lld rtt:%.3f/%.3f "
-		       "rto:%.3f backoff:%lld retrans:%lld\n"
+		       "rto:%.3f backoff:%lld retrans:%lld timer:%.3f\n"
 		       "\t snd_una:%lld snd_nxt:%lld snd_max:%lld snd_wnd:%lld "
 		       "rcv_nxt:%lld rcv_wnd:%lld\n",
 		       (long long)num(c, "mss"), (long long)num(c, "cwnd"),
@@ -280,6 +299,7 @@ show_conns(json_t *l, const char *stack)
 		       (double)num(c, "rto_us") / 1e3,
 		       (long long)num(c, "backoff"),
 		       (long long)num(c, "retrans"),
+		       (double)num(c, "timer_ms") / 1e3,
 		       (long long)num(c, "snd_una"),
 		       (long long)num(c, "snd_nxt"),
 		       (long long)num(c, "snd_max"),

@@ -19,15 +19,8 @@ SIZE=${BENCH_SIZE:-40}
 KRR=$OUT/kernel_tcp_rr
 cc -O2 -Wall -o "$KRR" "$(dirname "$0")/kernel_tcp_rr.c"
 
-veth_up() {
-	ip netns add kb1-$$; ip netns add kb2-$$
-	ip link add kv1 netns kb1-$$ type veth peer name kv2 netns kb2-$$
-	ip -n kb1-$$ addr add 198.18.5.1/24 dev kv1
-	ip -n kb2-$$ addr add 198.18.5.2/24 dev kv2
-	ip -n kb1-$$ link set kv1 up; ip -n kb2-$$ link set kv2 up
-	ip -n kb1-$$ link set lo up; ip -n kb2-$$ link set lo up
-}
-veth_down() { ip netns del kb1-$$ 2>/dev/null; ip netns del kb2-$$ 2>/dev/null; true; }
+veth_up() { veth_pair kb1-$$ kb2-$$ kv1 kv2 198.18.5; }
+veth_down() { veth_pair_del kb1-$$ kb2-$$; }
 trap veth_down EXIT
 
 rr_krr() { # conns -> transactions/s

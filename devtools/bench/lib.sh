@@ -3,7 +3,7 @@
 # Copyright (c) 2026 the ustack authors
 #
 # Shared by the benchmark scripts: EAL memory flags, memif pairs of two
-# processes, and a JSON field reader. Benchmarks print markdown tables;
+# processes, a veth pair between two namespaces, and a JSON field reader. Benchmarks print markdown tables;
 # doc/performance.md records their output with the command that made it.
 
 set -euo pipefail
@@ -70,4 +70,19 @@ floor_ratios() { # CFG...
 		done
 		echo "- $cfg: ratios ${r[*]} (median $(median "${r[@]}")); p50 added (us) ${a[*]} (median $(median "${a[@]}"))"
 	done
+}
+
+# A veth pair between two namespaces for the kernel's own runs: NS1's IF1
+# is SUBNET.1/24, NS2's IF2 SUBNET.2/24 (SUBNET within 198.18.0.0/15);
+# veth_pair_del removes both namespaces (and the pair with them).
+veth_pair() { # NS1 NS2 IF1 IF2 SUBNET
+	ip netns add "$1"; ip netns add "$2"
+	ip link add "$3" netns "$1" type veth peer name "$4" netns "$2"
+	ip -n "$1" addr add "$5.1/24" dev "$3"
+	ip -n "$2" addr add "$5.2/24" dev "$4"
+	ip -n "$1" link set "$3" up; ip -n "$2" link set "$4" up
+	ip -n "$1" link set lo up; ip -n "$2" link set lo up
+}
+veth_pair_del() { # NS1 NS2
+	ip netns del "$1" 2>/dev/null; ip netns del "$2" 2>/dev/null; true
 }

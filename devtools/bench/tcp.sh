@@ -70,15 +70,8 @@ ust_bulk() { # -> Gbit/s
 	jget "$OUT/$tag.json" '"%.2f" % (j["result"]["bytes_sent"] * 8 / j["result"]["seconds"] / 1e9)'
 }
 
-veth_up() {
-	ip netns add bk1-$$; ip netns add bk2-$$
-	ip link add vb1 netns bk1-$$ type veth peer name vb2 netns bk2-$$
-	ip -n bk1-$$ addr add 198.18.3.1/24 dev vb1
-	ip -n bk2-$$ addr add 198.18.3.2/24 dev vb2
-	ip -n bk1-$$ link set vb1 up; ip -n bk2-$$ link set vb2 up
-	ip -n bk1-$$ link set lo up; ip -n bk2-$$ link set lo up
-}
-veth_down() { ip netns del bk1-$$; ip netns del bk2-$$; }
+veth_up() { veth_pair bk1-$$ bk2-$$ vb1 vb2 198.18.3; }
+veth_down() { veth_pair_del bk1-$$ bk2-$$; }
 
 # The kernel's request-response: ust-perf --stack kernel (the same tool and
 # traffic as ustack's side; --kernel-wait block, as applications run the

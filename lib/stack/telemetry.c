@@ -15,19 +15,24 @@
  *   /ustack/udp_mem,NAME        the UDP memory pool
  *   /ustack/sockets,NAME[,SD]   per-socket memory accounting, UDP and
  *                               TCP, from descriptor SD on
- *   /ustack/tcp_conns,NAME[,SD] TCP connections and listeners (as ss -ti:
+ *   /ustack/tcp_conns,NAME[,SD] TCP connections and listeners (as ss -tio:
  *                               4-tuple, state, sequence numbers, windows,
  *                               cwnd, ssthresh, RTT, RTO, retransmits,
- *                               queues), from descriptor SD on
+ *                               queues, the timer), from descriptor SD on;
+ *                               then those no descriptor holds
  *   /ustack/arp,NAME[,I]        the ARP table, from entry I on
  *   /ustack/pool,NAME           the mbuf pool (in use, free, the reserve)
  *                               and the mbufs held for ARP resolution
  *
  * The listings are paged (a reply holds at most TEL_PAGE entries, a
  * telemetry reply being 16 KiB at most): a reply with more to come has
- * "next", the SD or I to ask for next. The connections listed are those
- * the application holds a descriptor for; the ones it closed that are
- * still finishing (orphans, TIME_WAIT) are counted in /ustack/snmp.
+ * "next", the SD or I to ask for next. The TCP connections listed are
+ * first those the application holds a descriptor for (keyed by it, with
+ * "sd"), then, as ss lists them too, those no descriptor holds: closed
+ * and still finishing (orphans), waiting in an accept queue ("held"),
+ * half-open (SYN_RECEIVED) and TIME_WAIT, keyed and paged from the
+ * descriptor space's end on (its size plus the entry's position in the
+ * connection hash), read without a lock (ust_tcp_view_next()).
  *
  * rte_telemetry callbacks get no context pointer, so this file keeps the
  * one piece of process-wide mutable state in ustack: a registry of live
@@ -39,6 +44,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -380,37 +386,48 @@ tel_tcp_socket(struct rte_tel_data *c, struct ust_sock *s)
 	rte_tel_data_add_dict_u64(c, "wmem_queued", s->wmem_queued);
 }
 
+/* a connection's fields (as ss -tio), of a socket or of an entry no
+ * descriptor holds */
+static void
+tel_tcp_view(struct rte_tel_data *c, const struct ust_tcp_view *v)
+{
+	tel_add_addr(c, "local", v->laddr, v->lport);
+	tel_add_addr(c, "remote", v->raddr, v->rport);
+	rte_tel_data_add_dict_string(c, "state",
+				     ust_tcp_state_name(v->state));
+	if (v->state == UST_TCP_LISTEN) {
+		rte_tel_data_add_dict_u64(c, "acceptq", v->acceptq);
+		rte_tel_data_add_dict_u64(c, "synq", v->synq);
+		rte_tel_data_add_dict_u64(c, "backlog", v->backlog);
+		return;
+	}
+	rte_tel_data_add_dict_u64(c, "snd_una", v->snd_una);
+	rte_tel_data_add_dict_u64(c, "snd_nxt", v->snd_nxt);
+	rte_tel_data_add_dict_u64(c, "snd_max", v->snd_max);
+	rte_tel_data_add_dict_u64(c, "snd_wnd", v->snd_wnd);
+	rte_tel_data_add_dict_u64(c, "rcv_nxt", v->rcv_nxt);
+	rte_tel_data_add_dict_u64(c, "rcv_wnd", v->rcv_wnd);
+	rte_tel_data_add_dict_u64(c, "mss", v->mss);
+	rte_tel_data_add_dict_u64(c, "cwnd", v->cwnd);
+	rte_tel_data_add_dict_u64(c, "ssthresh", v->ssthresh);
+	rte_tel_data_add_dict_u64(c, "srtt_us", v->srtt_us);
+	rte_tel_data_add_dict_u64(c, "rttvar_us", v->rttvar_us);
+	rte_tel_data_add_dict_u64(c, "rto_us", v->rto_us);
+	rte_tel_data_add_dict_u64(c, "backoff", v->backoff);
+	rte_tel_data_add_dict_u64(c, "retrans", v->retrans);
+	rte_tel_data_add_dict_u64(c, "snd_queued", v->snd_queued);
+	rte_tel_data_add_dict_u64(c, "rcv_queued", v->rcv_queued);
+	rte_tel_data_add_dict_u64(c, "timer_ms", v->timer_ms);
+}
+
 static void
 tel_tcp_conn(struct rte_tel_data *c, struct ust_sock *s)
 {
 	struct ust_tcp_view v;
 
 	ust_tcp_view_get(s, &v);
-	tel_add_addr(c, "local", v.laddr, v.lport);
-	tel_add_addr(c, "remote", v.raddr, v.rport);
-	rte_tel_data_add_dict_string(c, "state", ust_tcp_state_name(v.state));
-	if (v.state == UST_TCP_LISTEN) {
-		rte_tel_data_add_dict_u64(c, "acceptq", v.acceptq);
-		rte_tel_data_add_dict_u64(c, "synq", v.synq);
-		rte_tel_data_add_dict_u64(c, "backlog", v.backlog);
-		return;
-	}
-	rte_tel_data_add_dict_u64(c, "snd_una", v.snd_una);
-	rte_tel_data_add_dict_u64(c, "snd_nxt", v.snd_nxt);
-	rte_tel_data_add_dict_u64(c, "snd_max", v.snd_max);
-	rte_tel_data_add_dict_u64(c, "snd_wnd", v.snd_wnd);
-	rte_tel_data_add_dict_u64(c, "rcv_nxt", v.rcv_nxt);
-	rte_tel_data_add_dict_u64(c, "rcv_wnd", v.rcv_wnd);
-	rte_tel_data_add_dict_u64(c, "mss", v.mss);
-	rte_tel_data_add_dict_u64(c, "cwnd", v.cwnd);
-	rte_tel_data_add_dict_u64(c, "ssthresh", v.ssthresh);
-	rte_tel_data_add_dict_u64(c, "srtt_us", v.srtt_us);
-	rte_tel_data_add_dict_u64(c, "rttvar_us", v.rttvar_us);
-	rte_tel_data_add_dict_u64(c, "rto_us", v.rto_us);
-	rte_tel_data_add_dict_u64(c, "backoff", v.backoff);
-	rte_tel_data_add_dict_u64(c, "retrans", v.retrans);
-	rte_tel_data_add_dict_u64(c, "snd_queued", v.snd_queued);
-	rte_tel_data_add_dict_u64(c, "rcv_queued", v.rcv_queued);
+	rte_tel_data_add_dict_u64(c, "sd", s->sd);
+	tel_tcp_view(c, &v);
 }
 
 /*
@@ -419,20 +436,15 @@ tel_tcp_conn(struct rte_tel_data *c, struct ust_sock *s)
  * "next" when more remain. Sockets are read under the instance's
  * ctl_lock, which close takes: none is freed while it is read.
  */
-static int
-tel_sock_list(const char *params, struct rte_tel_data *d, uint32_t kinds,
-	      void (*fill)(struct rte_tel_data *c, struct ust_sock *s))
+static uint32_t
+tel_sock_page(struct ust_stack *stk, uint32_t first, struct rte_tel_data *d,
+	      uint32_t kinds,
+	      void (*fill)(struct rte_tel_data *c, struct ust_sock *s),
+	      bool *more)
 {
-	struct ust_stack *stk;
-	uint32_t i, first, n = 0;
+	uint32_t i, n = 0;
 
-	rte_tel_data_start_dict(d);
-	rte_spinlock_lock(&tel_lock);
-	stk = tel_find_paged(params, &first);
-	if (stk == NULL) {
-		rte_spinlock_unlock(&tel_lock);
-		return -1;
-	}
+	*more = false;
 	rte_spinlock_lock(&stk->ctl_lock);
 	for (i = first; i < stk->sd_cap; i++) {
 		struct ust_sock *s = stk->sds[i].s;
@@ -443,6 +455,7 @@ tel_sock_list(const char *params, struct rte_tel_data *d, uint32_t kinds,
 			continue;
 		if (n == TEL_PAGE) {
 			rte_tel_data_add_dict_int(d, "next", (int)i);
+			*more = true;
 			break;
 		}
 		c = rte_tel_data_alloc();
@@ -455,6 +468,25 @@ tel_sock_list(const char *params, struct rte_tel_data *d, uint32_t kinds,
 		n++;
 	}
 	rte_spinlock_unlock(&stk->ctl_lock);
+	return n;
+}
+
+static int
+tel_sock_list(const char *params, struct rte_tel_data *d, uint32_t kinds,
+	      void (*fill)(struct rte_tel_data *c, struct ust_sock *s))
+{
+	struct ust_stack *stk;
+	uint32_t first;
+	bool more;
+
+	rte_tel_data_start_dict(d);
+	rte_spinlock_lock(&tel_lock);
+	stk = tel_find_paged(params, &first);
+	if (stk == NULL) {
+		rte_spinlock_unlock(&tel_lock);
+		return -1;
+	}
+	tel_sock_page(stk, first, d, kinds, fill, &more);
 	rte_spinlock_unlock(&tel_lock);
 	return 0;
 }
@@ -476,11 +508,66 @@ tel_sockets_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 			     tel_any_socket);
 }
 
+/*
+ * The TCP sockets by descriptor (cursor SD < sd_cap), then what no
+ * descriptor holds (orphans, the accept queues, half-open, TIME_WAIT:
+ * ust_tcp_view_next()) at cursor sd_cap + the connection hash's position,
+ * also their key.
+ */
 static int
 tel_tcp_conns_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
+	struct ust_stack *stk;
+	struct ust_tcp_view v;
+	uint32_t first, n = 0, pos, at;
+	bool more = false;
+
 	RTE_SET_USED(cmd);
-	return tel_sock_list(params, d, 1u << UST_SK_TCP, tel_tcp_conn);
+	rte_tel_data_start_dict(d);
+	rte_spinlock_lock(&tel_lock);
+	stk = tel_find_paged(params, &first);
+	if (stk == NULL) {
+		rte_spinlock_unlock(&tel_lock);
+		return -1;
+	}
+	if (first < stk->sd_cap) {
+		n = tel_sock_page(stk, first, d, 1u << UST_SK_TCP,
+				  tel_tcp_conn, &more);
+		pos = 0;
+	} else {
+		pos = first - stk->sd_cap;
+	}
+	/* a full page of descriptors with more to come has said "next" */
+	while (n < TEL_PAGE && !more) {
+		struct rte_tel_data *c;
+		char key[16];
+
+		at = pos;
+		if (ust_tcp_view_next(stk, &pos, &v) != 0)
+			break;
+		c = rte_tel_data_alloc();
+		if (c == NULL)
+			break;
+		rte_tel_data_start_dict(c);
+		tel_tcp_view(c, &v);
+		if (v.accept_wait)
+			rte_tel_data_add_dict_string(c, "held",
+						     "accept queue");
+		/* keyed by its slot (pos is past it), after every SD */
+		snprintf(key, sizeof(key), "%" PRIu64,
+			 (uint64_t)stk->sd_cap + pos - 1);
+		rte_tel_data_add_dict_container(d, key, c, 0);
+		n++;
+	}
+	if (n == TEL_PAGE && !more) {
+		/* more may follow: where to look for the next entry */
+		at = pos;
+		if (ust_tcp_view_next(stk, &pos, &v) == 0)
+			rte_tel_data_add_dict_u64(d, "next",
+						  (uint64_t)stk->sd_cap + at);
+	}
+	rte_spinlock_unlock(&tel_lock);
+	return 0;
 }
 
 /* The ARP table from entry FIRST on, TEL_PAGE entries at most: racy reads

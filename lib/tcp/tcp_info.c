@@ -18,6 +18,11 @@
  * against a newer header (packetdrill's own copy, which asserts that it got
  * its whole struct) gets all of it.
  *
+ * Also the connection as telemetry shows it (struct ust_tcp_view): of a
+ * socket (ust_tcp_view_get()) and of what no descriptor holds, orphans,
+ * half-open and TIME_WAIT entries (ust_tcp_view_next()), for
+ * /ustack/tcp_conns.
+ *
  * In a file of its own: <linux/tcp.h> and <netinet/tcp.h> (which the
  * other TCP files use for the option names) do not go together.
  */
@@ -27,6 +32,8 @@
 #include <string.h>
 
 #include <linux/tcp.h>
+
+#include <rte_hash.h>
 
 #include "tcp_private.h"
 
@@ -206,6 +213,11 @@ tcp_info_fill_linux(const struct ust_tcp_sock *tp, struct tcp_info *ti)
 	tcp_info_chrono(stk, tp, ti);
 }
 
+static void tcp_view_conn(const struct ust_tcp_sock *tp,
+			  struct ust_tcp_view *v);
+static uint32_t tcp_view_timer_ms(const struct ust_wheel *w,
+				  const struct ust_timer *t);
+
 void
 ust_tcp_view_get(const struct ust_sock *s, struct ust_tcp_view *v)
 {
@@ -227,6 +239,16 @@ ust_tcp_view_get(const struct ust_sock *s, struct ust_tcp_view *v)
 		}
 		return;
 	}
+	tcp_view_conn(tp, v);
+	if (s->stk != NULL && s->stk->tcp != NULL)
+		v->timer_ms = tcp_view_timer_ms(&s->stk->tcp->wheel,
+						&tp->rtx_timer);
+}
+
+/* the fields of a connection (not a listener) */
+static void
+tcp_view_conn(const struct ust_tcp_sock *tp, struct ust_tcp_view *v)
+{
 	v->backoff = tp->backoff;
 	v->snd_una = tp->snd_una;
 	v->snd_nxt = tp->snd_nxt;
@@ -245,6 +267,98 @@ ust_tcp_view_get(const struct ust_sock *s, struct ust_tcp_view *v)
 	v->rcv_queued = tp->rcv_buffered;
 	v->rmem_alloc = tp->rmem_alloc;
 	v->fwd_alloc = tp->fwd_alloc;
+}
+
+/* ms until @t fires by the wheel's clock, 0 when not armed or due */
+static uint32_t
+tcp_view_timer_ms(const struct ust_wheel *w, const struct ust_timer *t)
+{
+	uint64_t now = w->now_tick, exp = t->expire;
+
+	if (!t->armed || exp <= now)
+		return 0;
+	return (uint32_t)RTE_MIN((exp - now) * w->tick_ns / NS_PER_MS,
+				 (uint64_t)UINT32_MAX);
+}
+
+int
+ust_tcp_view_next(const struct ust_stack *stk, uint32_t *pos,
+		  struct ust_tcp_view *v)
+{
+	const struct ust_tcp_stack *ts = stk->tcp;
+	const void *key;
+	void *data;
+	int32_t at;
+
+	if (ts == NULL || ts->conns == NULL)
+		return -ENOENT;
+	while ((at = rte_hash_iterate(ts->conns, &key, &data, pos)) >= 0) {
+		const void *obj = tcp_obj_ptr(data);
+
+		memset(v, 0, sizeof(*v));
+		switch (tcp_obj_kind(data)) {
+		case UST_TCP_OBJ_SOCK: {
+			const struct ust_tcp_sock *tp = obj;
+
+			/* the application's own are listed by descriptor; a
+			 * listener is never in this hash, and its listen
+			 * pointer is never followed here */
+			if (!(tp->tflags & TF_ORPHAN) ||
+			    tp->state == UST_TCP_LISTEN)
+				continue;
+			v->laddr = tp->base.laddr;
+			v->raddr = tp->base.raddr;
+			v->lport = tp->base.lport;
+			v->rport = tp->base.rport;
+			v->state = tp->state;
+			v->rcvbuf = tp->rcvbuf;
+			v->sndbuf = tp->base.sndbuf;
+			tcp_view_conn(tp, v);
+			v->timer_ms = tcp_view_timer_ms(&ts->wheel,
+							&tp->rtx_timer);
+			v->accept_wait = tp->parent != NULL;
+			return 0;
+		}
+		case UST_TCP_OBJ_REQ: {
+			const struct ust_tcp_req *rq = obj;
+
+			v->laddr = rq->laddr;
+			v->raddr = rq->raddr;
+			v->lport = rq->lport;
+			v->rport = rq->rport;
+			v->state = UST_TCP_SYN_RECEIVED;
+			v->snd_una = rq->iss;
+			v->snd_nxt = rq->iss + 1;
+			v->snd_max = rq->iss + 1;
+			v->rcv_nxt = rq->irs + 1;
+			v->snd_wnd = rq->peer_window;
+			v->mss = rq->peer_mss;
+			v->backoff = rq->retries;
+			v->timer_ms = tcp_view_timer_ms(&ts->wheel,
+							&rq->timer);
+			return 0;
+		}
+		case UST_TCP_OBJ_TW: {
+			const struct ust_tcp_tw *tw = obj;
+
+			v->laddr = tw->laddr;
+			v->raddr = tw->raddr;
+			v->lport = tw->lport;
+			v->rport = tw->rport;
+			v->state = UST_TCP_TIME_WAIT;
+			v->snd_una = tw->snd_nxt;
+			v->snd_nxt = tw->snd_nxt;
+			v->snd_max = tw->snd_nxt;
+			v->rcv_nxt = tw->rcv_nxt;
+			v->timer_ms = tcp_view_timer_ms(&ts->wheel,
+							&tw->timer);
+			return 0;
+		}
+		default:
+			continue;
+		}
+	}
+	return -ENOENT;
 }
 
 int

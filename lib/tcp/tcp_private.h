@@ -976,9 +976,28 @@ struct ust_tcp_view {
 	uint32_t acceptq;       /* a listener: established, not accepted */
 	uint32_t synq;          /* ... and half-open */
 	uint32_t backlog;
+	uint32_t timer_ms;      /* until the connection's timer (RTO, probe,
+				 * FIN_WAIT_2, SYN-ACK, 2 MSL) fires; 0: none */
+	bool accept_wait;       /* established, in a listener's accept
+				 * queue */
 };
 
 void ust_tcp_view_get(const struct ust_sock *s, struct ust_tcp_view *v);
+/*
+ * The connections no descriptor holds, as ss lists them beside the rest:
+ * those closed by the application and still finishing (orphans), those
+ * waiting in a listener's accept queue, half-open ones (SYN_RECEIVED)
+ * and TIME_WAIT entries. Walks the connection hash from *@pos (0 at the
+ * start; advanced past the entry returned) and fills @v with the next
+ * such entry: 0, or -ENOENT at the end. Read from the telemetry thread
+ * while the lcore runs, without a lock: the hash never moves and the
+ * objects it points to stay mapped until the stack is destroyed (slabs
+ * and a mempool), so a racing read yields a stale or mixed entry at worst
+ * (a sample, as /proc's), never a fault; nothing is followed beyond the
+ * object itself.
+ */
+int ust_tcp_view_next(const struct ust_stack *stk, uint32_t *pos,
+		      struct ust_tcp_view *v);
 
 uint64_t ust_tcp_rto_ns(const struct ust_tcp_sock *tp);
 void ust_tcp_delack_arm(struct ust_stack *stk, struct ust_tcp_sock *tp);
