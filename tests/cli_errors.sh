@@ -106,7 +106,7 @@ expect "--flows: not an option of mode tcp-stream" "$echo_bin" $A $cli --proto t
 expect "--bulk: not an option of mode tcp-server" "$echo_bin" $A --proto tcp --bulk 5
 expect "--stream and --bulk exclude each other" "$echo_bin" $A $cli --proto tcp --bulk 5 --stream "$work/dup.ini"
 expect "--discard and --response exclude each other" "$echo_bin" $A --proto tcp --discard --response 5
-expect "--size 2000: UDP requests are 1-1472 bytes" "$echo_bin" $A $cli --size 2000
+expect "--size 65508: UDP requests are 1-65507 bytes" "$echo_bin" $A $cli --size 65508
 # --nb-cores (issue 11): the value, then what the EAL lcores and the port
 # can serve (these two need the EAL: no hugepages, a software port)
 expect "--nb-cores 0: a number of stacks from 1 to 64" "$echo_bin" $A --nb-cores 0

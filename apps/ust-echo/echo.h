@@ -21,7 +21,7 @@
 
 #define PROG "ust-echo"
 #define MAX_FLOWS 4096
-#define MAX_UDP_SIZE 1472
+#define MAX_UDP_SIZE 65507 /* above 1472 (MTU 1500): sent in fragments */
 #define MAX_TCP_SIZE 65536
 
 struct echo_mode;

@@ -80,6 +80,11 @@ struct ust_mbuf_meta {
 					     * been through */
 		};
 		struct {
+			uint32_t frag_off;  /* RX, held for reassembly:
+					     * payload offset in the datagram */
+			uint32_t frag_len;  /* ... and payload bytes */
+		};
+		struct {
 			uint32_t owner_sd;  /* TX: socket whose wmem holds
 					     * it, or UST_OWNER_NONE */
 			uint32_t owner_gen; /* TX: generation of that
@@ -181,6 +186,8 @@ ust_truesize(const struct rte_mbuf *m)
  * driver may free a frame inside tx_burst, so nothing is read from an mbuf
  * once it has been handed over.
  */
+struct ust_ip_reasm;
+
 struct ust_tx_owner {
 	uint32_t sd;
 	uint32_t gen;
@@ -350,6 +357,10 @@ struct ust_stack {
 	uint64_t icmp_last;
 
 	struct ust_arp_table arp;
+	/* IPv4 reassembly (lib/ip/frag.c): its table, and when its oldest
+	 * datagram times out (UINT64_MAX: none held) */
+	struct ust_ip_reasm *reasm;
+	uint64_t reasm_next;
 
 	/* descriptors; ctl_lock serialises socket creation and close with
 	 * telemetry, which reads sockets from another thread */

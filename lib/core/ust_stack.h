@@ -68,6 +68,22 @@ struct ust_arp_conf {
 				  *  together (1024) */
 };
 
+/** IP reassembly (lib/ip/frag.c); the Linux sysctls it follows in
+ *  parentheses. */
+struct ust_frag_conf {
+	uint32_t max_datagrams;  /**< datagrams being reassembled at once
+				  *  (1024); a new one beyond evicts the
+				  *  oldest */
+	uint32_t mem_max;        /**< bytes (mbuf truesize) the fragments held
+				  *  may take (4 MiB: ipfrag_high_thresh);
+				  *  beyond, the oldest datagrams are
+				  *  evicted */
+	uint32_t timeout_ms;     /**< a datagram not complete after this is
+				  *  dropped (30000: ipfrag_time) */
+	uint32_t max_frags;      /**< fragments of one datagram (128; 45 make
+				  *  65535 bytes at MTU 1500) */
+};
+
 /** ICMP error rate limit: a token bucket, as net.ipv4.icmp_msgs_per_sec. */
 struct ust_icmp_conf {
 	uint32_t msgs_per_sec;   /**< tokens per second (1000) */
@@ -185,6 +201,7 @@ struct ust_stack_conf {
 	uint16_t ephemeral_hi;      /**< ... to (60999) */
 	struct ust_arp_conf arp;
 	struct ust_icmp_conf icmp;
+	struct ust_frag_conf frag;
 	struct ust_mem_conf udp_mem; /**< UDP memory pool and buffer sizes */
 	struct ust_tcp_conf tcp;
 	struct ust_mem_conf tcp_mem; /**< TCP receive memory pool (tcp_mem) */

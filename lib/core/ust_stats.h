@@ -69,14 +69,19 @@ extern "C" {
 	X(Ip, IP_OUTREQUESTS, "OutRequests") \
 	X(Ip, IP_OUTDISCARDS, "OutDiscards") \
 	X(Ip, IP_OUTNOROUTES, "OutNoRoutes") \
+	X(Ip, IP_REASMTIMEOUT, "ReasmTimeout") \
 	X(Ip, IP_REASMREQDS, "ReasmReqds") \
 	X(Ip, IP_REASMOKS, "ReasmOKs") \
 	X(Ip, IP_REASMFAILS, "ReasmFails") \
+	X(Ip, IP_FRAGOKS, "FragOKs") \
+	X(Ip, IP_FRAGFAILS, "FragFails") \
+	X(Ip, IP_FRAGCREATES, "FragCreates") \
 	X(IpExt, IPEXT_INTRUNCATEDPKTS, "InTruncatedPkts") \
 	X(IpExt, IPEXT_INCSUMERRORS, "InCsumErrors") \
 	X(IpExt, IPEXT_INBCASTPKTS, "InBcastPkts") \
 	X(IpExt, IPEXT_INOCTETS, "InOctets") \
 	X(IpExt, IPEXT_OUTOCTETS, "OutOctets") \
+	X(IpExt, IPEXT_REASMOVERLAPS, "ReasmOverlaps") \
 	X(Icmp, ICMP_INMSGS, "InMsgs") \
 	X(Icmp, ICMP_INERRORS, "InErrors") \
 	X(Icmp, ICMP_INCSUMERRORS, "InCsumErrors") \
@@ -183,7 +188,8 @@ enum ust_mib {
  * one (doc/architecture.md lists the few that are ustack's own). The path
  * says where the packet was when it was dropped:
  *  RX:   a received frame, before it was consumed;
- *  SOCK: a received datagram already queued to a socket (closed with it);
+ *  SOCK: a received datagram already queued to a socket (closed with it),
+ *        or a fragment held for reassembly (freed with its datagram);
  *  TX:   a packet the stack or the application built, before the driver
  *        took it.
  */
@@ -200,7 +206,11 @@ enum ust_mib {
 	X(IP_INVALID_SOURCE, "IP_INVALID_SOURCE", RX) \
 	X(IP_LOCAL_SOURCE, "IP_LOCAL_SOURCE", RX) \
 	X(IP_NOPROTO, "IP_NOPROTO", RX) \
-	X(IP_FRAG_UNSUPPORTED, "IP_FRAG_UNSUPPORTED", RX) \
+	X(IP_FRAG_MALFORMED, "IP_FRAG_MALFORMED", RX) \
+	X(DUP_FRAG, "DUP_FRAG", RX) \
+	X(IP_FRAG_OVERLAP, "IP_FRAG_OVERLAP", RX) \
+	X(IP_FRAG_TOO_MANY, "IP_FRAG_TOO_MANY", RX) \
+	X(IP_FRAG_NOMEM, "IP_FRAG_NOMEM", RX) \
 	X(IP_SOURCE_ROUTE, "IP_SOURCE_ROUTE", RX) \
 	X(ICMP_CSUM, "ICMP_CSUM", RX) \
 	X(ICMP_MALFORMED, "ICMP_MALFORMED", RX) \
@@ -229,12 +239,16 @@ enum ust_mib {
 	X(TCP_ABORT, "TCP_ABORT", SOCK) \
 	X(TCP_OFOMERGE, "TCP_OFOMERGE", SOCK) \
 	X(TCP_OFO_QUEUE_PRUNE, "TCP_OFO_QUEUE_PRUNE", SOCK) \
+	X(FRAG_REASM_TIMEOUT, "FRAG_REASM_TIMEOUT", SOCK) \
+	X(IP_FRAG_REASM_FAILED, "IP_FRAG_REASM_FAILED", SOCK) \
+	X(IP_FRAG_EVICTED, "IP_FRAG_EVICTED", SOCK) \
 	X(IP_OUTNOROUTES, "IP_OUTNOROUTES", TX) \
 	X(NEIGH_FAILED, "NEIGH_FAILED", TX) \
 	X(NEIGH_QUEUEFULL, "NEIGH_QUEUEFULL", TX) \
 	X(NEIGH_PENDINGFULL, "NEIGH_PENDINGFULL", TX) \
 	X(NOMEM_RESERVE, "NOMEM_RESERVE", TX) \
 	X(TX_STAGE_FULL, "TX_STAGE_FULL", TX) \
+	X(PKT_TOO_BIG, "PKT_TOO_BIG", TX) \
 	X(NOMEM, "NOMEM", TX)
 
 /** Index of a drop reason, e.g. UST_DROP_NO_SOCKET. */

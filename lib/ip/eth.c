@@ -112,7 +112,9 @@ ust_eth_input(struct ust_stack *stk, struct rte_mbuf **pkts, uint16_t n)
 		switch (eh->ether_type) {
 		case RTE_BE16(RTE_ETHER_TYPE_IPV4):
 			rte_pktmbuf_adj(m, UST_ETH_HDR_LEN);
-			if (ust_ipv4_input(stk, m, &ips[nu]) != 0)
+			/* (a fragment that completes its datagram comes
+			 * back as the datagram) */
+			if (ust_ipv4_input(stk, &m, &ips[nu]) != 0)
 				burst[nu++] = m;
 			break;
 		case RTE_BE16(RTE_ETHER_TYPE_ARP):

@@ -90,6 +90,10 @@ icmp_deliver_error(struct ust_stack *stk, const struct ust_icmp_repr *ic)
 
 	if (!ic->embedded_ok || ic->embedded.src != stk->addr)
 		return;
+	/* about a fragment past the first: what follows its header is not
+	 * the L4 header (RFC 792: errors are only about fragment zero) */
+	if (ic->embedded.frag_off != 0)
+		return;
 	p = stk->ip_protos[ic->embedded.proto];
 	if (p != NULL && p->err_handler != NULL)
 		p->err_handler(stk, ic);

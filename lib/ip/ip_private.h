@@ -57,23 +57,67 @@ int ust_ipv4_register(struct ust_stack *stk, uint8_t proto,
  * protocol takes bursts (the caller batches it); returns 0 when the packet
  * was consumed or dropped here.
  */
-int ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
+int ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf **m,
 		   struct ust_ipv4_repr *ip);
 
 /*
  * Prepend an IPv4 header (and Ethernet) to @m, whose data starts with the L4
  * header, and send it. Sets checksum offload flags when the netif has them.
- * Always consumes @m (a failure is counted as a drop). Returns 0, or
- * -ENETUNREACH when there was no route (counted IP_OUTNOROUTES).
+ * A packet that fits the MTU goes with DF (PMTU discovery, RFC 1191); a
+ * larger one is fragmented (lib/ip/frag.c), as Linux's IP_PMTUDISC_WANT:
+ * its L4 checksum must then be complete (no offload). Always consumes @m
+ * (a failure is counted as a drop). Returns 0, -ENETUNREACH when there was
+ * no route (counted IP_OUTNOROUTES), -ENOBUFS or -EMSGSIZE when it could
+ * not be fragmented (FragFails).
  */
 int ust_ipv4_output(struct ust_stack *stk, struct rte_mbuf *m,
 		    rte_be32_t src, rte_be32_t dst, uint8_t proto,
 		    uint64_t l4_ol_flags);
 /* ust_ipv4_output() with DF set only when @df (IP_MTU_DISCOVER) and the
- * TOS byte @tos (IP_TOS) */
+ * TOS byte @tos (IP_TOS); with @df, a packet above the MTU is dropped
+ * (PKT_TOO_BIG, FragFails, -EMSGSIZE), never fragmented: TCP's */
 int ust_ipv4_output_df(struct ust_stack *stk, struct rte_mbuf *m,
 		       rte_be32_t src, rte_be32_t dst, uint8_t proto,
 		       uint64_t l4_ol_flags, bool df, uint8_t tos);
+
+/* ---- IPv4 fragments, lib/ip/frag.c ---- */
+
+int ust_ip_reasm_init(struct ust_stack *stk);
+/* frees what is held (IP_FRAG_REASM_FAILED) */
+void ust_ip_reasm_fini(struct ust_stack *stk);
+/*
+ * A received fragment (@m at its IPv4 header, validated, trimmed to
+ * @ip->total_len): held, or dropped with its reason, and NULL returned; or,
+ * when it completes its datagram, the whole datagram as one mbuf chain
+ * (the first fragment's header, lengths and checksum rewritten, the L4
+ * checksum flags cleared) with @ip describing it.
+ */
+struct rte_mbuf *ust_ip_reasm(struct ust_stack *stk, struct rte_mbuf *m,
+			      struct ust_ipv4_repr *ip);
+/* Drop the datagrams whose time is up (due at stk->reasm_next): ICMP time
+ * exceeded (reassembly, RFC 792) for those whose first fragment came. */
+void ust_ip_reasm_timers(struct ust_stack *stk);
+/* Fragments, as many as @pkt_len bytes of IPv4 payload need at @mtu. */
+static inline uint32_t
+ust_ipv4_frag_count(uint32_t pkt_len, uint32_t mtu)
+{
+	uint32_t per = (mtu - UST_IPV4_HDR_LEN) & ~7u;
+
+	return (pkt_len + per - 1) / per;
+}
+/* Fragments an IPv4 packet may be cut into on output (a 65535-byte datagram
+ * at MTU 576 is 120) */
+#define UST_IPV4_FRAGS_MAX 128
+/*
+ * Cut @m (data at its IPv4 header, DF clear, the header's checksum not
+ * computed) into fragments for @mtu with rte_ipv4_fragment_packet(): each
+ * gets its own header, the payload attached without a copy (linearised
+ * when the netif takes no chains), and the last one @m's owner (the
+ * sender's wmem is released when it has left). Consumes @m. Returns the
+ * count in @out, or -ENOBUFS / -EMSGSIZE (@m dropped, FragFails).
+ */
+int ust_ipv4_fragment(struct ust_stack *stk, struct rte_mbuf *m, uint16_t mtu,
+		      struct rte_mbuf **out);
 
 /* Ethernet input of one chunk (at most UST_MAX_BURST frames), lib/ip/eth.c:
  * ARP, IPv4 and its protocols; every frame consumed or dropped. */

@@ -16,6 +16,8 @@
  * and Ethernet headers, set checksum offload flags the netif supports (or
  * compute in software), then broadcast/multicast MACs directly, unicast
  * through ARP, and packets to our own address through the loopback queue.
+ * A packet above the MTU is cut into fragments first (frag.c) unless it
+ * has DF, which TCP's always have (its MSS keeps it below).
  */
 
 #include <errno.h>
@@ -72,9 +74,10 @@ ipv4_src_invalid(const struct ust_stack *stk, rte_be32_t src)
 }
 
 int
-ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
+ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf **mp,
 	       struct ust_ipv4_repr *ip)
 {
+	struct rte_mbuf *m = *mp;
 	uint64_t csum = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
 	const struct ust_ipv4_proto *p;
 	int flags = 0;
@@ -164,11 +167,12 @@ ust_ipv4_input(struct ust_stack *stk, struct rte_mbuf *m,
 		}
 	}
 	if (unlikely(ust_ipv4_is_fragment(ip))) {
-		/* ustack does not reassemble: detected and counted */
-		stk->mib[UST_MIB_IP_REASMREQDS]++;
-		stk->mib[UST_MIB_IP_REASMFAILS]++;
-		ust_drop(stk, m, UST_DROP_IP_FRAG_UNSUPPORTED);
-		return 0;
+		/* held until its datagram is whole (frag.c), which then goes
+		 * on as one packet */
+		m = ust_ip_reasm(stk, m, ip);
+		if (m == NULL)
+			return 0;
+		*mp = m;
 	}
 	if (ip->proto == IPPROTO_ICMP) {
 		stk->mib[UST_MIB_IP_INDELIVERS]++;
@@ -235,12 +239,118 @@ ipv4_loop_fix_csum(struct rte_mbuf *m)
 		       RTE_MBUF_F_RX_L4_CKSUM_GOOD;
 }
 
+/* Stage @m (data at its Ethernet header, which has our source MAC) for
+ * @dst by the route's kind: through ARP, broadcast, multicast, or into the
+ * loopback queue. */
+static void
+ipv4_send_l2(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t dst,
+	     rte_be32_t nh, enum ust_route_kind kind)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+	switch (kind) {
+	case UST_ROUTE_UNICAST:
+		memset(&eh->dst_addr, 0, sizeof(eh->dst_addr)); /* ARP's */
+		ust_arp_output(stk, m, nh);
+		break;
+	case UST_ROUTE_BROADCAST:
+		memset(&eh->dst_addr, 0xff, sizeof(eh->dst_addr));
+		ust_tx_stage(stk, m);
+		break;
+	case UST_ROUTE_MULTICAST:
+		ipv4_mcast_mac(dst, &eh->dst_addr);
+		ust_tx_stage(stk, m);
+		break;
+	case UST_ROUTE_LOCAL:
+		eh->dst_addr = stk->netif.mac;
+		ipv4_loop_fix_csum(m);
+		if (stk->loopq.len >= stk->tx_cap) {
+			ust_tx_drop(stk, m, UST_DROP_TX_STAGE_FULL);
+			break;
+		}
+		/* the owner's wmem is released now: it never reaches TX */
+		ust_tx_release(stk, m);
+		ust_pktq_push(stk->meta_off, &stk->loopq, m);
+		break;
+	}
+}
+
+/* Prepend the Ethernet header to @m (data at its IPv4 header), our MAC as
+ * the source; the destination is ipv4_send_l2()'s. */
+static int
+ipv4_prepend_eth(struct ust_stack *stk, struct rte_mbuf *m)
+{
+	struct ust_eth_repr eth;
+	uint8_t *p;
+
+	p = (uint8_t *)rte_pktmbuf_prepend(m, UST_ETH_HDR_LEN);
+	if (unlikely(p == NULL))
+		return -ENOBUFS;
+	memset(&eth.dst, 0, sizeof(eth.dst));
+	eth.src = stk->netif.mac;
+	eth.ethertype = RTE_ETHER_TYPE_IPV4;
+	ust_eth_emit(p, UST_ETH_HDR_LEN, &eth);
+	return 0;
+}
+
+/*
+ * Above the MTU without DF: the IPv4 header on @m (its checksum left to
+ * each fragment), then cut by ust_ipv4_fragment(); each fragment gets its
+ * header checksum (offloaded where the netif does it) and its Ethernet
+ * header, and goes the route's way.
+ */
+static int
+ipv4_output_frags(struct ust_stack *stk, struct rte_mbuf *m,
+		  struct ust_ipv4_repr *ip, rte_be32_t nh,
+		  enum ust_route_kind kind)
+{
+	struct rte_mbuf *frags[UST_IPV4_FRAGS_MAX];
+	uint8_t *p;
+	int n, i;
+
+	p = (uint8_t *)rte_pktmbuf_prepend(m, UST_IPV4_HDR_LEN);
+	if (unlikely(p == NULL)) {
+		stk->mib[UST_MIB_IP_FRAGFAILS]++;
+		ust_tx_drop(stk, m, UST_DROP_NOMEM);
+		return -ENOBUFS;
+	}
+	ip->total_len = (uint16_t)m->pkt_len;
+	ip->df = false;
+	ust_ipv4_emit(p, UST_IPV4_HDR_LEN, ip, UST_WIRE_F_CSUM_OFFLOAD);
+	n = ust_ipv4_fragment(stk, m, stk->netif.mtu, frags);
+	if (n < 0)
+		return n;
+	for (i = 0; i < n; i++) {
+		struct rte_mbuf *f = frags[i];
+		struct rte_ipv4_hdr *ih = rte_pktmbuf_mtod(f,
+			struct rte_ipv4_hdr *);
+
+		if (stk->netif.flags & UST_NETIF_F_TX_IPV4_CKSUM) {
+			f->ol_flags = RTE_MBUF_F_TX_IP_CKSUM |
+				      RTE_MBUF_F_TX_IPV4;
+		} else {
+			ih->hdr_checksum = 0;
+			ih->hdr_checksum = rte_ipv4_cksum(ih);
+		}
+		f->l2_len = UST_ETH_HDR_LEN;
+		f->l3_len = UST_IPV4_HDR_LEN;
+		if (ipv4_prepend_eth(stk, f) != 0) {
+			ust_tx_drop(stk, f, UST_DROP_NOMEM);
+			continue;
+		}
+		ipv4_send_l2(stk, f, ip->dst, nh, kind);
+	}
+	return 0;
+}
+
 int
 ust_ipv4_output(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
 		rte_be32_t dst, uint8_t proto, uint64_t l4_ol_flags)
 {
-	return ust_ipv4_output_df(stk, m, src, dst, proto, l4_ol_flags, true,
-				  0);
+	/* IP_PMTUDISC_WANT: DF when it fits, fragments when not */
+	return ust_ipv4_output_df(stk, m, src, dst, proto, l4_ol_flags,
+				  m->pkt_len + UST_IPV4_HDR_LEN <=
+				  stk->netif.mtu, 0);
 }
 
 int
@@ -249,7 +359,6 @@ ust_ipv4_output_df(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
 		   bool df, uint8_t tos)
 {
 	struct ust_ipv4_repr ip;
-	struct ust_eth_repr eth;
 	enum ust_route_kind kind;
 	rte_be32_t nh;
 	uint8_t *p;
@@ -260,6 +369,29 @@ ust_ipv4_output_df(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
 		ust_tx_drop(stk, m, UST_DROP_IP_OUTNOROUTES);
 		return -ENETUNREACH;
 	}
+	memset(&ip, 0, sizeof(ip));
+	ip.src = src;
+	ip.dst = dst;
+	ip.proto = proto;
+	ip.ttl = stk->ttl;
+	ip.tos = tos;
+	ip.id = stk->ip_id++;
+	/* DF for PMTU discovery (RFC 1191) unless the socket said
+	 * IP_PMTUDISC_DONT */
+	ip.df = df;
+	if (unlikely(m->pkt_len + UST_IPV4_HDR_LEN > stk->netif.mtu)) {
+		stk->mib[UST_MIB_IP_OUTREQUESTS]++;
+		stk->mib[UST_MIB_IPEXT_OUTOCTETS] += m->pkt_len +
+						     UST_IPV4_HDR_LEN;
+		if (df) {
+			/* as Linux: a DF packet is never cut (the sender
+			 * learns EMSGSIZE before it gets here) */
+			stk->mib[UST_MIB_IP_FRAGFAILS]++;
+			ust_tx_drop(stk, m, UST_DROP_PKT_TOO_BIG);
+			return -EMSGSIZE;
+		}
+		return ipv4_output_frags(stk, m, &ip, nh, kind);
+	}
 	p = (uint8_t *)rte_pktmbuf_prepend(m, UST_ETH_HDR_LEN +
 					   UST_IPV4_HDR_LEN);
 	if (unlikely(p == NULL)) {
@@ -267,17 +399,7 @@ ust_ipv4_output_df(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
 		ust_tx_drop(stk, m, UST_DROP_NOMEM);
 		return -ENOBUFS;
 	}
-	memset(&ip, 0, sizeof(ip));
-	ip.src = src;
-	ip.dst = dst;
-	ip.proto = proto;
-	ip.ttl = stk->ttl;
-	ip.tos = tos;
 	ip.total_len = (uint16_t)(m->pkt_len - UST_ETH_HDR_LEN);
-	ip.id = stk->ip_id++;
-	/* never fragmented by us; DF for PMTU discovery (RFC 1191) unless
-	 * the socket said IP_PMTUDISC_DONT */
-	ip.df = df;
 	m->ol_flags = l4_ol_flags;
 	if (stk->netif.flags & UST_NETIF_F_TX_IPV4_CKSUM) {
 		wflags = UST_WIRE_F_CSUM_OFFLOAD;
@@ -290,37 +412,14 @@ ust_ipv4_output_df(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
 	ust_ipv4_emit(p + UST_ETH_HDR_LEN, UST_IPV4_HDR_LEN, &ip, wflags);
 	stk->mib[UST_MIB_IP_OUTREQUESTS]++;
 	stk->mib[UST_MIB_IPEXT_OUTOCTETS] += ip.total_len;
+	{
+		struct ust_eth_repr eth;
 
-	eth.src = stk->netif.mac;
-	eth.ethertype = RTE_ETHER_TYPE_IPV4;
-	switch (kind) {
-	case UST_ROUTE_UNICAST:
-		memset(&eth.dst, 0, sizeof(eth.dst)); /* ARP fills it */
+		memset(&eth.dst, 0, sizeof(eth.dst));
+		eth.src = stk->netif.mac;
+		eth.ethertype = RTE_ETHER_TYPE_IPV4;
 		ust_eth_emit(p, UST_ETH_HDR_LEN, &eth);
-		ust_arp_output(stk, m, nh);
-		break;
-	case UST_ROUTE_BROADCAST:
-		memset(&eth.dst, 0xff, sizeof(eth.dst));
-		ust_eth_emit(p, UST_ETH_HDR_LEN, &eth);
-		ust_tx_stage(stk, m);
-		break;
-	case UST_ROUTE_MULTICAST:
-		ipv4_mcast_mac(dst, &eth.dst);
-		ust_eth_emit(p, UST_ETH_HDR_LEN, &eth);
-		ust_tx_stage(stk, m);
-		break;
-	case UST_ROUTE_LOCAL:
-		eth.dst = stk->netif.mac;
-		ust_eth_emit(p, UST_ETH_HDR_LEN, &eth);
-		ipv4_loop_fix_csum(m);
-		if (stk->loopq.len >= stk->tx_cap) {
-			ust_tx_drop(stk, m, UST_DROP_TX_STAGE_FULL);
-			break;
-		}
-		/* the owner's wmem is released now: it never reaches TX */
-		ust_tx_release(stk, m);
-		ust_pktq_push(stk->meta_off, &stk->loopq, m);
-		break;
 	}
+	ipv4_send_l2(stk, m, dst, nh, kind);
 	return 0;
 }

@@ -11,7 +11,7 @@
  * How it is called: the application's lcore calls ust_stack_poll() in its
  * loop. poll = flush (what the application sent since the last poll) +
  * the loopback queue and one RX burst through ust_eth_input() (lib/ip) +
- * the timers (ARP's when due, TCP's wheel) + flush (what the stack
+ * the timers (ARP's and reassembly's when due, TCP's wheel) + flush (what the stack
  * answered: ARP replies, echo replies, ICMP errors, segments).
  */
 
@@ -63,6 +63,10 @@ ust_stack_conf_defaults(struct ust_stack_conf *c)
 	c->arp.gc_ms = 60000;
 	c->arp.queue_len = 256;
 	c->arp.pending_max = 1024;
+	c->frag.max_datagrams = 1024;
+	c->frag.mem_max = 4u << 20;
+	c->frag.timeout_ms = 30000;
+	c->frag.max_frags = 128;
 	c->icmp.msgs_per_sec = 1000;
 	c->icmp.burst = 50;
 	ust_mem_conf_defaults(&c->udp_mem);
@@ -132,6 +136,9 @@ stack_conf_check(const struct ust_stack_conf *c)
 	    c->tcp.delack_ms == 0 ||
 	    c->tcp.time_wait_ms == 0 || c->tcp.max_syn_backlog == 0 ||
 	    c->tcp.synack_rtx_burst == 0)
+		return -EINVAL;
+	if (c->frag.max_datagrams == 0 || c->frag.mem_max == 0 ||
+	    c->frag.timeout_ms == 0 || c->frag.max_frags == 0)
 		return -EINVAL;
 	if (c->netif.mtu < 68 ||
 	    !rte_is_valid_assigned_ether_addr(&c->netif.mac))
@@ -204,7 +211,10 @@ ust_stack_create(const struct ust_stack_conf *conf)
 					 conf->socket_id);
 	if (stk->tx_pkts == NULL || stk->tx_own == NULL)
 		goto nomem;
+	stk->reasm_next = UINT64_MAX;
 	rc = ust_arp_init(stk);
+	if (rc == 0)
+		rc = ust_ip_reasm_init(stk);
 	if (rc == 0)
 		rc = ust_sock_table_init(stk);
 	if (rc == 0)
@@ -253,6 +263,7 @@ ust_stack_destroy(struct ust_stack *stk)
 		stk->tx_n = 0;
 	}
 	ust_arp_fini(stk);
+	ust_ip_reasm_fini(stk);
 	ust_sock_table_fini(stk);
 	ust_tcp_fini(stk);
 	ust_udp_fini(stk);
@@ -285,6 +296,8 @@ ust_stack_timers(struct ust_stack *stk, uint64_t now_ns)
 	stk->poll_gen++;
 	if (now_ns >= stk->arp.next_tick)
 		ust_arp_timers(stk);
+	if (unlikely(now_ns >= stk->reasm_next))
+		ust_ip_reasm_timers(stk);
 	ust_tcp_poll(stk);
 }
 
@@ -318,6 +331,7 @@ ust_stack_next_deadline(const struct ust_stack *stk)
 	if (stk->tx_n > 0 || stk->loopq.len > 0)
 		return stk->now;
 	d = RTE_MIN(ust_tcp_next_deadline(stk), ust_arp_next_deadline(stk));
+	d = RTE_MIN(d, stk->reasm_next);
 	return d < stk->now ? stk->now : d;
 }
 
@@ -357,6 +371,8 @@ ust_stack_poll(struct ust_stack *stk, uint64_t now_ns)
 	}
 	if (now_ns >= stk->arp.next_tick)
 		ust_arp_timers(stk);
+	if (unlikely(now_ns >= stk->reasm_next))
+		ust_ip_reasm_timers(stk);
 	ust_tcp_poll(stk);
 	if (stk->tx_n > 0)
 		ust_stack_flush(stk);

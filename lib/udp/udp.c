@@ -882,23 +882,31 @@ static int
 udp_send_check(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst,
 	       rte_be16_t dport, size_t len)
 {
+	uint32_t frames;
 	int rc;
 
 	if (s->so_error != 0)
 		return udp_take_error(s);
 	if (dst == 0 || dport == 0)
 		return -EINVAL;
-	if (len > 65507 || len + UST_IPV4_HDR_LEN + UST_UDP_HDR_LEN >
-	    stk->netif.mtu)
+	/* above the MTU: fragmented (IP_PMTUDISC_WANT, Linux's default) */
+	if (len > 65507)
+		return -EMSGSIZE;
+	frames = len + UST_IPV4_HDR_LEN + UST_UDP_HDR_LEN <= stk->netif.mtu ?
+		 1 : ust_ipv4_frag_count((uint32_t)len + UST_UDP_HDR_LEN,
+					 stk->netif.mtu);
+	if (frames > UST_IPV4_FRAGS_MAX ||
+	    frames + UST_TX_SEND_ROOM - 1 > stk->tx_cap)
 		return -EMSGSIZE;
 	rc = udp_route_and_bind(stk, s, dst, dport);
 	if (rc != 0)
 		return rc;
 	if (s->wmem_queued >= s->sndbuf)
 		goto nospace;
-	/* room for the datagram and for an ARP probe staged before it, so
-	 * that a send that returns success is not dropped at staging */
-	if (!ust_tx_room(stk, UST_TX_SEND_ROOM)) {
+	/* room for the datagram's frames and for an ARP probe staged before
+	 * them, so that a send that returns success is not dropped at
+	 * staging */
+	if (!ust_tx_room(stk, (uint16_t)(frames + UST_TX_SEND_ROOM - 1))) {
 		ust_sock_tx_wait(s);
 		goto nospace;
 	}
@@ -926,7 +934,9 @@ udp_output(struct ust_stack *stk, struct ust_sock *s, struct rte_mbuf *m,
 	u.dst_port = rte_be_to_cpu_16(dport);
 	u.len = (uint16_t)(m->pkt_len + UST_UDP_HDR_LEN);
 	h = (uint8_t *)rte_pktmbuf_prepend(m, UST_UDP_HDR_LEN);
-	if (stk->netif.flags & UST_NETIF_F_TX_UDP_CKSUM) {
+	/* (a datagram above the MTU is fragmented: no NIC sums it whole) */
+	if ((stk->netif.flags & UST_NETIF_F_TX_UDP_CKSUM) &&
+	    u.len + UST_IPV4_HDR_LEN <= stk->netif.mtu) {
 		ust_udp_emit(h, UST_UDP_HDR_LEN, &u, src, dst, NULL,
 			     UST_WIRE_F_CSUM_OFFLOAD);
 		ol = RTE_MBUF_F_TX_UDP_CKSUM;
@@ -985,7 +995,12 @@ ust_udp_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 		if (chunk == 0) {
 			struct rte_mbuf *n;
 
-			if (!(stk->netif.flags & UST_NETIF_F_TX_MULTI_SEGS)) {
+			/* a chain needs a netif that takes chains, unless
+			 * the datagram is fragmented: each fragment is then
+			 * copied into one mbuf (frag.c) */
+			if (!(stk->netif.flags & UST_NETIF_F_TX_MULTI_SEGS) &&
+			    len + UST_IPV4_HDR_LEN + UST_UDP_HDR_LEN <=
+			    stk->netif.mtu) {
 				rte_pktmbuf_free(m);
 				return -EMSGSIZE;
 			}

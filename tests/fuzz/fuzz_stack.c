@@ -41,7 +41,14 @@
  *          input picks (the handshake completed and accepted, or not), or
  *          ust_connect() (the peer's SYN-ACK sent or not)
  *  NETIF   how many frames the netif takes per burst (0: TX backs up)
- *  UDP     the UDP socket echoes what it has
+ *  UDP     the UDP socket echoes what it has (a datagram above the MTU
+ *          goes out in fragments)
+ *  FRAG    an IPv4 fragment from the peer: one of four datagrams (their
+ *          IDs), UDP to the echo socket or TCP to the listener, offset
+ *          and length in 8-byte units (or a few bytes off), MF, payload
+ *          from the input (a first UDP piece without gets a header whose
+ *          length is one or two pieces'); the reassembly rules, bounds
+ *          and timeouts
  *  END     the stack is destroyed there, with everything open
  *
  * After every operation: every frame in is consumed or dropped with exactly
@@ -69,6 +76,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 #include <rte_random.h>
+#include <rte_udp.h>
 
 #include "tcp_private.h"
 #include "ust_socket.h"
@@ -104,6 +112,7 @@ enum op {
 	OP_OPEN,
 	OP_NETIF,
 	OP_UDP,
+	OP_FRAG,
 	OP_END,
 	OP_MAX
 };
@@ -980,6 +989,53 @@ op_frame(struct reader *r)
 }
 
 static void
+op_frag(struct reader *r)
+{
+	static uint8_t f[UST_ETH_HDR_LEN + 20 + 2048];
+	uint8_t sel = rd_u8(r);
+	uint16_t off = rd_u16(r) % 8192, fl;
+	uint32_t len = (uint32_t)(rd_u8(r) % 185) * 8 + (sel >> 5);
+	struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)(f + UST_ETH_HDR_LEN);
+	struct ust_eth_repr e;
+	size_t got, i;
+	const uint8_t *p = rd_bytes(r, RTE_MIN(len, (uint32_t)64), &got);
+
+	e.dst = ut_our_mac;
+	e.src = ut_peer_mac;
+	e.ethertype = RTE_ETHER_TYPE_IPV4;
+	ust_eth_emit(f, UST_ETH_HDR_LEN, &e);
+	memset(ih, 0, sizeof(*ih));
+	ih->version_ihl = 0x45;
+	ih->total_length = rte_cpu_to_be_16((uint16_t)(20 + len));
+	ih->packet_id = rte_cpu_to_be_16((uint16_t)(0x4000 + (sel & 3)));
+	fl = off;
+	if (sel & 0x04)
+		fl |= RTE_IPV4_HDR_MF_FLAG;
+	ih->fragment_offset = rte_cpu_to_be_16(fl);
+	ih->time_to_live = 64;
+	ih->next_proto_id = (sel & 0x08) ? IPPROTO_TCP : IPPROTO_UDP;
+	ih->src_addr = UT_PEER_IP;
+	ih->dst_addr = UT_OUR_IP;
+	ih->hdr_checksum = rte_ipv4_cksum(ih);
+	/* the input's bytes, then a pattern (a datagram's pieces agree when
+	 * the inputs have none) */
+	for (i = 0; i < len; i++)
+		f[UST_ETH_HDR_LEN + 20 + i] = i < got ? p[i] :
+			(uint8_t)(off * 8 + i);
+	if (off == 0 && len >= 8 && !(sel & 0x08) && got < 8) {
+		/* a UDP header to the echo socket, its length the input's */
+		struct rte_udp_hdr *uh = (struct rte_udp_hdr *)(ih + 1);
+
+		uh->src_port = RTE_BE16(4000);
+		uh->dst_port = RTE_BE16(7);
+		uh->dgram_len = rte_cpu_to_be_16((uint16_t)((sel & 0x10) ?
+							   2 * len : len));
+		uh->dgram_cksum = 0;
+	}
+	inject(f, UST_ETH_HDR_LEN + 20 + len, 0, 0);
+}
+
+static void
 op_seg(struct reader *r)
 {
 	struct conn *c = &conns[rd_u8(r) % MAX_CONN];
@@ -1513,6 +1569,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 		case OP_UDP:
 			udp_echo();
+			break;
+		case OP_FRAG:
+			op_frag(&r);
 			break;
 		default:
 			/* the stack destroyed with everything open */

@@ -103,7 +103,7 @@ if target == "fuzz_wire":
     sys.exit(0)
 
 # ---- fuzz_stack: operations (fuzz_stack.c, enum op) ----
-OP_FRAME, OP_SEG, OP_TCPRAW, OP_CLOCK, OP_SEND, OP_RECV, OP_SOCK, OP_OPEN, OP_NETIF, OP_UDP = range(10)
+OP_FRAME, OP_SEG, OP_TCPRAW, OP_CLOCK, OP_SEND, OP_RECV, OP_SOCK, OP_OPEN, OP_NETIF, OP_UDP, OP_FRAG = range(11)
 # SEG: sel and opt bits
 ACK_SND_MAX, ACK_SND_UNA, ACK_SND_NXT, ACK_OLD = range(4)
 SEL_FAR, SEL_CHAIN, SEL_CSUM_OK, SEL_MSS, SEL_WS, SEL_SACK_PERM = 0x04, 0x08, 0x10, 0x20, 0x40, 0x80
@@ -164,6 +164,15 @@ def op_netif(n):
     return bytes([OP_NETIF, n])
 
 
+# FRAG sel bits: ID (0-3), MF, TCP, a UDP length of two pieces; bits 5-7
+# bytes past the 8-byte multiple
+FR_MF, FR_TCP, FR_TWO = 0x04, 0x08, 0x10
+
+
+def op_frag(sel, off8, len8, data=b""):
+    return struct.pack("<BBHB", OP_FRAG, sel, off8, len8) + data
+
+
 MSS = 1448  # the set-up connections' MSS with timestamps
 seeds = {}
 for name, f in frames.items():
@@ -194,5 +203,12 @@ seeds["tcp_handshakes"] = bytes([0]) + b"".join(op_open(s, complete=False) for s
 seeds["tcp_plain"] = bytes([F_PLAIN_PEER | F_NO_QUICKACK | F_SMALL_BUF]) + op_seg(0, ACK, plen=1400, ts=False) + op_clock(1) + op_seg(0, ACK, plen=1400, ts=False) + op_send(0, 4000) + op_seg(0, ACK, ts=False)
 # keepalive, PAWS, window updates, TX backing up
 seeds["tcp_misc"] = bytes([0]) + op_sock(0, KEEPALIVE) + op_clock(1100) + op_clock(1100) + op_seg(0, ACK, plen=100, opt=OPT_TS_BACK, tsd=100) + op_sock(0, RCVBUF) + op_seg(0, ACK, plen=1000) + op_recv(0, 2000) + op_netif(0) + op_send(0, 20000, mode=1) + op_netif(255) + op_clock(10)
+# IPv4 fragments: a datagram of two pieces (echoed in fragments), an
+# overlap, a duplicate, a fragmented TCP segment, too many pieces, a timeout
+seeds["frag_udp"] = bytes([0]) + op_frag(FR_MF | FR_TWO, 0, 184) + op_frag(FR_TWO, 184, 184) + bytes([OP_UDP])
+seeds["frag_overlap"] = bytes([0]) + op_frag(FR_MF | 1, 0, 184) + op_frag(FR_MF | 1, 100, 184) + op_frag(1, 184, 10) + op_frag(FR_MF | 1, 0, 184) + op_frag(FR_MF | 1, 0, 184)
+seeds["frag_tcp"] = bytes([0]) + op_frag(FR_MF | FR_TCP | 2, 0, 4) + op_frag(FR_TCP | 2, 4, 4) + op_frag(FR_MF | 0x20 | 3, 0, 4)
+seeds["frag_many"] = bytes([0]) + b"".join(op_frag(FR_MF | 3, k, 1) for k in range(130)) + op_clock(31000)
+seeds["frag_timeout"] = bytes([0]) + op_frag(FR_MF, 0, 100) + op_frag(FR_MF | 1, 300, 100) + op_clock(29000) + op_frag(1, 400, 1) + op_clock(2000)
 for name, s in seeds.items():
     open(os.path.join(out, name), "wb").write(s)
