@@ -299,6 +299,14 @@ reasm_finish(struct ust_stack *stk, struct reasm_q *q,
 	}
 	ih = rte_pktmbuf_mtod(head, struct rte_ipv4_hdr *);
 	hlen = (uint32_t)(ih->version_ihl & 0xf) * 4;
+	if (hlen + q->end > IPV4_MAX_LEN) {
+		/* the first fragment's options make it longer than IPv4
+		 * allows (Linux's "oversized IP packet") */
+		reasm_q_free(stk, q);
+		stk->mib[UST_MIB_IP_REASMFAILS]++;
+		ust_drop(stk, head, UST_DROP_IP_FRAG_MALFORMED);
+		return NULL;
+	}
 	ih->total_length = rte_cpu_to_be_16((uint16_t)(hlen + q->end));
 	ih->fragment_offset = 0;
 	ih->hdr_checksum = 0;
@@ -310,9 +318,9 @@ reasm_finish(struct ust_stack *stk, struct reasm_q *q,
 	/* the first fragment goes on as the datagram: no longer consumed */
 	stk->rx_consumed--;
 	stk->mib[UST_MIB_IP_REASMOKS]++;
+	/* (each piece was parsed and the lengths are ours: this holds) */
 	if (ust_ipv4_parse(ih, head->data_len, head->pkt_len,
 			   UST_WIRE_F_NO_CSUM, ip) != UST_WIRE_OK) {
-		/* cannot be: each piece was parsed, the lengths are ours */
 		ust_drop(stk, head, UST_DROP_IP_FRAG_MALFORMED);
 		return NULL;
 	}
@@ -461,11 +469,20 @@ ust_ipv4_fragment(struct ust_stack *stk, struct rte_mbuf *m, uint16_t mtu,
 	uint32_t truesize = meta->truesize;
 	int32_t n, i;
 
-	if (ust_ipv4_frag_count(m->pkt_len - UST_IPV4_HDR_LEN, mtu) >
-	    UST_IPV4_FRAGS_MAX) {
+	uint32_t count = ust_ipv4_frag_count(m->pkt_len - UST_IPV4_HDR_LEN,
+					     mtu);
+
+	if (count > UST_IPV4_FRAGS_MAX) {
 		stk->mib[UST_MIB_IP_FRAGFAILS]++;
 		ust_tx_drop(stk, m, UST_DROP_PKT_TOO_BIG);
 		return -EMSGSIZE;
+	}
+	/* a reply no socket owns (an echo reply) takes its two mbufs a
+	 * fragment only above the pool's RX reserve, as every reply does */
+	if (owner_sd == UST_OWNER_NONE && !ust_reply_room(stk, 2 * count)) {
+		stk->mib[UST_MIB_IP_FRAGFAILS]++;
+		ust_drop(stk, m, UST_DROP_NOMEM_RESERVE);
+		return -ENOBUFS;
 	}
 	n = rte_ipv4_fragment_packet(m, out, UST_IPV4_FRAGS_MAX, mtu,
 				     stk->pool, stk->pool);

@@ -911,7 +911,7 @@ udp_send_check(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst,
 		goto nospace;
 	}
 	/* datagrams to ourselves wait in the loopback queue, bounded alike */
-	if (dst == stk->addr && stk->loopq.len >= stk->tx_cap)
+	if (dst == stk->addr && stk->loopq.len + frames > stk->tx_cap)
 		goto nospace;
 	return 0;
 nospace:

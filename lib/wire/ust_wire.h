@@ -4,7 +4,8 @@
 
 /**
  * @file
- * ustack wire formats: parse and emit Ethernet, ARP, IPv4, ICMPv4 and UDP.
+ * ustack wire formats: parse and emit Ethernet, ARP, IPv4, ICMPv4, IPv6
+ * with its extension headers, ICMPv6 with Neighbor Discovery, UDP and TCP.
  *
  * Every function here is a pure function over a (pointer, length) pair. They
  * need no EAL, no mbuf and no stack context, so unit tests and fuzzers run
@@ -21,9 +22,9 @@
  *    returns the number of bytes written, or 0 when @p len is too small. It
  *    never fails otherwise.
  *
- * Multi-byte fields in a repr are in host byte order, except IPv4 addresses,
- * which stay in network byte order (as in struct sockaddr_in), so that they
- * can be compared and copied without swapping.
+ * Multi-byte fields in a repr are in host byte order, except IPv4 and IPv6
+ * addresses, which stay in network byte order (as in struct sockaddr_in and
+ * sockaddr_in6), so that they can be compared and copied without swapping.
  */
 
 #ifndef UST_WIRE_H
@@ -44,7 +45,7 @@ extern "C" {
 enum ust_wire_err {
 	UST_WIRE_OK = 0,
 	UST_WIRE_ETRUNC = -1,    /**< buffer shorter than the header needs */
-	UST_WIRE_EVERSION = -2,  /**< IP version is not 4 */
+	UST_WIRE_EVERSION = -2,  /**< IP version is not 4 (6 for IPv6) */
 	UST_WIRE_EIHL = -3,      /**< IHL below 5 or beyond the buffer */
 	UST_WIRE_ELEN = -4,      /**< a length field is inconsistent */
 	UST_WIRE_ECSUM = -5,     /**< checksum does not verify */
@@ -236,6 +237,235 @@ int ust_icmp_parse(const void *buf, size_t len, int flags,
  * unreachable, the unused word (with the MTU for code 4).
  */
 size_t ust_icmp_emit(void *buf, size_t len, const struct ust_icmp_repr *r);
+
+/* ------------------------------------------------------------------ */
+/* IPv6 (RFC 8200) and its extension headers                           */
+/* ------------------------------------------------------------------ */
+
+#define UST_IPV6_HDR_LEN ((size_t)40)
+#define UST_IPV6_ADDR_LEN 16
+
+/* next header values */
+#define UST_IPV6_NH_HOPOPTS 0
+#define UST_IPV6_NH_TCP 6
+#define UST_IPV6_NH_UDP 17
+#define UST_IPV6_NH_ROUTING 43
+#define UST_IPV6_NH_FRAGMENT 44
+#define UST_IPV6_NH_ICMPV6 58
+#define UST_IPV6_NH_NONE 59
+#define UST_IPV6_NH_DSTOPTS 60
+
+/** IPv6 fixed header, parsed. Addresses stay in network order. */
+struct ust_ipv6_repr {
+	uint8_t src[UST_IPV6_ADDR_LEN];
+	uint8_t dst[UST_IPV6_ADDR_LEN];
+	uint8_t traffic_class;
+	uint32_t flow_label;    /**< 20 bits */
+	uint16_t payload_len;   /**< bytes after the fixed header */
+	uint8_t next_header;    /**< of the first header after it */
+	uint8_t hop_limit;
+};
+
+/**
+ * Parse an IPv6 fixed header: 40 bytes readable in @p len (ETRUNC),
+ * version 6 (EVERSION), payload length within @p frame_len - 40 (ETRUNC;
+ * a longer frame is padding the caller trims). A payload length of 0 (a
+ * jumbogram's, RFC 2675) is EUNSUPP.
+ */
+int ust_ipv6_parse(const void *buf, size_t len, size_t frame_len,
+		   struct ust_ipv6_repr *r);
+size_t ust_ipv6_emit(void *buf, size_t len, const struct ust_ipv6_repr *r);
+
+/** What to do with a packet whose extension headers are not acceptable:
+ *  ICMPv6 parameter problem codes (RFC 4443 3.4, RFC 7112), as
+ *  ust_ipv6_ext_repr's err_code. */
+#define UST_ICMP6_PARAM_HDR 0      /**< erroneous header field */
+#define UST_ICMP6_PARAM_NH 1       /**< unrecognized next header */
+#define UST_ICMP6_PARAM_OPTION 2   /**< unrecognized option */
+#define UST_ICMP6_PARAM_CHAIN 3    /**< first fragment without the chain */
+
+/** The extension header chain, walked (RFC 8200 4). */
+struct ust_ipv6_ext_repr {
+	uint8_t upper;          /**< the upper-layer protocol, or the next
+				 *   header after a fragment header */
+	uint16_t upper_off;     /**< its offset from the fixed header's
+				 *   start */
+	bool frag;              /**< a fragment header was found */
+	bool frag_mf;
+	uint16_t frag_off;      /**< bytes */
+	uint32_t frag_id;
+	uint16_t frag_hdr_off;  /**< where the fragment header is */
+	uint16_t unfrag_len;    /**< the per-fragment headers (fixed header
+				 *   and those before the fragment header) */
+	bool hbh;               /**< a hop-by-hop options header */
+	bool rh;                /**< a routing header (segments left 0) */
+	uint8_t rh_type;
+	/** on an error: the ICMPv6 parameter problem to answer with (code,
+	 *  and the pointer: the offending byte's offset from the fixed
+	 *  header's start); icmp false when none may be sent (an option
+	 *  whose action bits say discard silently) */
+	bool icmp;
+	uint8_t err_code;
+	uint32_t err_ptr;
+};
+
+/**
+ * Walk the extension headers after an IPv6 fixed header (@p buf at the
+ * fixed header, @p len bytes readable, @p r the parsed fixed header) up
+ * to the upper-layer header or a fragment header (what follows one is a
+ * fragment's payload, not to be walked), after RFC 8200:
+ *  - hop-by-hop options only first (else EMALFORMED, NH pointing at the
+ *    next header field that named it); options TLV-checked: Pad1, PadN,
+ *    and an unknown option by its action bits (00 skip, 01 discard
+ *    silently, 10 and 11 discard with parameter problem code 2);
+ *  - routing headers: skipped when segments left is 0; otherwise refused
+ *    with parameter problem code 0 at the routing type byte, the answer
+ *    RFC 8200 4.4 gives for a type not recognised: type 0 is deprecated
+ *    (RFC 5095) and ustack, a host, processes no other (it forwards
+ *    nothing);
+ *  - destination options: as hop-by-hop's;
+ *  - a fragment header ends the walk: offset, M, ID, and EMALFORMED for
+ *    a piece not a multiple of 8 bytes with M set (code 0, the payload
+ *    length field);
+ *  - any other next header is the upper layer (x->upper: known or not,
+ *    the caller's to say, with parameter problem code 1 at the field
+ *    that named it, x->err_ptr); a header running past @p len or the
+ *    payload is ETRUNC; more than 8 extension headers is EMALFORMED.
+ *    What follows a fragment header is walked only once the datagram is
+ *    reassembled (a first fragment without the whole chain, RFC 7112, is
+ *    the reassembler's to find).
+ * Returns UST_WIRE_OK with @p x filled, or the error with x->err_*.
+ */
+int ust_ipv6_ext_parse(const void *buf, size_t len,
+		       const struct ust_ipv6_repr *r,
+		       struct ust_ipv6_ext_repr *x);
+
+/**
+ * One's complement sum (not complemented) of the IPv6 pseudo-header
+ * (RFC 8200 8.1) for @p l4_len bytes of upper-layer protocol @p proto.
+ * Not rte_ipv6_phdr_cksum(): that one takes the payload length and next
+ * header from the fixed header, wrong once extension headers come between.
+ */
+uint16_t ust_ipv6_phdr_sum(const uint8_t *src, const uint8_t *dst,
+			   uint8_t proto, uint32_t l4_len);
+
+/** True for ff00::/8. */
+static inline bool
+ust_ipv6_is_multicast(const uint8_t *a)
+{
+	return a[0] == 0xff;
+}
+
+/** The solicited-node multicast address of @p a (ff02::1:ffXX:XXXX). */
+void ust_ipv6_solicited_node(const uint8_t *a, uint8_t *out);
+
+/** The Ethernet multicast address of IPv6 multicast @p a (33:33:...). */
+void ust_ipv6_mcast_mac(const uint8_t *a, struct rte_ether_addr *mac);
+
+/* ------------------------------------------------------------------ */
+/* ICMPv6 (RFC 4443) and Neighbor Discovery (RFC 4861)                 */
+/* ------------------------------------------------------------------ */
+
+#define UST_ICMP6_DEST_UNREACH 1
+#define UST_ICMP6_PKT_TOO_BIG 2
+#define UST_ICMP6_TIME_EXCEEDED 3
+#define UST_ICMP6_PARAM_PROBLEM 4
+#define UST_ICMP6_ECHO_REQUEST 128
+#define UST_ICMP6_ECHO_REPLY 129
+#define UST_ICMP6_ND_RS 133
+#define UST_ICMP6_ND_RA 134
+#define UST_ICMP6_ND_NS 135
+#define UST_ICMP6_ND_NA 136
+#define UST_ICMP6_ND_REDIRECT 137
+
+/* NA flags */
+#define UST_ND_NA_ROUTER 0x80
+#define UST_ND_NA_SOLICITED 0x40
+#define UST_ND_NA_OVERRIDE 0x20
+/* RA flags */
+#define UST_ND_RA_MANAGED 0x80
+#define UST_ND_RA_OTHER 0x40
+
+/* ND options */
+#define UST_ND_OPT_SLLA 1
+#define UST_ND_OPT_TLLA 2
+#define UST_ND_OPT_PREFIX 3
+#define UST_ND_OPT_MTU 5
+/* prefix information flags */
+#define UST_ND_PREFIX_ONLINK 0x80
+#define UST_ND_PREFIX_AUTO 0x40
+
+/** ND options found (RFC 4861 4.6); the last of each kind counts. */
+struct ust_nd_opts {
+	bool has_slla;
+	bool has_tlla;
+	bool has_prefix;
+	bool has_mtu;
+	struct rte_ether_addr slla;   /**< source link-layer address */
+	struct rte_ether_addr tlla;   /**< target link-layer address */
+	uint8_t prefix_len;
+	uint8_t prefix_flags;         /**< UST_ND_PREFIX_* */
+	uint32_t prefix_valid;        /**< seconds */
+	uint32_t prefix_preferred;
+	uint8_t prefix[UST_IPV6_ADDR_LEN];
+	uint32_t mtu;
+};
+
+/** An ICMPv6 message, parsed. */
+struct ust_icmp6_repr {
+	uint8_t type;
+	uint8_t code;
+	/** echo: identifier and sequence */
+	uint16_t ident;
+	uint16_t seq;
+	/** packet too big: MTU; parameter problem: pointer */
+	uint32_t param;
+	/** NS, NA, redirect: the target address */
+	uint8_t target[UST_IPV6_ADDR_LEN];
+	/** NA: UST_ND_NA_*; RA: UST_ND_RA_* */
+	uint8_t flags;
+	/** RA: current hop limit, router lifetime (s), reachable time and
+	 *  retransmission timer (ms) */
+	uint8_t cur_hop_limit;
+	uint16_t router_lifetime;
+	uint32_t reachable_ms;
+	uint32_t retrans_ms;
+	struct ust_nd_opts nd;
+	/** after the message's fixed part: the echo data, or the invoking
+	 *  packet of an error */
+	const uint8_t *data;
+	size_t data_len;
+	/** errors: the invoking packet's fixed header, when whole */
+	bool embedded_ok;
+	struct ust_ipv6_repr embedded;
+};
+
+#define UST_ICMP6_HDR_LEN ((size_t)8)
+
+/**
+ * Parse an ICMPv6 message of exactly @p len bytes (the upper-layer
+ * payload), its checksum verified over the pseudo-header of @p src, @p dst
+ * unless UST_WIRE_F_NO_CSUM (ECSUM). Echo and errors need 8 bytes, ND
+ * messages their fixed part (RS 8, RA 16, NS and NA 24, redirect 40;
+ * ETRUNC), their options well formed: a length of 0 or past the message is
+ * EMALFORMED (RFC 4861 drops the packet), a link-layer address option
+ * other than 8 bytes is EMALFORMED, a prefix option other than 32 bytes or
+ * with a prefix length above 128 is EMALFORMED; unknown options are
+ * skipped. ND's own checks (hop limit 255, code 0, a target not multicast)
+ * are the caller's.
+ */
+int ust_icmp6_parse(const void *buf, size_t len, const uint8_t *src,
+		    const uint8_t *dst, int flags, struct ust_icmp6_repr *r);
+
+/**
+ * Emit an ICMPv6 message from @p r: its fixed part by type (echo: ident,
+ * seq; errors: r->param; NS/NA: flags and target; RS; RA: its fields), the
+ * ND options r->nd says (SLLA, TLLA, MTU; prefix for an RA), then
+ * r->data_len bytes of r->data, and the checksum over the pseudo-header.
+ * Returns the length, 0 when @p len is too small.
+ */
+size_t ust_icmp6_emit(void *buf, size_t len, const uint8_t *src,
+		      const uint8_t *dst, const struct ust_icmp6_repr *r);
 
 /* ------------------------------------------------------------------ */
 /* UDP                                                                 */

@@ -92,6 +92,27 @@ frames = {
 for name, seg in segments.items():
     frames[name] = ether(ipv4(6, seg))
 
+# IPv6 (2001:2::/48, RFC 5180): ICMPv6 echo, an NS, a chain of extension
+# headers before UDP, a fragment
+SRC6 = bytes.fromhex("20010002000000000000000000000001")
+DST6 = bytes.fromhex("20010002000000000000000000000002")
+
+
+def ipv6(nh, payload, src=SRC6, dst=DST6):
+    return struct.pack("!IHBB", 6 << 28, len(payload), nh, 64) + src + dst + payload
+
+
+def icmp6(typ, body, src=SRC6, dst=DST6):
+    m = struct.pack("!BBH", typ, 0, 0) + body
+    ph = src + dst + struct.pack("!IxxxB", len(m), 58)
+    return m[:2] + struct.pack("!H", csum(ph + m)) + m[4:]
+
+
+frames["icmp6_echo"] = b"\x33\x33\x00\x00\x00\x01" + eth[6:] + b"\x86\xdd" + ipv6(58, icmp6(128, struct.pack("!HH", 7, 1) + b"ping6"))
+frames["nd_ns"] = b"\x33\x33\xff\x00\x00\x02" + eth[6:] + b"\x86\xdd" + ipv6(58, icmp6(135, b"\0" * 4 + DST6 + b"\x01\x01" + eth[6:]))
+frames["ipv6_ext"] = b"\x33\x33\x00\x00\x00\x01" + eth[6:] + b"\x86\xdd" + ipv6(0, b"\x3c\x00\x01\x04\0\0\0\0" + b"\x2b\x00\x00\x00\0\0\0\0" + b"\x11\x00\x04\x00\0\0\0\0" + udp(b"six"))
+frames["ipv6_frag"] = b"\x33\x33\x00\x00\x00\x01" + eth[6:] + b"\x86\xdd" + ipv6(44, b"\x11\x00\x00\x01\x12\x34\x56\x78" + udp(b"f" * 16))
+
 if target == "fuzz_wire":
     # the wire target parses from any offset: the frame, its IP part and
     # (for TCP) its TCP part

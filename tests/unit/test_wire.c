@@ -729,6 +729,372 @@ test_tcp_malformed(void)
 	return 0;
 }
 
+
+/* ---- IPv6 ---- */
+
+static const uint8_t SRC6[16] = { 0x20, 0x01, 0x00, 0x02, 0, 0, 0, 0,
+				  0, 0, 0, 0, 0, 0, 0, 0x01 };
+static const uint8_t DST6[16] = { 0x20, 0x01, 0x00, 0x02, 0, 0, 0, 0,
+				  0, 0, 0, 0, 0x12, 0x34, 0x56, 0x02 };
+
+/* an IPv6 header for @plen payload bytes after it, next header @nh */
+static void
+build_ipv6(uint8_t *buf, uint8_t nh, uint16_t plen)
+{
+	struct ust_ipv6_repr r;
+
+	memset(&r, 0, sizeof(r));
+	memcpy(r.src, SRC6, 16);
+	memcpy(r.dst, DST6, 16);
+	r.traffic_class = 0xb8;
+	r.flow_label = 0xabcde;
+	r.payload_len = plen;
+	r.next_header = nh;
+	r.hop_limit = 64;
+	ust_ipv6_emit(buf, 40, &r);
+}
+
+static int
+test_ipv6(void)
+{
+	uint8_t b[128];
+	struct ust_ipv6_repr r;
+	struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)b;
+
+	build_ipv6(b, UST_IPV6_NH_UDP, 20);
+	/* the layout DPDK's header has */
+	UT_EQ(rte_be_to_cpu_32(h->vtc_flow), 6u << 28 | 0xb8u << 20 | 0xabcde);
+	UT_EQ(rte_be_to_cpu_16(h->payload_len), 20);
+	UT_EQ(h->proto, 17);
+	UT_EQ(h->hop_limits, 64);
+	UT_EQ(ust_ipv6_parse(b, 60, 60, &r), UST_WIRE_OK);
+	UT_EQ(r.traffic_class, 0xb8);
+	UT_EQ(r.flow_label, 0xabcde);
+	UT_EQ(r.payload_len, 20);
+	UT_EQ(memcmp(r.src, SRC6, 16), 0);
+	UT_EQ(memcmp(r.dst, DST6, 16), 0);
+	/* padding after the payload is the caller's to trim */
+	UT_EQ(ust_ipv6_parse(b, 64, 64, &r), UST_WIRE_OK);
+	UT_EQ(ust_ipv6_parse(b, 39, 60, &r), UST_WIRE_ETRUNC);
+	UT_EQ(ust_ipv6_parse(b, 59, 59, &r), UST_WIRE_ETRUNC);
+	b[0] = 0x45;
+	UT_EQ(ust_ipv6_parse(b, 60, 60, &r), UST_WIRE_EVERSION);
+	build_ipv6(b, UST_IPV6_NH_UDP, 0);
+	UT_EQ(ust_ipv6_parse(b, 60, 60, &r), UST_WIRE_EUNSUPP);
+	UT_EQ(ust_ipv6_emit(b, 39, &r), 0);
+	return 0;
+}
+
+/* extension headers after a fixed header, then 8 bytes of UDP */
+static size_t
+build_ext(uint8_t *b, const uint8_t *ext, size_t elen, uint8_t first)
+{
+	build_ipv6(b, first, (uint16_t)(elen + 8));
+	memcpy(b + 40, ext, elen);
+	memset(b + 40 + elen, 0, 8);
+	return 40 + elen + 8;
+}
+
+static int
+test_ipv6_ext(void)
+{
+	uint8_t b[256];
+	struct ust_ipv6_repr r;
+	struct ust_ipv6_ext_repr x;
+	size_t n;
+	/* hop-by-hop (PadN 4), destination options (Pad1 x6), routing type
+	 * 4 with no segment left, then UDP */
+	static const uint8_t chain[] = {
+		UST_IPV6_NH_DSTOPTS, 0, 1, 4, 0, 0, 0, 0,
+		UST_IPV6_NH_ROUTING, 0, 0, 0, 0, 0, 0, 0,
+		UST_IPV6_NH_UDP, 0, 4, 0, 0, 0, 0, 0,
+	};
+	static const uint8_t hbh_late[] = {
+		UST_IPV6_NH_HOPOPTS, 0, 1, 4, 0, 0, 0, 0,
+		UST_IPV6_NH_UDP, 0, 1, 4, 0, 0, 0, 0,
+	};
+	static const uint8_t rh0[] = {
+		UST_IPV6_NH_UDP, 2, 0, 1, 0, 0, 0, 0,
+		0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	};
+	/* unknown options: action 00 (skipped), 01, 10 */
+	static const uint8_t opt00[] = { UST_IPV6_NH_UDP, 0, 0x1e, 2, 0, 0,
+					 1, 0 };
+	static const uint8_t opt01[] = { UST_IPV6_NH_UDP, 0, 0x5e, 2, 0, 0,
+					 1, 0 };
+	static const uint8_t opt10[] = { UST_IPV6_NH_UDP, 0, 1, 0, 0x9e, 2,
+					 0, 0 };
+	static const uint8_t opt_past[] = { UST_IPV6_NH_UDP, 0, 1, 9, 0, 0,
+					    0, 0 };
+	/* fragment headers: offset 1480 with more, an odd length with more */
+	static const uint8_t frag[] = { UST_IPV6_NH_UDP, 0, 0x05, 0xc9,
+					0xde, 0xad, 0xbe, 0xef };
+	static const uint8_t long_hdr[] = { UST_IPV6_NH_UDP, 3, 0, 0, 0, 0,
+					    0, 0 };
+	uint8_t many[9 * 8];
+	unsigned int i;
+
+	n = build_ext(b, chain, sizeof(chain), UST_IPV6_NH_HOPOPTS);
+	UT_EQ(ust_ipv6_parse(b, n, n, &r), UST_WIRE_OK);
+	UT_EQ(ust_ipv6_ext_parse(b, n, &r, &x), UST_WIRE_OK);
+	UT_EQ(x.upper, UST_IPV6_NH_UDP);
+	UT_EQ(x.upper_off, 40 + 24);
+	UT_ASSERT(x.hbh && x.rh && !x.frag);
+	UT_EQ(x.rh_type, 4);
+	/* no extension header at all */
+	n = build_ext(b, NULL, 0, UST_IPV6_NH_UDP);
+	UT_EQ(ust_ipv6_parse(b, n, n, &r), UST_WIRE_OK);
+	UT_EQ(ust_ipv6_ext_parse(b, n, &r, &x), UST_WIRE_OK);
+	UT_EQ(x.upper_off, 40);
+	/* hop-by-hop after another header: code 1 at the field naming it */
+	n = build_ext(b, hbh_late, sizeof(hbh_late), UST_IPV6_NH_DSTOPTS);
+	UT_EQ(ust_ipv6_parse(b, n, n, &r), UST_WIRE_OK);
+	UT_EQ(ust_ipv6_ext_parse(b, n, &r, &x), UST_WIRE_EMALFORMED);
+	UT_ASSERT(x.icmp);
+	UT_EQ(x.err_code, UST_ICMP6_PARAM_NH);
+	UT_EQ(x.err_ptr, 40);
+	/* routing type 0 with a segment left (RFC 5095): code 0, the type */
+	n = build_ext(b, rh0, sizeof(rh0), UST_IPV6_NH_ROUTING);
+	UT_EQ(ust_ipv6_parse(b, n, n, &r), UST_WIRE_OK);
+	UT_EQ(ust_ipv6_ext_parse(b, n, &r, &x), UST_WIRE_EUNSUPP);
+	UT_ASSERT(x.icmp);
+	UT_EQ(x.err_code, UST_ICMP6_PARAM_HDR);
+	UT_EQ(x.err_ptr, 42);
+	UT_EQ(x.rh_type, 0);
+	/* options by their action bits */
+	n = build_ext(b, opt00, sizeof(opt00), UST_IPV6_NH_DSTOPTS);
+	UT_EQ(ust_ipv6_parse(b, n, n, &r), UST_WIRE_OK);
+	UT_EQ(ust_ipv6_ext_parse(b, n, &r, &x), UST_WIRE_OK);
+	n = build_ext(b, opt01, sizeof(opt01), UST_IPV6_NH_DSTOPTS);
+	UT_EQ(ust_ipv6_ext_parse(b, n, &r, &x), UST_WIRE_EUNSUPP);
+	UT_ASSERT(!x.icmp);
+	n = build_ext(b, opt10, sizeof(opt10), UST_IPV6_NH_HOPOPTS);
+	UT_EQ(ust_ipv6_ext_parse(b, n, &r, &x), UST_WIRE_EUNSUPP);
+	UT_ASSERT(x.icmp);
+	UT_EQ(x.err_code, UST_ICMP6_PARAM_OPTION);
+	UT_EQ(x.err_ptr, 44);
+	n = build_ext(b, opt_past, sizeof(opt_past), UST_IPV6_NH_DSTOPTS);
+	UT_EQ(ust_ipv6_ext_parse(b, n, &r, &x), UST_WIRE_EOPTION);
+	UT_EQ(x.err_code, UST_ICMP6_PARAM_HDR);
+	/* a fragment header ends the walk */
+	n = build_ext(b, frag, sizeof(frag), UST_IPV6_NH_FRAGMENT);
+	UT_EQ(ust_ipv6_parse(b, n, n, &r), UST_WIRE_OK);
+	UT_EQ(ust_ipv6_ext_parse(b, n, &r, &x), UST_WIRE_OK);
+	UT_ASSERT(x.frag && x.frag_mf);
+	UT_EQ(x.frag_off, 1480);
+	UT_EQ(x.frag_id, 0xdeadbeef);
+	UT_EQ(x.frag_hdr_off, 40);
+	UT_EQ(x.unfrag_len, 40);
+	UT_EQ(x.upper, UST_IPV6_NH_UDP);
+	UT_EQ(x.upper_off, 48);
+	/* ... with more to come, a piece not a multiple of 8 */
+	build_ipv6(b, UST_IPV6_NH_FRAGMENT, 8 + 7);
+	memcpy(b + 40, frag, 8);
+	UT_EQ(ust_ipv6_parse(b, 55, 55, &r), UST_WIRE_OK);
+	UT_EQ(ust_ipv6_ext_parse(b, 55, &r, &x), UST_WIRE_EMALFORMED);
+	UT_EQ(x.err_code, UST_ICMP6_PARAM_HDR);
+	UT_EQ(x.err_ptr, 4);
+	/* a header longer than the packet; one cut by the buffer */
+	n = build_ext(b, long_hdr, sizeof(long_hdr), UST_IPV6_NH_DSTOPTS);
+	UT_EQ(ust_ipv6_parse(b, n, n, &r), UST_WIRE_OK);
+	UT_EQ(ust_ipv6_ext_parse(b, n, &r, &x), UST_WIRE_ETRUNC);
+	n = build_ext(b, chain, sizeof(chain), UST_IPV6_NH_HOPOPTS);
+	UT_EQ(ust_ipv6_parse(b, n, n, &r), UST_WIRE_OK);
+	UT_EQ(ust_ipv6_ext_parse(b, 50, &r, &x), UST_WIRE_ETRUNC);
+	/* nine destination options headers */
+	for (i = 0; i < 9; i++) {
+		memset(many + 8 * i, 0, 8);
+		many[8 * i] = i < 8 ? UST_IPV6_NH_DSTOPTS : UST_IPV6_NH_UDP;
+	}
+	n = build_ext(b, many, sizeof(many), UST_IPV6_NH_DSTOPTS);
+	UT_EQ(ust_ipv6_parse(b, n, n, &r), UST_WIRE_OK);
+	UT_EQ(ust_ipv6_ext_parse(b, n, &r, &x), UST_WIRE_EMALFORMED);
+	return 0;
+}
+
+/* DPDK's checksum of an ICMPv6 message @m (@len bytes) with no extension
+ * header between: the independent reference */
+static uint16_t
+ref_icmp6_cksum(const uint8_t *m, size_t len)
+{
+	uint8_t b[1600];
+	struct rte_ipv6_hdr *h = (struct rte_ipv6_hdr *)b;
+
+	build_ipv6(b, UST_IPV6_NH_ICMPV6, (uint16_t)len);
+	memcpy(b + 40, m, len);
+	b[40 + 2] = 0;
+	b[40 + 3] = 0;
+	return rte_ipv6_udptcp_cksum(h, b + 40);
+}
+
+static int
+test_icmp6(void)
+{
+	uint8_t m[256], data[20];
+	struct ust_icmp6_repr r, p;
+	uint16_t ck;
+	size_t n, i;
+
+	for (i = 0; i < sizeof(data); i++)
+		data[i] = (uint8_t)(i * 3);
+	memset(&r, 0, sizeof(r));
+	r.type = UST_ICMP6_ECHO_REQUEST;
+	r.ident = 0x1234;
+	r.seq = 7;
+	r.data = data;
+	r.data_len = sizeof(data);
+	n = ust_icmp6_emit(m, sizeof(m), SRC6, DST6, &r);
+	UT_EQ(n, 8 + sizeof(data));
+	memcpy(&ck, m + 2, 2);
+	UT_EQ(ck, ref_icmp6_cksum(m, n));
+	UT_EQ(ust_icmp6_parse(m, n, SRC6, DST6, 0, &p), UST_WIRE_OK);
+	UT_EQ(p.type, UST_ICMP6_ECHO_REQUEST);
+	UT_EQ(p.ident, 0x1234);
+	UT_EQ(p.seq, 7);
+	UT_EQ(p.data_len, sizeof(data));
+	UT_EQ(memcmp(p.data, data, sizeof(data)), 0);
+	/* the pseudo-header counts: other addresses, a bad sum */
+	UT_EQ(ust_icmp6_parse(m, n, DST6, SRC6, 0, &p), UST_WIRE_OK);
+	UT_EQ(ust_icmp6_parse(m, n, SRC6, SRC6, 0, &p), UST_WIRE_ECSUM);
+	UT_EQ(ust_icmp6_parse(m, n, SRC6, SRC6, UST_WIRE_F_NO_CSUM, &p),
+	      UST_WIRE_OK);
+	m[10] ^= 1;
+	UT_EQ(ust_icmp6_parse(m, n, SRC6, DST6, 0, &p), UST_WIRE_ECSUM);
+	UT_EQ(ust_icmp6_parse(m, 7, SRC6, DST6, 0, &p), UST_WIRE_ETRUNC);
+	UT_EQ(ust_icmp6_emit(m, n - 1, SRC6, DST6, &r), 0);
+	/* packet too big quoting an IPv6 header */
+	{
+		uint8_t q[48];
+
+		build_ipv6(q, UST_IPV6_NH_UDP, 1452);
+		memset(&r, 0, sizeof(r));
+		r.type = UST_ICMP6_PKT_TOO_BIG;
+		r.param = 1280;
+		r.data = q;
+		r.data_len = sizeof(q);
+		n = ust_icmp6_emit(m, sizeof(m), SRC6, DST6, &r);
+		UT_EQ(ust_icmp6_parse(m, n, SRC6, DST6, 0, &p), UST_WIRE_OK);
+		UT_EQ(p.param, 1280);
+		UT_ASSERT(p.embedded_ok);
+		UT_EQ(p.embedded.payload_len, 1452);
+		UT_EQ(p.embedded.next_header, UST_IPV6_NH_UDP);
+	}
+	return 0;
+}
+
+static int
+test_nd(void)
+{
+	uint8_t m[256];
+	struct ust_icmp6_repr r, p;
+	struct rte_ether_addr mac = { { 0x02, 0, 0, 0, 0, 0x42 } };
+	uint8_t sn[16];
+	uint16_t ck;
+	size_t n;
+
+	/* NS with the sender's link-layer address */
+	memset(&r, 0, sizeof(r));
+	r.type = UST_ICMP6_ND_NS;
+	memcpy(r.target, DST6, 16);
+	r.nd.has_slla = true;
+	r.nd.slla = mac;
+	ust_ipv6_solicited_node(DST6, sn);
+	n = ust_icmp6_emit(m, sizeof(m), SRC6, sn, &r);
+	UT_EQ(n, 32);
+	UT_EQ(ust_icmp6_parse(m, n, SRC6, sn, 0, &p), UST_WIRE_OK);
+	UT_EQ(p.type, UST_ICMP6_ND_NS);
+	UT_EQ(memcmp(p.target, DST6, 16), 0);
+	UT_ASSERT(p.nd.has_slla && !p.nd.has_tlla);
+	UT_ASSERT(rte_is_same_ether_addr(&p.nd.slla, &mac));
+	/* ff02::1:ff34:5602 and its MAC 33:33:ff:34:56:02 */
+	{
+		static const uint8_t want[16] = { 0xff, 0x02, 0, 0, 0, 0, 0, 0,
+			0, 0, 0, 0x01, 0xff, 0x34, 0x56, 0x02 };
+		struct rte_ether_addr mm;
+
+		UT_EQ(memcmp(sn, want, 16), 0);
+		UT_ASSERT(ust_ipv6_is_multicast(sn));
+		UT_ASSERT(!ust_ipv6_is_multicast(DST6));
+		ust_ipv6_mcast_mac(sn, &mm);
+		UT_EQ(mm.addr_bytes[0], 0x33);
+		UT_EQ(mm.addr_bytes[1], 0x33);
+		UT_EQ(mm.addr_bytes[2], 0xff);
+		UT_EQ(mm.addr_bytes[5], 0x02);
+	}
+	/* NA, solicited and override, with the target's address */
+	memset(&r, 0, sizeof(r));
+	r.type = UST_ICMP6_ND_NA;
+	r.flags = UST_ND_NA_SOLICITED | UST_ND_NA_OVERRIDE;
+	memcpy(r.target, DST6, 16);
+	r.nd.has_tlla = true;
+	r.nd.tlla = mac;
+	n = ust_icmp6_emit(m, sizeof(m), SRC6, DST6, &r);
+	UT_EQ(n, 32);
+	memcpy(&ck, m + 2, 2);
+	UT_EQ(ck, ref_icmp6_cksum(m, n));
+	UT_EQ(ust_icmp6_parse(m, n, SRC6, DST6, 0, &p), UST_WIRE_OK);
+	UT_EQ(p.flags, UST_ND_NA_SOLICITED | UST_ND_NA_OVERRIDE);
+	UT_ASSERT(p.nd.has_tlla);
+	/* RA with a prefix and the MTU */
+	memset(&r, 0, sizeof(r));
+	r.type = UST_ICMP6_ND_RA;
+	r.cur_hop_limit = 64;
+	r.flags = UST_ND_RA_OTHER;
+	r.router_lifetime = 1800;
+	r.reachable_ms = 30000;
+	r.retrans_ms = 1000;
+	r.nd.has_slla = true;
+	r.nd.slla = mac;
+	r.nd.has_prefix = true;
+	r.nd.prefix_len = 64;
+	r.nd.prefix_flags = UST_ND_PREFIX_ONLINK | UST_ND_PREFIX_AUTO;
+	r.nd.prefix_valid = 86400;
+	r.nd.prefix_preferred = 14400;
+	memcpy(r.nd.prefix, DST6, 8);
+	r.nd.has_mtu = true;
+	r.nd.mtu = 1500;
+	n = ust_icmp6_emit(m, sizeof(m), SRC6, DST6, &r);
+	UT_EQ(n, 16 + 8 + 32 + 8);
+	UT_EQ(ust_icmp6_parse(m, n, SRC6, DST6, 0, &p), UST_WIRE_OK);
+	UT_EQ(p.cur_hop_limit, 64);
+	UT_EQ(p.router_lifetime, 1800);
+	UT_EQ(p.reachable_ms, 30000);
+	UT_EQ(p.retrans_ms, 1000);
+	UT_ASSERT(p.nd.has_prefix && p.nd.has_mtu && p.nd.has_slla);
+	UT_EQ(p.nd.prefix_len, 64);
+	UT_EQ(p.nd.prefix_valid, 86400);
+	UT_EQ(p.nd.prefix_preferred, 14400);
+	UT_EQ(p.nd.mtu, 1500);
+	UT_EQ(memcmp(p.nd.prefix, DST6, 8), 0);
+	/* an option of length 0, one past the end, a wrong-sized LLA, a
+	 * prefix length above 128: malformed; an unknown option: skipped */
+	m[16 + 1] = 0;
+	UT_EQ(ust_icmp6_parse(m, n, SRC6, DST6, UST_WIRE_F_NO_CSUM, &p),
+	      UST_WIRE_EMALFORMED);
+	m[16 + 1] = 20;
+	UT_EQ(ust_icmp6_parse(m, n, SRC6, DST6, UST_WIRE_F_NO_CSUM, &p),
+	      UST_WIRE_EMALFORMED);
+	m[16 + 1] = 2;
+	UT_EQ(ust_icmp6_parse(m, n, SRC6, DST6, UST_WIRE_F_NO_CSUM, &p),
+	      UST_WIRE_EMALFORMED);
+	m[16 + 1] = 1;
+	m[24 + 2] = 129;
+	UT_EQ(ust_icmp6_parse(m, n, SRC6, DST6, UST_WIRE_F_NO_CSUM, &p),
+	      UST_WIRE_EMALFORMED);
+	m[24 + 2] = 64;
+	m[16] = 99;
+	UT_EQ(ust_icmp6_parse(m, n, SRC6, DST6, UST_WIRE_F_NO_CSUM, &p),
+	      UST_WIRE_OK);
+	UT_ASSERT(!p.nd.has_slla && p.nd.has_prefix);
+	/* an option cut by the message's end; an NS cut before its target */
+	UT_EQ(ust_icmp6_parse(m, 20, SRC6, DST6, UST_WIRE_F_NO_CSUM, &p),
+	      UST_WIRE_EMALFORMED);
+	m[0] = UST_ICMP6_ND_NS;
+	UT_EQ(ust_icmp6_parse(m, 23, SRC6, DST6, UST_WIRE_F_NO_CSUM, &p),
+	      UST_WIRE_ETRUNC);
+	return 0;
+}
+
 static const struct ut_case cases[] = {
 	{ "eth", test_eth },
 	{ "arp", test_arp },
@@ -746,6 +1112,10 @@ static const struct ut_case cases[] = {
 	{ "tcp_syn_roundtrip", test_tcp_syn_roundtrip },
 	{ "tcp_data_sack", test_tcp_data_sack },
 	{ "tcp_malformed", test_tcp_malformed },
+	{ "ipv6", test_ipv6 },
+	{ "ipv6_ext", test_ipv6_ext },
+	{ "icmp6", test_icmp6 },
+	{ "nd", test_nd },
 };
 
 int
