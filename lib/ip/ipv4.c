@@ -242,7 +242,7 @@ ipv4_loop_fix_csum(struct rte_mbuf *m)
 /* Stage @m (data at its Ethernet header, which has our source MAC) for
  * @dst by the route's kind: through ARP, broadcast, multicast, or into the
  * loopback queue. */
-static void
+static __rte_always_inline void
 ipv4_send_l2(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t dst,
 	     rte_be32_t nh, enum ust_route_kind kind)
 {
@@ -359,6 +359,7 @@ ust_ipv4_output_df(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
 		   bool df, uint8_t tos)
 {
 	struct ust_ipv4_repr ip;
+	struct ust_eth_repr eth;
 	enum ust_route_kind kind;
 	rte_be32_t nh;
 	uint8_t *p;
@@ -412,14 +413,10 @@ ust_ipv4_output_df(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t src,
 	ust_ipv4_emit(p + UST_ETH_HDR_LEN, UST_IPV4_HDR_LEN, &ip, wflags);
 	stk->mib[UST_MIB_IP_OUTREQUESTS]++;
 	stk->mib[UST_MIB_IPEXT_OUTOCTETS] += ip.total_len;
-	{
-		struct ust_eth_repr eth;
-
-		memset(&eth.dst, 0, sizeof(eth.dst));
-		eth.src = stk->netif.mac;
-		eth.ethertype = RTE_ETHER_TYPE_IPV4;
-		ust_eth_emit(p, UST_ETH_HDR_LEN, &eth);
-	}
+	memset(&eth.dst, 0, sizeof(eth.dst));
+	eth.src = stk->netif.mac;
+	eth.ethertype = RTE_ETHER_TYPE_IPV4;
+	ust_eth_emit(p, UST_ETH_HDR_LEN, &eth);
 	ipv4_send_l2(stk, m, dst, nh, kind);
 	return 0;
 }
