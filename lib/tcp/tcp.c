@@ -201,7 +201,14 @@ ust_tcp_init(struct ust_stack *stk)
 	stk->tcp = ts;
 	hp.entries = c->max_conns < 64 ? 64 : c->max_conns;
 	snprintf(name, sizeof(name), "ust_tcp_%p", (void *)stk);
+	/* the peer picks the keys (its address and port): with extendable
+	 * buckets a table below max_conns takes every one, where a plain
+	 * cuckoo table refuses a key whose two buckets crafted 4-tuples have
+	 * filled (the hash, CRC32C, is public), which would refuse that
+	 * client's connections */
+	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
 	ts->conns = rte_hash_create(&hp);
+	hp.extra_flag = 0;
 	hp.key_len = sizeof(uint32_t);
 	hp.entries = 1024;
 	snprintf(name, sizeof(name), "ust_tcpl_%p", (void *)stk);

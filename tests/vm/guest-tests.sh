@@ -27,6 +27,11 @@
 #   mq_out     ust-echo tcp-client on 2 lcores, 8 connections to the
 #              kernel's echo server: each on the stack its reply hashes
 #              to (no handoff)
+#   dumpcap    ust-echo TCP echo server with hugepages (the guest has
+#              them); dpdk-dumpcap (the host's binary, from the share: the
+#              guest has the same DPDK) attaches as a secondary process
+#              while the host pings and echoes over TCP; the pcapng file is
+#              read back on the host (issue 14's capture)
 # Exit status: the number of steps that failed here.
 set -u
 S=${UST_SHARE:?}
@@ -38,7 +43,7 @@ ADDR=198.18.0.2/24
 PEER=198.18.0.1
 STEPS=("$@")
 if [ ${#STEPS[@]} -eq 0 ]; then
-	STEPS=(ping_udp tcp_out tcp_in perf_rr zc_stream zc_rr table)
+	STEPS=(ping_udp tcp_out tcp_in perf_rr zc_stream zc_rr table dumpcap)
 	[ "${UST_NIC:-}" = virtio ] && STEPS+=(mq_in mq_out)
 fi
 FAILED=0
@@ -136,6 +141,39 @@ perf() {
 		> "$R/$name.app.log" 2>&1 || rc=$?
 	grep -E "^port|IOVA|^transactions|^latency|^bytes|^tx layout|^zero copy|^verify|^ust-perf: --zc|refused|error" \
 		"$R/$name.app.log"
+	return $rc
+}
+
+step_dumpcap() {
+	local pid cap i rc=0
+	[ -x "$S/bin/dpdk-dumpcap" ] || { echo "no dpdk-dumpcap in the share"; return 1; }
+	$ECHO $(eal dcap) -- --config "$CONF" --addr $ADDR --proto tcp --port 7 \
+		--json "$R/dumpcap.json" > "$R/dumpcap.app.log" 2>&1 &
+	pid=$!
+	wait_for serving "$R/dumpcap.app.log" $pid || return 1
+	if grep -q "warning" "$R/dumpcap.app.log"; then
+		echo "ust-echo warns:"; grep warning "$R/dumpcap.app.log"; rc=1
+	fi
+	"$S/bin/dpdk-dumpcap" --file-prefix=dcap -i 0 -w "$R/dumpcap.pcapng" -q \
+		> "$R/dumpcap.tool.log" 2>&1 &
+	cap=$!
+	# attached once it has written the file's section header
+	for i in $(seq 1 150); do
+		[ -s "$R/dumpcap.pcapng" ] && break
+		kill -0 $cap 2>/dev/null || break
+		sleep 0.2
+	done
+	if [ ! -s "$R/dumpcap.pcapng" ]; then
+		echo "dpdk-dumpcap did not start:"; cat "$R/dumpcap.tool.log"
+		kill -INT $cap 2>/dev/null; stop_wait $pid; return 1
+	fi
+	sleep 0.5
+	host_do dumpcap 120 || { echo "host: ping and TCP echo failed"; rc=1; }
+	sleep 0.5
+	kill -INT $cap
+	wait $cap || true
+	cat "$R/dumpcap.tool.log"
+	stop_wait $pid || { echo "ust-echo exited with $?"; rc=1; }
 	return $rc
 }
 

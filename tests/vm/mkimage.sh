@@ -28,7 +28,7 @@ MIRROR=${UST_VM_MIRROR:-http://deb.debian.org/debian}
 CACHE=${UST_VM_CACHE:-/var/cache/ustack-vm}
 PKGS="linux-image-amd64 kmod udev pciutils python3 dpdk librte-net-e1000-23
 librte-net-virtio23 librte-mempool-ring23 librte-cfgfile23 librte-hash23
-librte-pdump23 librte-pcapng23 librte-bpf23 libjansson4
+librte-pdump23 librte-pcapng23 librte-bpf23 librte-ip-frag23 libjansson4
 libnuma1 libfdt1 libbsd0 iproute2 procps"
 MODE=build
 case ${1:-} in

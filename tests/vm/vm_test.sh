@@ -30,6 +30,9 @@ TEST=vm_$NIC
 TAP=ustvm0
 SHARE=$WORK/share
 mkdir -p "$SHARE"
+# the guest runs the host's dpdk-dumpcap (the same DPDK is in its image)
+mkdir -p "$SHARE/bin"
+cp "$(command -v dpdk-dumpcap)" "$SHARE/bin/" 2>/dev/null || true
 require_root
 command -v qemu-system-x86_64 >/dev/null ||
 	fail "qemu-system-x86_64 is not installed: apt-get install qemu-system-x86 (devtools/ust-test.sh installs it)"
@@ -75,6 +78,26 @@ host_tcp_in() {
 		$((2 << 20)) 2026 &&
 	nsx "$PY" "$UST_SRC/tests/integration/tcp_peer.py" short 198.18.0.2 7 \
 		20 1000
+}
+host_dumpcap() {
+	nsx ping -c 3 -i 0.2 -W 2 198.18.0.2 &&
+	nsx "$PY" "$UST_SRC/tests/integration/tcp_peer.py" short 198.18.0.2 7 \
+		3 100
+}
+# the capture dpdk-dumpcap made in the guest: ARP, ICMP echo both ways, a
+# TCP handshake and data both ways, read back with tcpdump
+dumpcap_check() {
+	local f=$R/dumpcap.pcapng t=$WORK/dumpcap.txt
+	tcpdump -nn -r "$f" > "$t" 2>"$WORK/dumpcap.err" ||
+		{ cat "$WORK/dumpcap.err"; return 1; }
+	grep -Eq "ARP, (Request|Reply)" "$t" &&
+	grep -Eq "198\.18\.0\.1 > 198\.18\.0\.2: ICMP echo request" "$t" &&
+	grep -Eq "198\.18\.0\.2 > 198\.18\.0\.1: ICMP echo reply" "$t" &&
+	grep -Eq "198\.18\.0\.1\.[0-9]+ > 198\.18\.0\.2\.7: Flags \[S\]" "$t" &&
+	grep -Eq "198\.18\.0\.2\.7 > 198\.18\.0\.1\.[0-9]+: Flags \[S\.\]" "$t" &&
+	grep -Eq "198\.18\.0\.2\.7 > 198\.18\.0\.1\.[0-9]+: Flags \[P\.\].*length [1-9]" "$t" || {
+		echo "the capture lacks a kind of frame:"; head -40 "$t"; return 1; }
+	log "dumpcap: $(wc -l < "$t") frames captured in the guest, ARP, ICMP and TCP both ways"
 }
 host_mq_in() {
 	# 40 connections from the kernel's random source ports: both
@@ -126,7 +149,7 @@ log "guest run ended with status $vrc, $((t_end - t_start)) s since the start"
 
 # ---- the checks, step by step ----
 R=$SHARE/res
-DEFAULT_STEPS="ping_udp tcp_out tcp_in perf_rr zc_stream zc_rr table"
+DEFAULT_STEPS="ping_udp tcp_out tcp_in perf_rr zc_stream zc_rr table dumpcap"
 [ "$NIC" = virtio ] && DEFAULT_STEPS+=" mq_in mq_out"
 STEPS="${*:-$DEFAULT_STEPS}"
 FAILS=()
@@ -153,6 +176,7 @@ for s in ping_udp tcp_out tcp_in perf_rr zc_stream zc_rr mq_in mq_out; do
 	case " $STEPS " in *" $s "*) check "$s" res "$s" ;; esac
 done
 case " $STEPS " in *" table "*) check table true ;; esac
+case " $STEPS " in *" dumpcap "*) check dumpcap dumpcap_check ;; esac
 if [ -f "$R/table.log" ]; then
 	echo
 	sed -n '/^ust-perf tcp-rr against/,$p' "$R/table.log"
