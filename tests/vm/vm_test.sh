@@ -45,6 +45,23 @@ t_start=$(date +%s)
 	fail "no guest image: the bound-NIC tests cannot run"
 }
 log "guest image: $(tail -1 "$WORK/image.log") ($(($(date +%s) - t_start)) s)"
+# every shared library the apps (and the host's dpdk-dumpcap, which the
+# dumpcap step runs there) need is in the image: one missing (a new DPDK
+# library not added to mkimage.sh's PKGS) would fail every step with
+# "error while loading shared libraries"
+IMGDIR=$(tail -1 "$WORK/image.log")
+if command -v debugfs >/dev/null; then
+	have=$(for d in /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu; do
+		debugfs -R "ls -p $d" "$IMGDIR/rootfs.ext4" 2>/dev/null
+	done | tr '/' '\n' | sort -u)
+	missing=$(for b in "$UST_BUILD/apps/ust-echo" "$UST_BUILD/apps/ust-perf" \
+			 "$(command -v dpdk-dumpcap || true)"; do
+		[ -x "$b" ] && objdump -p "$b" | awk '/NEEDED/ {print $2}'
+	done | sort -u | while read -r l; do
+		grep -qx "$l" <<< "$have" || echo "$l"
+	done)
+	[ -z "$missing" ] || fail "the guest image lacks $(echo $missing): add their packages to tests/vm/mkimage.sh's PKGS"
+fi
 
 ns_create
 # virtio has two queue pairs (run.sh): its TAP has two queues too
