@@ -299,6 +299,9 @@ reasm_finish(struct ust_stack *stk, struct reasm_q *q,
 	}
 	ih = rte_pktmbuf_mtod(head, struct rte_ipv4_hdr *);
 	hlen = (uint32_t)(ih->version_ihl & 0xf) * 4;
+	/* the first fragment goes on as the datagram (or is dropped as one
+	 * received packet): no longer consumed */
+	stk->rx_consumed--;
 	if (hlen + q->end > IPV4_MAX_LEN) {
 		/* the first fragment's options make it longer than IPv4
 		 * allows (Linux's "oversized IP packet") */
@@ -315,8 +318,6 @@ reasm_finish(struct ust_stack *stk, struct reasm_q *q,
 	 * piece of it */
 	head->ol_flags &= ~RTE_MBUF_F_RX_L4_CKSUM_MASK;
 	reasm_q_free(stk, q);
-	/* the first fragment goes on as the datagram: no longer consumed */
-	stk->rx_consumed--;
 	stk->mib[UST_MIB_IP_REASMOKS]++;
 	/* (each piece was parsed and the lengths are ours: this holds) */
 	if (ust_ipv4_parse(ih, head->data_len, head->pkt_len,

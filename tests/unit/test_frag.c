@@ -249,6 +249,33 @@ test_reasm_largest(void)
 	make_udp(7, 65507, 6);
 	inject(stk, frag(10, 65512, 16, false), MS);
 	UT_EQ(drops(stk, UST_DROP_IP_FRAG_MALFORMED), 1);
+	/* each piece fits, but the first one's 40 bytes of options make the
+	 * whole longer than IPv4 allows: dropped once complete, as one
+	 * packet (teardown checks the frame accounting) */
+	{
+		struct rte_mbuf *m = frag(11, 0, 1480, true);
+		struct rte_ipv4_hdr *ih;
+		uint8_t *p;
+		uint32_t off;
+
+		/* 40 option bytes (NOPs) between the header and the data */
+		p = (uint8_t *)rte_pktmbuf_prepend(m, 40);
+		UT_ASSERT(p != NULL);
+		memmove(p, p + 40, 14 + 20);
+		ih = (struct rte_ipv4_hdr *)(p + 14);
+		memset(p + 14 + 20, 1, 40);
+		ih->version_ihl = 0x4f;
+		ih->total_length = rte_cpu_to_be_16(60 + 1480);
+		ih->hdr_checksum = 0;
+		ih->hdr_checksum = rte_ipv4_cksum(ih);
+		inject(stk, m, MS);
+		for (off = 1480; off + 1480 < 65512; off += 1480)
+			inject(stk, frag(11, off, 1480, true), MS);
+		inject(stk, frag(11, off, 65512 - off, false), MS);
+		UT_EQ(drops(stk, UST_DROP_IP_FRAG_MALFORMED), 2);
+		UT_EQ(mib(stk, UST_MIB_IP_REASMOKS), 1);
+		UT_EQ(ust_recv(stk, sd, dg, 100, 0), -EAGAIN);
+	}
 	UT_EQ(ust_close(stk, sd), 0);
 	return teardown(stk);
 }
