@@ -45,10 +45,10 @@
  *          goes out in fragments)
  *  FRAG    an IPv4 fragment from the peer: one of four datagrams (their
  *          IDs), UDP to the echo socket or TCP to the listener, offset
- *          and length in 8-byte units (or a few bytes off), MF, payload
- *          from the input (a first UDP piece without gets a header whose
- *          length is one or two pieces'); the reassembly rules, bounds
- *          and timeouts
+ *          and length in 8-byte units (or a few bytes off), MF, up to 64
+ *          payload bytes from the input (u8 count, then the bytes) (a first UDP piece without gets a header whose
+ *          length is one or two pieces'), 40 bytes of IP options or none;
+ *          the reassembly rules, bounds and timeouts
  *  END     the stack is destroyed there, with everything open
  *
  * After every operation: every frame in is consumed or dropped with exactly
@@ -484,6 +484,17 @@ tx_walk(void)
 		      ip.total_len);
 		l4 = p + UST_ETH_HDR_LEN + ip.hdr_len;
 		l4len = (uint32_t)ip.total_len - ip.hdr_len;
+		if (ust_ipv4_is_fragment(&ip)) {
+			/* a piece of a datagram above the MTU: no DF, 8-byte
+			 * pieces while more follow, within 65535 bytes (its
+			 * L4 header is checked by the reassembly tests) */
+			CHECK(!ip.df && ip.proto != IPPROTO_TCP,
+			      "a fragment with DF or of TCP");
+			CHECK(!ip.mf || (l4len & 7) == 0, "fragment of %u",
+			      l4len);
+			CHECK(ip.frag_off + l4len + ip.hdr_len <= 65535);
+			continue;
+		}
 		if (ip.proto == IPPROTO_UDP) {
 			CHECK(ust_udp_parse(l4, l4len, ip.src, ip.dst, 0,
 					    &u) == UST_WIRE_OK);
@@ -991,22 +1002,29 @@ op_frame(struct reader *r)
 static void
 op_frag(struct reader *r)
 {
-	static uint8_t f[UST_ETH_HDR_LEN + 20 + 2048];
+	static uint8_t f[UST_ETH_HDR_LEN + 60 + 2048];
 	uint8_t sel = rd_u8(r);
-	uint16_t off = rd_u16(r) % 8192, fl;
+	uint16_t raw = rd_u16(r), off = raw % 8192, fl;
+	/* the offset's top bit: 40 bytes of options (NOPs) in this piece's
+	 * header, which a first piece carries into the whole datagram */
+	uint32_t hl = (raw & 0x8000) ? 60 : 20;
 	uint32_t len = (uint32_t)(rd_u8(r) % 185) * 8 + (sel >> 5);
 	struct rte_ipv4_hdr *ih = (struct rte_ipv4_hdr *)(f + UST_ETH_HDR_LEN);
 	struct ust_eth_repr e;
 	size_t got, i;
-	const uint8_t *p = rd_bytes(r, RTE_MIN(len, (uint32_t)64), &got);
+	/* then how many payload bytes the input gives (at most 64; the rest
+	 * is a pattern), and those bytes */
+	uint32_t give = RTE_MIN((uint32_t)(rd_u8(r) % 65), len);
+	const uint8_t *p = rd_bytes(r, give, &got);
 
 	e.dst = ut_our_mac;
 	e.src = ut_peer_mac;
 	e.ethertype = RTE_ETHER_TYPE_IPV4;
 	ust_eth_emit(f, UST_ETH_HDR_LEN, &e);
 	memset(ih, 0, sizeof(*ih));
-	ih->version_ihl = 0x45;
-	ih->total_length = rte_cpu_to_be_16((uint16_t)(20 + len));
+	memset(ih + 1, 1, hl - 20);
+	ih->version_ihl = (uint8_t)(0x40 | hl / 4);
+	ih->total_length = rte_cpu_to_be_16((uint16_t)(hl + len));
 	ih->packet_id = rte_cpu_to_be_16((uint16_t)(0x4000 + (sel & 3)));
 	fl = off;
 	if (sel & 0x04)
@@ -1020,11 +1038,12 @@ op_frag(struct reader *r)
 	/* the input's bytes, then a pattern (a datagram's pieces agree when
 	 * the inputs have none) */
 	for (i = 0; i < len; i++)
-		f[UST_ETH_HDR_LEN + 20 + i] = i < got ? p[i] :
+		f[UST_ETH_HDR_LEN + hl + i] = i < got ? p[i] :
 			(uint8_t)(off * 8 + i);
 	if (off == 0 && len >= 8 && !(sel & 0x08) && got < 8) {
 		/* a UDP header to the echo socket, its length the input's */
-		struct rte_udp_hdr *uh = (struct rte_udp_hdr *)(ih + 1);
+		struct rte_udp_hdr *uh = (struct rte_udp_hdr *)
+			(f + UST_ETH_HDR_LEN + hl);
 
 		uh->src_port = RTE_BE16(4000);
 		uh->dst_port = RTE_BE16(7);
@@ -1032,7 +1051,7 @@ op_frag(struct reader *r)
 							   2 * len : len));
 		uh->dgram_cksum = 0;
 	}
-	inject(f, UST_ETH_HDR_LEN + 20 + len, 0, 0);
+	inject(f, UST_ETH_HDR_LEN + hl + len, 0, 0);
 }
 
 static void

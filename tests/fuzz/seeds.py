@@ -191,7 +191,7 @@ FR_MF, FR_TCP, FR_TWO = 0x04, 0x08, 0x10
 
 
 def op_frag(sel, off8, len8, data=b""):
-    return struct.pack("<BBHB", OP_FRAG, sel, off8, len8) + data
+    return struct.pack("<BBHBB", OP_FRAG, sel, off8, len8, len(data)) + data
 
 
 MSS = 1448  # the set-up connections' MSS with timestamps
@@ -230,6 +230,9 @@ seeds["frag_udp"] = bytes([0]) + op_frag(FR_MF | FR_TWO, 0, 184) + op_frag(FR_TW
 seeds["frag_overlap"] = bytes([0]) + op_frag(FR_MF | 1, 0, 184) + op_frag(FR_MF | 1, 100, 184) + op_frag(1, 184, 10) + op_frag(FR_MF | 1, 0, 184) + op_frag(FR_MF | 1, 0, 184)
 seeds["frag_tcp"] = bytes([0]) + op_frag(FR_MF | FR_TCP | 2, 0, 4) + op_frag(FR_TCP | 2, 4, 4) + op_frag(FR_MF | 0x20 | 3, 0, 4)
 seeds["frag_many"] = bytes([0]) + b"".join(op_frag(FR_MF | 3, k, 1) for k in range(130)) + op_clock(31000)
+# the first piece with 40 bytes of options, the last ending at 65512: too
+# long once whole
+seeds["frag_oversize"] = bytes([0]) + op_frag(FR_MF | 2, 0x8000, 184) + b"".join(op_frag(FR_MF | 2, 184 * k, 184) for k in range(1, 44)) + op_frag(2, 184 * 44, 93)
 seeds["frag_timeout"] = bytes([0]) + op_frag(FR_MF, 0, 100) + op_frag(FR_MF | 1, 300, 100) + op_clock(29000) + op_frag(1, 400, 1) + op_clock(2000)
 for name, s in seeds.items():
     open(os.path.join(out, name), "wb").write(s)
