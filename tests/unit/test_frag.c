@@ -30,7 +30,7 @@ static struct rte_mempool *pool;
 static struct ut_netif nif;
 
 /* the datagram being cut: IPv4 header, UDP header, payload */
-static uint8_t dg[65536];
+static uint8_t dg[65536 + 128]; /* (pieces past 65535 are cut from it too) */
 
 static uint64_t
 mib(struct ust_stack *stk, enum ust_mib c)

@@ -790,7 +790,8 @@ static size_t
 build_ext(uint8_t *b, const uint8_t *ext, size_t elen, uint8_t first)
 {
 	build_ipv6(b, first, (uint16_t)(elen + 8));
-	memcpy(b + 40, ext, elen);
+	if (elen > 0)
+		memcpy(b + 40, ext, elen);
 	memset(b + 40 + elen, 0, 8);
 	return 40 + elen + 8;
 }
