@@ -11,8 +11,8 @@
  * How it is called: the application's lcore calls ust_stack_poll() in its
  * loop. poll = flush (what the application sent since the last poll) +
  * the loopback queue and one RX burst through ust_eth_input() (lib/ip) +
- * the timers (ARP's and reassembly's when due, TCP's wheel) + flush (what the stack
- * answered: ARP replies, echo replies, ICMP errors, segments).
+ * the timers (ARP's and reassembly's when due, TCP's wheel) + flush (what
+ * the stack answered: ARP replies, echo replies, ICMP errors, segments).
  */
 
 #include <errno.h>
