@@ -104,6 +104,20 @@ expect "--discard: not an option of mode tcp-client" "$echo_bin" $A $cli --proto
 expect "--stream-out: not an option of mode tcp-client" "$echo_bin" $A $cli --proto tcp --stream-out "$work/o"
 expect "--flows: not an option of mode tcp-stream" "$echo_bin" $A $cli --proto tcp --bulk 5 --flows 2
 expect "--bulk: not an option of mode tcp-server" "$echo_bin" $A --proto tcp --bulk 5
+printf '[ip6]\naddr = fe80::1/64\n' >"$work/ll6.ini"
+printf '[ip6]\naddr = 2001:2::2/64\ngateway = 2001:3::1\n' >"$work/gw6.ini"
+expect "--addr6 2001:2::2: expected an IPv6 address/N" "$echo_bin" $A --addr6 2001:2::2
+expect "--addr6 2001:2::2/129: expected an IPv6 address/N" "$echo_bin" $A --addr6 2001:2::2/129
+expect "--addr6 fe80::5/64: a link-local address" "$echo_bin" $A --addr6 fe80::5/64
+expect "--addr6 ff02::1/64: a multicast address" "$echo_bin" $A --addr6 ff02::1/64
+expect "--addr6 ::1/128: the unspecified or loopback address" "$echo_bin" $A --addr6 ::1/128
+expect "--addr6 ::ffff:198.18.0.2/96: an IPv4-mapped address" "$echo_bin" $A --addr6 ::ffff:198.18.0.2/96
+expect "--gateway6 fe80::1: IPv6 is off" "$echo_bin" $A --gateway6 fe80::1
+expect "--gateway6 2001:3::1: off-link" "$echo_bin" $A --addr6 2001:2::2/64 --gateway6 2001:3::1
+expect "--gateway6 2001:2::2: our own address" "$echo_bin" $A --addr6 2001:2::2/64 --gateway6 2001:2::2
+expect "--gateway6 2001:2:::1: expected an IPv6 address" "$echo_bin" $A --addr6 2001:2::2/64 --gateway6 2001:2:::1
+expect "[ip6] addr: a link-local address" "$echo_bin" $A --config "$work/ll6.ini"
+expect "[ip6] gateway: off-link" "$echo_bin" $A --config "$work/gw6.ini"
 expect "--stream and --bulk exclude each other" "$echo_bin" $A $cli --proto tcp --bulk 5 --stream "$work/dup.ini"
 expect "--discard and --response exclude each other" "$echo_bin" $A --proto tcp --discard --response 5
 expect "--size 65508: UDP requests are 1-65507 bytes" "$echo_bin" $A $cli --size 65508

@@ -52,6 +52,35 @@ app_check_ip(const char *prog, const struct ust_config *cfg,
 	}
 }
 
+void
+app_set_ip6(const char *prog, struct ust_config *cfg, const char *addr6,
+	    const char *gw6)
+{
+	struct ust_ip6_conf *c = &cfg->stack.ip6;
+	const char *why;
+
+	if (addr6 != NULL) {
+		if (ust_parse_ipv6_prefix(addr6, c->addr, &c->prefix_len) != 0)
+			app_usage_error(prog, "--addr6 %s: expected an IPv6 "
+					"address/N", addr6);
+		why = ust_check_addr6(c->addr, c->prefix_len);
+		if (why != NULL)
+			app_usage_error(prog, "--addr6 %s: %s", addr6, why);
+		c->enable = true;
+	}
+	if (gw6 != NULL) {
+		if (ust_parse_ipv6(gw6, c->gateway) != 0)
+			app_usage_error(prog, "--gateway6 %s: expected an IPv6 "
+					"address", gw6);
+		if (!c->enable)
+			app_usage_error(prog, "--gateway6 %s: IPv6 is off "
+					"(no --addr6, no [ip6])", gw6);
+		why = ust_check_gateway6(c->gateway, c->addr, c->prefix_len);
+		if (why != NULL)
+			app_usage_error(prog, "--gateway6 %s: %s", gw6, why);
+	}
+}
+
 double
 app_parse_seconds(const char *prog, const char *flag, const char *v,
 		  double min, double max)

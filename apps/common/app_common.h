@@ -42,6 +42,10 @@ void app_usage_error(const char *prog, const char *fmt, ...)
  * broadcast, multicast, loopback, 0.0.0.0, prefix above /30; a gateway
  * off-link, ours or broadcast. Names the flag when one set it (@addr_arg,
  * @gw_arg: the flags' values, or NULL), else the configuration key. */
+/* --addr6 ADDR/N and --gateway6 ADDR (either NULL: not given) over @cfg:
+ * IPv6 on with that address; a bad one is a usage error (exit 2). */
+void app_set_ip6(const char *prog, struct ust_config *cfg, const char *addr6,
+		 const char *gw6);
 void app_check_ip(const char *prog, const struct ust_config *cfg,
 		  const char *addr_arg, const char *gw_arg);
 

@@ -33,6 +33,8 @@ struct opts {
 	const char *config;
 	const char *addr;
 	const char *gateway;
+	const char *addr6;
+	const char *gateway6;
 	const char *port_id;
 	const char *peer;
 	const char *json;

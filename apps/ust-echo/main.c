@@ -134,6 +134,12 @@ usage(void)
 "  --addr A.B.C.D/N       our address and prefix ([ip] addr); required\n"
 "                         unless the config file sets it\n"
 "  --gateway A.B.C.D      default gateway ([ip] gateway)\n"
+"  --addr6 ADDR/N         IPv6 on, with this global address and prefix\n"
+"                         ([ip6] addr; a link-local one is formed from the\n"
+"                         MAC): the stack answers ping6 and Neighbour\n"
+"                         Discovery; UDP and TCP stay IPv4 for now\n"
+"  --gateway6 ADDR        IPv6 default router ([ip6] gateway; else from\n"
+"                         router advertisements)\n"
 "  --port N               port served, or the server's (default: 7)\n"
 "  --port-id N            ethdev port ([port] id, default: 0)\n"
 "  --nb-cores N           stacks, 1-64, one a lcore ([port] queues;\n"
@@ -245,7 +251,7 @@ parse_num(const char *flag, const char *v, uint32_t min, uint32_t max)
 	return n;
 }
 
-enum { O_MODE = 256, O_PROTO, O_CONFIG, O_ADDR, O_GW, O_PORT,
+enum { O_MODE = 256, O_PROTO, O_CONFIG, O_ADDR, O_GW, O_ADDR6, O_GW6, O_PORT,
        O_PORTID, O_PEER, O_SIZE, O_FLOWS, O_DURATION, O_WARMUP,
        O_TIMEOUT, O_JSON, O_IDLE, O_IDLE_ADAPTIVE, O_STATS, O_LINGER,
        O_HELP, O_VERSION,
@@ -264,6 +270,8 @@ static const struct {
 	{ { "config", required_argument, NULL, O_CONFIG }, M_ALL },
 	{ { "addr", required_argument, NULL, O_ADDR }, M_ALL },
 	{ { "gateway", required_argument, NULL, O_GW }, M_ALL },
+	{ { "addr6", required_argument, NULL, O_ADDR6 }, M_ALL },
+	{ { "gateway6", required_argument, NULL, O_GW6 }, M_ALL },
 	{ { "port", required_argument, NULL, O_PORT }, M_ALL },
 	{ { "port-id", required_argument, NULL, O_PORTID }, M_ALL },
 	{ { "nb-cores", required_argument, NULL, O_NB_CORES }, M_ALL },
@@ -492,6 +500,12 @@ parse_opts(int argc, char **argv, struct opts *o)
 		case O_GW:
 			o->gateway = optarg;
 			break;
+		case O_ADDR6:
+			o->addr6 = optarg;
+			break;
+		case O_GW6:
+			o->gateway6 = optarg;
+			break;
 		case O_PORT:
 			o->port = parse_num("--port", optarg, 1, 65535);
 			break;
@@ -592,6 +606,7 @@ build_config(const struct opts *o, struct ust_config *cfg, rte_be32_t *peer)
 		app_usage_error(PROG, "--gateway %s: expected A.B.C.D",
 				o->gateway);
 	app_check_ip(PROG, cfg, o->addr, o->gateway);
+	app_set_ip6(PROG, cfg, o->addr6, o->gateway6);
 	if (o->port_id != NULL)
 		cfg->port.port_id = (uint16_t)parse_num("--port-id",
 			o->port_id, 0, RTE_MAX_ETHPORTS - 1);

@@ -513,6 +513,28 @@ port_reta_read(uint16_t port_id, uint16_t reta_size, struct ust_rss *out)
 }
 
 int
+ust_port_set_mc_addrs(uint16_t port_id, const struct rte_ether_addr *macs,
+		      unsigned int n)
+{
+	int rc;
+
+	if (n == 0)
+		return 0;
+	rc = rte_eth_dev_set_mc_addr_list(port_id,
+					  (struct rte_ether_addr *)(uintptr_t)
+					  macs, n);
+	if (rc == 0)
+		return 0;
+	/* no filter list (net_tap, net_memif, ...), or too short: all
+	 * multicast, which the stack filters itself (eth.c) */
+	rc = rte_eth_allmulticast_enable(port_id);
+	if (rc == 0 || rte_eth_allmulticast_get(port_id) == 1 ||
+	    rte_eth_promiscuous_get(port_id) == 1)
+		return 0;
+	return rc;
+}
+
+int
 ust_port_rss(uint16_t port_id, struct ust_rss *out)
 {
 	struct rte_eth_dev_info di;

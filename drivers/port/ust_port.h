@@ -136,6 +136,16 @@ int ust_port_netif(uint16_t port_id, uint16_t queue,
 /** Ask the PMD to free the mbufs of completed transmissions. */
 void ust_port_tx_cleanup(uint16_t port_id, uint16_t nb_queues);
 
+/**
+ * Receive the Ethernet multicast groups @p macs (@p n of them: what
+ * ust_stack_mc_addrs() lists) besides our unicast MAC:
+ * rte_eth_dev_set_mc_addr_list(), or all multicast where the PMD has no
+ * list (rte_eth_allmulticast_enable()). 0, or a negative errno when
+ * neither works (IPv6 Neighbour Discovery then needs [port] promisc).
+ */
+int ust_port_set_mc_addrs(uint16_t port_id, const struct rte_ether_addr *macs,
+			  unsigned int n);
+
 /** Stop and close a port. */
 void ust_port_close(uint16_t port_id);
 

@@ -29,6 +29,7 @@
 enum key_type {
 	K_U8, K_U16, K_U32, K_BOOL, K_PREFIX, K_IPV4_OPT, K_SCHEDULE,
 	K_RELEASE, K_MEM, K_EPHEMERAL, K_STATIC_ARP, K_CC, K_TX_LAYOUT,
+	K_IPV6_PREFIX, K_IPV6_OPT,
 };
 
 struct key {
@@ -59,6 +60,12 @@ static const struct key keys[] = {
 	{ "ip", "ttl", K_U8, OFF(stack.ttl), 1, 255 },
 	{ "ip", "accept_source_route", K_BOOL, OFF(stack.accept_source_route),
 	  0, 1 },
+	{ "ip6", "enable", K_BOOL, OFF(stack.ip6.enable), 0, 1 },
+	{ "ip6", "addr", K_IPV6_PREFIX, 0, 0, 0 },
+	{ "ip6", "gateway", K_IPV6_OPT, OFF(stack.ip6.gateway), 0, 0 },
+	{ "ip6", "hop_limit", K_U8, OFF(stack.ip6.hop_limit), 1, 255 },
+	{ "ip6", "dad_transmits", K_U8, OFF(stack.ip6.dad_transmits), 0, 10 },
+	{ "ip6", "accept_ra", K_BOOL, OFF(stack.ip6.accept_ra), 0, 1 },
 	{ "stack", "rx_burst", K_U16, OFF(stack.rx_burst), 1, 64 },
 	{ "stack", "tx_stage", K_U16, OFF(stack.tx_stage), 64, 16384 },
 	{ "stack", "max_sockets", K_U32, OFF(stack.max_sockets), 1,
@@ -302,6 +309,86 @@ ust_parse_ipv4_prefix(const char *s, rte_be32_t *addr, uint8_t *prefix)
 }
 
 int
+ust_parse_ipv6(const char *s, uint8_t *addr)
+{
+	struct in6_addr a;
+
+	/* inet_pton takes exactly the RFC 4291 2.2 text forms: no blanks,
+	 * no zone, no prefix */
+	if (s == NULL || inet_pton(AF_INET6, s, &a) != 1)
+		return -1;
+	memcpy(addr, &a, sizeof(a));
+	return 0;
+}
+
+int
+ust_parse_ipv6_prefix(const char *s, uint8_t *addr, uint8_t *prefix)
+{
+	char buf[INET6_ADDRSTRLEN];
+	const char *slash;
+	uint32_t p;
+
+	if (s == NULL)
+		return -1;
+	slash = strchr(s, '/');
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, slash - s);
+	buf[slash - s] = '\0';
+	if (ust_parse_ipv6(buf, addr) != 0 ||
+	    ust_parse_u32(slash + 1, 1, 128, &p) != 0)
+		return -1;
+	*prefix = (uint8_t)p;
+	return 0;
+}
+
+const char *
+ust_check_addr6(const uint8_t *a, uint8_t prefix)
+{
+	static const uint8_t z[16];
+	static const uint8_t mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					    0xff, 0xff };
+
+	if (memcmp(a, z, 15) == 0 && (a[15] == 0 || a[15] == 1))
+		return "the unspecified or loopback address";
+	if (a[0] == 0xff)
+		return "a multicast address (ff00::/8)";
+	if (a[0] == 0xfe && (a[1] & 0xc0) == 0x80)
+		return "a link-local address (fe80::/10: the stack forms its "
+		       "own from the MAC)";
+	if (memcmp(a, mapped, sizeof(mapped)) == 0)
+		return "an IPv4-mapped address (::ffff:0:0/96)";
+	if (prefix == 0 || prefix > 128)
+		return "prefix length not 1-128";
+	return NULL;
+}
+
+const char *
+ust_check_gateway6(const uint8_t *gw, const uint8_t *addr, uint8_t prefix)
+{
+	static const uint8_t z[16];
+	uint8_t bytes = prefix / 8, bits = prefix % 8;
+	bool ll = gw[0] == 0xfe && (gw[1] & 0xc0) == 0x80;
+
+	if (memcmp(gw, z, 16) == 0)
+		return NULL; /* none */
+	if (gw[0] == 0xff)
+		return "a multicast address";
+	if (memcmp(gw, addr, 16) == 0)
+		return "our own address";
+	if (ll)
+		return NULL; /* routers advertise from link-local ones */
+	if (memcmp(addr, z, 16) == 0)
+		return "not link-local, and no [ip6] addr whose prefix holds "
+		       "it";
+	if (memcmp(gw, addr, bytes) != 0 || (bits != 0 &&
+	    ((gw[bytes] ^ addr[bytes]) & (uint8_t)(0xff00 >> bits)) != 0))
+		return "off-link (neither link-local nor in the address's "
+		       "prefix)";
+	return NULL;
+}
+
+int
 ust_parse_mac(const char *s, struct rte_ether_addr *mac)
 {
 	unsigned int b[6];
@@ -420,6 +507,27 @@ set_key(struct ust_config *cfg, const struct key *k, const char *val,
 		}
 		if (ust_parse_ipv4(val, (rte_be32_t *)(base + k->off)) != 0) {
 			*why = "expected A.B.C.D";
+			return -1;
+		}
+		return 0;
+	case K_IPV6_PREFIX:
+		if (*val == '\0') {
+			memset(cfg->stack.ip6.addr, 0, 16);
+			return 0;
+		}
+		if (ust_parse_ipv6_prefix(val, cfg->stack.ip6.addr,
+					  &cfg->stack.ip6.prefix_len) != 0) {
+			*why = "expected an IPv6 address/N";
+			return -1;
+		}
+		return 0;
+	case K_IPV6_OPT:
+		if (*val == '\0') {
+			memset(base + k->off, 0, 16);
+			return 0;
+		}
+		if (ust_parse_ipv6(val, base + k->off) != 0) {
+			*why = "expected an IPv6 address";
 			return -1;
 		}
 		return 0;
@@ -551,6 +659,12 @@ config_check(const struct ust_config *cfg, const char *path, char *err,
 	if (sc->addr != 0 && (why = ust_check_gateway(sc->gateway, sc->addr,
 						       sc->prefix_len)) != NULL)
 		return cfg_err(err, len, path, "ip", "gateway", "%s", why);
+	if (memcmp(sc->ip6.addr, (uint8_t[16]){ 0 }, 16) != 0 &&
+	    (why = ust_check_addr6(sc->ip6.addr, sc->ip6.prefix_len)) != NULL)
+		return cfg_err(err, len, path, "ip6", "addr", "%s", why);
+	if ((why = ust_check_gateway6(sc->ip6.gateway, sc->ip6.addr,
+				      sc->ip6.prefix_len)) != NULL)
+		return cfg_err(err, len, path, "ip6", "gateway", "%s", why);
 	if (sc->tcp.rto_min_ms > sc->tcp.rto_max_ms)
 		return cfg_err(err, len, path, "tcp", "rto_min_ms",
 			       "%u exceeds rto_max_ms %u", sc->tcp.rto_min_ms,
@@ -672,5 +786,9 @@ ust_config_load(struct ust_config *cfg, const char *path, char *err,
 	rte_cfgfile_close(f);
 	if (rc == 0)
 		rc = config_check(cfg, path, err, errlen);
+	/* a global address turns IPv6 on, wherever enable is */
+	if (rc == 0 && memcmp(cfg->stack.ip6.addr, (uint8_t[16]){ 0 },
+			      16) != 0)
+		cfg->stack.ip6.enable = true;
 	return rc;
 }

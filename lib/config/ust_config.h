@@ -64,7 +64,8 @@ void ust_config_defaults(struct ust_config *cfg);
  * UST_CONFIG_MAX_FILE, a section given twice, a value longer than
  * rte_cfgfile keeps (CFG_VALUE_LEN - 2 characters), an address that
  * ust_check_addr() or ust_check_gateway() refuses, rto_min_ms above
- * rto_max_ms.
+ * rto_max_ms, and IPv6 settings ust_check_addr6() or ust_check_gateway6()
+ * refuse. [ip6] addr turns IPv6 on as enable = 1 does.
  */
 int ust_config_load(struct ust_config *cfg, const char *path, char *err,
 		    size_t errlen);
@@ -101,6 +102,27 @@ const char *ust_check_addr(rte_be32_t addr, uint8_t prefix);
  */
 const char *ust_check_gateway(rte_be32_t gw, rte_be32_t addr,
 			      uint8_t prefix);
+
+/** An IPv6 address in RFC 4291 2.2 text form into 16 bytes; 0 or -1. */
+int ust_parse_ipv6(const char *s, uint8_t *addr);
+
+/** "ADDR/N" (N 1..128); 0 on success, -1 on error. */
+int ust_parse_ipv6_prefix(const char *s, uint8_t *addr, uint8_t *prefix);
+
+/**
+ * Why @p a/@p prefix cannot be our global IPv6 address (unspecified,
+ * loopback, multicast, link-local: the stack forms that one itself,
+ * IPv4-mapped), or NULL when it can.
+ */
+const char *ust_check_addr6(const uint8_t *a, uint8_t prefix);
+
+/**
+ * Why @p gw cannot be the IPv6 default router (multicast, our address,
+ * off-link: neither link-local nor in @p addr/@p prefix), or NULL when it
+ * can; all zero (none) is fine.
+ */
+const char *ust_check_gateway6(const uint8_t *gw, const uint8_t *addr,
+			       uint8_t prefix);
 
 /** "aa:bb:cc:dd:ee:ff"; 0 on success, -1 on error. */
 int ust_parse_mac(const char *s, struct rte_ether_addr *mac);

@@ -187,6 +187,7 @@ ust_truesize(const struct rte_mbuf *m)
  * once it has been handed over.
  */
 struct ust_ip_reasm;
+struct ust_ip6;
 
 struct ust_tx_owner {
 	uint32_t sd;
@@ -361,6 +362,9 @@ struct ust_stack {
 	 * datagram times out (UINT64_MAX: none held) */
 	struct ust_ip_reasm *reasm;
 	uint64_t reasm_next;
+	/* IPv6 (lib/ip/ipv6.c, nd.c, icmp6.c): its addresses, neighbour
+	 * cache, routers and protocol table; NULL with IPv6 off */
+	struct ust_ip6 *ip6;
 
 	/* descriptors; ctl_lock serialises socket creation and close with
 	 * telemetry, which reads sockets from another thread */

@@ -84,6 +84,33 @@ struct ust_frag_conf {
 				  *  65535 bytes at MTU 1500) */
 };
 
+/**
+ * IPv6 of a stack instance (lib/ip/ipv6.c, nd.c, icmp6.c). Off unless
+ * @p enable; on, the stack has a link-local address from its MAC (EUI-64,
+ * RFC 4291 2.5.1) and @p addr when it is set, each checked by duplicate
+ * address detection (RFC 4862 5.4) before it is used. Neighbour Discovery
+ * (RFC 4861) takes the neighbour cache's bounds and times from [arp]
+ * (entries, queue_len, pending_max, reachable_ms, retrans_ms, max_probes,
+ * gc_ms), as Linux's ndisc takes the neighbour core's.
+ */
+struct ust_ip6_conf {
+	bool enable;              /**< IPv6 on (false) */
+	uint8_t addr[16];         /**< a global address; all zero: link-local
+				   *  only */
+	uint8_t prefix_len;       /**< of @p addr's on-link prefix (64) */
+	uint8_t gateway[16];      /**< default router (a link-local or
+				   *  on-link address); zero: learned from
+				   *  router advertisements */
+	uint8_t hop_limit;        /**< of packets we send (64) */
+	uint8_t dad_transmits;    /**< DAD solicitations per address; 0: no
+				   *  DAD (1, as Linux's dad_transmits) */
+	bool accept_ra;           /**< learn a default router, on-link
+				   *  prefixes, MTU and ND times from router
+				   *  advertisements, after soliciting them
+				   *  (true, as Linux's accept_ra for a
+				   *  host) */
+};
+
 /** ICMP error rate limit: a token bucket, as net.ipv4.icmp_msgs_per_sec. */
 struct ust_icmp_conf {
 	uint32_t msgs_per_sec;   /**< tokens per second (1000) */
@@ -202,6 +229,7 @@ struct ust_stack_conf {
 	struct ust_arp_conf arp;
 	struct ust_icmp_conf icmp;
 	struct ust_frag_conf frag;
+	struct ust_ip6_conf ip6;
 	struct ust_mem_conf udp_mem; /**< UDP memory pool and buffer sizes */
 	struct ust_tcp_conf tcp;
 	struct ust_mem_conf tcp_mem; /**< TCP receive memory pool (tcp_mem) */
@@ -311,6 +339,39 @@ int ust_stack_arp_add_static(struct ust_stack *stk, rte_be32_t ip,
 /** Look up the MAC of @p ip in the cache; 0 when found and usable. */
 int ust_stack_arp_lookup(const struct ust_stack *stk, rte_be32_t ip,
 			 struct rte_ether_addr *mac);
+
+/** State of an IPv6 address of the stack (ust_stack_ip6_addr()). */
+enum ust_ip6_addr_state {
+	UST_IP6_TENTATIVE = 1, /**< duplicate address detection running */
+	UST_IP6_PREFERRED,     /**< in use */
+	UST_IP6_DUPLICATE,     /**< another node has it: never used */
+};
+
+/**
+ * The stack's IPv6 address @p idx (0: link-local, 1: the configured
+ * global one) into @p addr (16 bytes) and its prefix length into
+ * @p prefix_len (either may be NULL). Returns its enum ust_ip6_addr_state,
+ * or -ENOENT (IPv6 off, or no such address).
+ */
+int ust_stack_ip6_addr(const struct ust_stack *stk, unsigned int idx,
+		       uint8_t *addr, uint8_t *prefix_len);
+
+/**
+ * The Ethernet multicast addresses the stack must receive (IPv6's
+ * all-nodes group and the solicited-node group of each of its addresses,
+ * RFC 4861 7.2.1), for the port's filter (ust_port_set_mc_addrs()): up to
+ * @p max into @p macs; returns how many there are (0 with IPv6 off).
+ */
+unsigned int ust_stack_mc_addrs(const struct ust_stack *stk,
+				struct rte_ether_addr *macs,
+				unsigned int max);
+
+/** Look up the MAC of IPv6 neighbour @p ip (16 bytes) in the cache; 0
+ * when found and usable, -ENOENT; the entry's state name ("REACHABLE",
+ * "STALE", "DELAY", "PROBE", "INCOMPLETE", "PERMANENT") in @p state when
+ * it is not NULL. */
+int ust_stack_nd_lookup(const struct ust_stack *stk, const uint8_t *ip,
+			struct rte_ether_addr *mac, const char **state);
 
 /** Nanoseconds from the TSC; what applications pass as now_ns. */
 uint64_t ust_clock_ns(void);

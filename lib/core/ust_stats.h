@@ -32,7 +32,10 @@ extern "C" {
 /*
  * X(group, ENUM_SUFFIX, "LinuxName")
  * Groups: Eth (ustack's own per-stack link counters), Arp (after
- * /proc/net/stat/arp_cache), Ip and IpExt, Icmp, Udp, Tcp, TcpExt, Group
+ * /proc/net/stat/arp_cache), Ip and IpExt, Icmp, Ip6 and Icmp6 (after
+ * /proc/net/snmp6: Ip6InReceives is Ip6.InReceives), Ndisc (after
+ * /proc/net/stat/ndisc_cache, with DadFailures and InConflicts, ustack's
+ * own), Udp, Tcp, TcpExt, Group
  * (sibling stacks, lib/group: frames handed to the stack that owns their
  * flow, and ARP frames copied to the siblings). A frame handed over is
  * consumed on the stack that sent it (HandoffOut) and counts again in the
@@ -95,6 +98,54 @@ extern "C" {
 	X(Icmp, ICMP_OUTRATELIMITGLOBAL, "OutRateLimitGlobal") \
 	X(Icmp, ICMP_OUTDESTUNREACHS, "OutDestUnreachs") \
 	X(Icmp, ICMP_OUTECHOREPS, "OutEchoReps") \
+	X(Ip6, IP6_INRECEIVES, "InReceives") \
+	X(Ip6, IP6_INHDRERRORS, "InHdrErrors") \
+	X(Ip6, IP6_INADDRERRORS, "InAddrErrors") \
+	X(Ip6, IP6_INUNKNOWNPROTOS, "InUnknownProtos") \
+	X(Ip6, IP6_INTRUNCATEDPKTS, "InTruncatedPkts") \
+	X(Ip6, IP6_INDISCARDS, "InDiscards") \
+	X(Ip6, IP6_INDELIVERS, "InDelivers") \
+	X(Ip6, IP6_OUTREQUESTS, "OutRequests") \
+	X(Ip6, IP6_OUTDISCARDS, "OutDiscards") \
+	X(Ip6, IP6_OUTNOROUTES, "OutNoRoutes") \
+	X(Ip6, IP6_REASMREQDS, "ReasmReqds") \
+	X(Ip6, IP6_REASMFAILS, "ReasmFails") \
+	X(Ip6, IP6_FRAGFAILS, "FragFails") \
+	X(Ip6, IP6_INMCASTPKTS, "InMcastPkts") \
+	X(Ip6, IP6_OUTMCASTPKTS, "OutMcastPkts") \
+	X(Ip6, IP6_INOCTETS, "InOctets") \
+	X(Ip6, IP6_OUTOCTETS, "OutOctets") \
+	X(Icmp6, ICMP6_INMSGS, "InMsgs") \
+	X(Icmp6, ICMP6_INERRORS, "InErrors") \
+	X(Icmp6, ICMP6_OUTMSGS, "OutMsgs") \
+	X(Icmp6, ICMP6_OUTERRORS, "OutErrors") \
+	X(Icmp6, ICMP6_INCSUMERRORS, "InCsumErrors") \
+	X(Icmp6, ICMP6_OUTRATELIMITHOST, "OutRateLimitHost") \
+	X(Icmp6, ICMP6_INDESTUNREACHS, "InDestUnreachs") \
+	X(Icmp6, ICMP6_INPKTTOOBIGS, "InPktTooBigs") \
+	X(Icmp6, ICMP6_INTIMEEXCDS, "InTimeExcds") \
+	X(Icmp6, ICMP6_INPARMPROBLEMS, "InParmProblems") \
+	X(Icmp6, ICMP6_INECHOS, "InEchos") \
+	X(Icmp6, ICMP6_INECHOREPLIES, "InEchoReplies") \
+	X(Icmp6, ICMP6_INROUTERSOLICITS, "InRouterSolicits") \
+	X(Icmp6, ICMP6_INROUTERADVERTISEMENTS, "InRouterAdvertisements") \
+	X(Icmp6, ICMP6_INNEIGHBORSOLICITS, "InNeighborSolicits") \
+	X(Icmp6, ICMP6_INNEIGHBORADVERTISEMENTS, "InNeighborAdvertisements") \
+	X(Icmp6, ICMP6_INREDIRECTS, "InRedirects") \
+	X(Icmp6, ICMP6_OUTDESTUNREACHS, "OutDestUnreachs") \
+	X(Icmp6, ICMP6_OUTTIMEEXCDS, "OutTimeExcds") \
+	X(Icmp6, ICMP6_OUTPARMPROBLEMS, "OutParmProblems") \
+	X(Icmp6, ICMP6_OUTECHOREPLIES, "OutEchoReplies") \
+	X(Icmp6, ICMP6_OUTROUTERSOLICITS, "OutRouterSolicits") \
+	X(Icmp6, ICMP6_OUTNEIGHBORSOLICITS, "OutNeighborSolicits") \
+	X(Icmp6, ICMP6_OUTNEIGHBORADVERTISEMENTS, "OutNeighborAdvertisements") \
+	X(Ndisc, NDISC_ALLOCS, "Allocs") \
+	X(Ndisc, NDISC_DESTROYS, "Destroys") \
+	X(Ndisc, NDISC_RESFAILED, "ResFailed") \
+	X(Ndisc, NDISC_UNRESOLVEDDISCARDS, "UnresolvedDiscards") \
+	X(Ndisc, NDISC_TABLEFULLS, "TableFulls") \
+	X(Ndisc, NDISC_DADFAILURES, "DadFailures") \
+	X(Ndisc, NDISC_INCONFLICTS, "InConflicts") \
 	X(Udp, UDP_INDATAGRAMS, "InDatagrams") \
 	X(Udp, UDP_NOPORTS, "NoPorts") \
 	X(Udp, UDP_INERRORS, "InErrors") \
@@ -212,6 +263,13 @@ enum ust_mib {
 	X(IP_FRAG_TOO_MANY, "IP_FRAG_TOO_MANY", RX) \
 	X(IP_FRAG_NOMEM, "IP_FRAG_NOMEM", RX) \
 	X(IP_SOURCE_ROUTE, "IP_SOURCE_ROUTE", RX) \
+	X(IPV6DISABLED, "IPV6DISABLED", RX) \
+	X(IPV6_BAD_EXTHDR, "IPV6_BAD_EXTHDR", RX) \
+	X(IPV6_FRAG_UNSUPPORTED, "IPV6_FRAG_UNSUPPORTED", RX) \
+	X(IPV6_NDISC_HOP_LIMIT, "IPV6_NDISC_HOP_LIMIT", RX) \
+	X(IPV6_NDISC_BAD_CODE, "IPV6_NDISC_BAD_CODE", RX) \
+	X(IPV6_NDISC_BAD_OPTIONS, "IPV6_NDISC_BAD_OPTIONS", RX) \
+	X(IPV6_NDISC_NS_OTHERHOST, "IPV6_NDISC_NS_OTHERHOST", RX) \
 	X(ICMP_CSUM, "ICMP_CSUM", RX) \
 	X(ICMP_MALFORMED, "ICMP_MALFORMED", RX) \
 	X(UDP_CSUM, "UDP_CSUM", RX) \

@@ -260,6 +260,23 @@ ust_env_up(struct ust_env *env, char *err, size_t errlen)
 			}
 	}
 	env->stk = env->stks[0];
+	if (c->stack.ip6.enable) {
+		/* IPv6's groups (every stack of the port has the same
+		 * addresses, so the first one's list is the port's) */
+		struct rte_ether_addr mc[8];
+		unsigned int n = ust_stack_mc_addrs(env->stk, mc,
+						    RTE_DIM(mc));
+
+		rc = ust_port_set_mc_addrs(c->port.port_id, mc,
+					   RTE_MIN(n, RTE_DIM(mc)));
+		if (rc != 0) {
+			rc = env_err(err, errlen, "port %u: cannot receive "
+				     "IPv6's multicast groups: %s (set [port] "
+				     "promisc = 1)", c->port.port_id,
+				     rte_strerror(-rc));
+			goto fail;
+		}
+	}
 	env->mbuf_in_use_start = ust_env_in_use(env);
 	/* dpdk-dumpcap and dpdk-pdump are secondary processes: serve their
 	 * capture requests (frames copied into their own pool, never

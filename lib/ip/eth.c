@@ -4,7 +4,9 @@
 
 /*
  * Ethernet input: one chunk of a received burst (at most UST_MAX_BURST
- * frames), walked once. ARP frames go to ust_arp_input(); IPv4 packets to
+ * frames), walked once. ARP frames go to ust_arp_input(); IPv6 packets to
+ * ust_ipv6_input() (ipv6.c), or dropped as IPV6DISABLED on a stack with
+ * IPv6 off; IPv4 packets to
  * ust_ipv4_input(), which validates them, handles ICMP and hands each
  * packet to its protocol through the protocol table, except those of a
  * protocol that takes bursts (UDP, TCP): they come back here and go to it
@@ -33,9 +35,13 @@ eth_dst_accepted(const struct ust_stack *stk, const struct rte_ether_hdr *eh)
 	if (rte_is_broadcast_ether_addr(&eh->dst_addr))
 		return true;
 	/* IPv4 multicast MACs pass to the IP layer, which decides */
-	return eh->dst_addr.addr_bytes[0] == 0x01 &&
-	       eh->dst_addr.addr_bytes[1] == 0x00 &&
-	       eh->dst_addr.addr_bytes[2] == 0x5e;
+	if (eh->dst_addr.addr_bytes[0] == 0x01 &&
+	    eh->dst_addr.addr_bytes[1] == 0x00 &&
+	    eh->dst_addr.addr_bytes[2] == 0x5e)
+		return true;
+	/* IPv6: the groups we joined (all-nodes, solicited-node) */
+	return unlikely(eh->dst_addr.addr_bytes[0] == 0x33) &&
+	       ust_ip6_mac_joined(stk, &eh->dst_addr);
 }
 
 /* The packets of a chunk whose protocols take bursts (UDP and TCP), to
@@ -116,6 +122,14 @@ ust_eth_input(struct ust_stack *stk, struct rte_mbuf **pkts, uint16_t n)
 			 * back as the datagram) */
 			if (ust_ipv4_input(stk, &m, &ips[nu]) != 0)
 				burst[nu++] = m;
+			break;
+		case RTE_BE16(RTE_ETHER_TYPE_IPV6):
+			if (stk->ip6 == NULL) {
+				ust_drop(stk, m, UST_DROP_IPV6DISABLED);
+				break;
+			}
+			rte_pktmbuf_adj(m, UST_ETH_HDR_LEN);
+			ust_ipv6_input(stk, m);
 			break;
 		case RTE_BE16(RTE_ETHER_TYPE_ARP):
 			rte_pktmbuf_adj(m, UST_ETH_HDR_LEN);

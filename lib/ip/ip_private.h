@@ -156,6 +156,154 @@ void ust_icmp_send_error(struct ust_stack *stk, struct rte_mbuf *orig,
 			 const struct ust_ipv4_repr *ip, uint8_t type,
 			 uint8_t code);
 
+/* ---- IPv6, lib/ip/ipv6.c, nd.c, icmp6.c ---- */
+
+/* An IPv6 upper protocol (ust_ipv4_proto's counterpart): @input takes one
+ * packet, data at its upper-layer header, with the fixed header parsed in
+ * @ip6 (the extension headers were walked and removed). */
+struct ust_ipv6_proto {
+	void (*input)(struct ust_stack *stk, struct rte_mbuf *m,
+		      const struct ust_ipv6_repr *ip6);
+};
+
+/* Register what takes IPv6 next header @nh; 0, -EINVAL (no handler, IPv6
+ * off, or ICMPv6, which lib/ip handles itself), -EEXIST. */
+int ust_ipv6_register(struct ust_stack *stk, uint8_t nh,
+		      const struct ust_ipv6_proto *p);
+
+/* Our addresses: [UST_IP6_LL] from the MAC, [UST_IP6_GLOBAL] configured */
+#define UST_IP6_LL 0
+#define UST_IP6_GLOBAL 1
+#define UST_IP6_NADDR 2
+
+struct ust_ip6_addr {
+	uint8_t a[UST_IPV6_ADDR_LEN];
+	uint8_t prefix_len;
+	uint8_t state;       /* enum ust_ip6_addr_state; 0: unused */
+	uint8_t dad_left;    /* DAD solicitations still to send */
+	uint64_t dad_next;   /* when the next goes (or DAD ends) */
+};
+
+/* Neighbour cache entry states (RFC 4861 7.3.2) */
+enum ust_nd_state {
+	UST_ND_FREE = 0,
+	UST_ND_INCOMPLETE,  /* resolving: multicast NS, packets wait */
+	UST_ND_REACHABLE,   /* confirmed within ReachableTime */
+	UST_ND_STALE,       /* usable, unconfirmed: the next use delays */
+	UST_ND_DELAY,       /* used while STALE: probes in 5 s unless
+			     * confirmed */
+	UST_ND_PROBE,       /* unicast NS outstanding, still used */
+	UST_ND_PERMANENT,
+};
+
+struct ust_nd_entry {
+	uint8_t ip[UST_IPV6_ADDR_LEN];
+	uint8_t state;
+	uint8_t probes;
+	uint8_t needed;      /* our output used it (eviction class) */
+	uint8_t is_router;
+	struct rte_ether_addr mac;
+	uint64_t confirmed;
+	uint64_t used;
+	uint64_t next_probe; /* INCOMPLETE, PROBE: next NS; DELAY: PROBE */
+	struct ust_pktq pending;
+	uint32_t next_free;
+};
+
+/* An on-link prefix learned from a router advertisement (RFC 4861 6.3.4) */
+#define UST_IP6_MAX_PREFIXES 8
+struct ust_ip6_prefix {
+	uint8_t p[UST_IPV6_ADDR_LEN];
+	uint8_t len;         /* 0: slot unused */
+	uint64_t expires;
+};
+
+struct ust_ip6 {
+	struct ust_ip6_addr addr[UST_IP6_NADDR];
+	uint16_t mtu;             /* link MTU (an RA may lower it) */
+	uint8_t hop_limit;
+	/* the default router: configured (never expires) or from an RA */
+	bool has_router;
+	uint8_t router[UST_IPV6_ADDR_LEN];
+	uint64_t router_expires;
+	struct ust_ip6_prefix prefixes[UST_IP6_MAX_PREFIXES];
+	uint32_t reachable_ms;    /* ND times: [arp]'s, or an RA's */
+	uint32_t retrans_ms;
+	uint8_t rs_left;          /* router solicitations still to send */
+	uint64_t rs_next;
+	uint64_t next_tick;       /* ND timers, every 100 ms */
+	/* the neighbour cache: hash of address -> index into e[] */
+	struct rte_hash *h;
+	struct ust_nd_entry *e;
+	uint32_t cap;
+	uint32_t count;
+	uint32_t free_head;
+	uint32_t pending;         /* mbufs on all pending queues */
+	uint32_t incomplete;
+	uint32_t hit_idx;         /* last next hop resolved (UINT32_MAX:
+				   * none) */
+	/* ICMPv6 error rate limit (RFC 4443 2.4 f), as ICMP's */
+	uint64_t icmp_tokens_ns;
+	uint64_t icmp_last;
+	const struct ust_ipv6_proto *protos[256];
+};
+
+int ust_ip6_init(struct ust_stack *stk);
+void ust_ip6_fini(struct ust_stack *stk);
+/* Due at ip6->next_tick: DAD, router solicitation, the neighbour cache's
+ * retries and aging, router and prefix lifetimes. */
+void ust_ip6_timers(struct ust_stack *stk);
+uint64_t ust_ip6_next_deadline(const struct ust_stack *stk);
+
+/* The Ethernet destination of our IPv6 groups: true when @mac is the
+ * all-nodes group's or one of our solicited-node groups' (33:33:...). */
+bool ust_ip6_mac_joined(const struct ust_stack *stk,
+			const struct rte_ether_addr *mac);
+
+/* One received IPv6 packet, data at its fixed header: validated, its
+ * extension headers walked, and delivered or dropped; always consumed. */
+void ust_ipv6_input(struct ust_stack *stk, struct rte_mbuf *m);
+
+/*
+ * Prepend the IPv6 header (next header @nh, hop limit @hops, or the
+ * stack's with 0) and Ethernet to @m, data at its upper-layer header, and
+ * send it: multicast to its group's MAC, to ourselves through the
+ * loopback queue, unicast through Neighbour Discovery. @src NULL: the
+ * source for @dst (RFC 6724 in short: link-local for link-local and
+ * link-scope multicast destinations, else the global address). Consumes
+ * @m. 0, -ENETUNREACH (Ip6OutNoRoutes), -EADDRNOTAVAIL (no usable
+ * source), -EMSGSIZE (above the MTU: IPv6 fragments are not sent yet).
+ */
+int ust_ipv6_output(struct ust_stack *stk, struct rte_mbuf *m,
+		    const uint8_t *src, const uint8_t *dst, uint8_t nh,
+		    uint8_t hops, uint64_t l4_ol_flags);
+
+/* Our address @a: its index, or -1; with @usable only PREFERRED ones. */
+int ust_ip6_our_addr(const struct ust_stack *stk, const uint8_t *a,
+		     bool usable);
+/* The source address for @dst, or NULL when none is usable. */
+const uint8_t *ust_ip6_select_src(const struct ust_stack *stk,
+				  const uint8_t *dst);
+
+/* Neighbour Discovery (nd.c): NS, NA, RS, RA, redirect (@m at the ICMPv6
+ * header, @ip6 the fixed header, @ic parsed); consumes @m. */
+void ust_nd_input(struct ust_stack *stk, struct rte_mbuf *m,
+		  const struct ust_ipv6_repr *ip6,
+		  const struct ust_icmp6_repr *ic);
+/* Send @m (Ethernet header prepended, destination MAC unknown) to
+ * neighbour @nh: as ust_arp_output(). Consumes @m. */
+void ust_nd_output(struct ust_stack *stk, struct rte_mbuf *m,
+		   const uint8_t *nh);
+
+/* ICMPv6 (icmp6.c): @m at the ICMPv6 header, @len its bytes. */
+void ust_icmp6_input(struct ust_stack *stk, struct rte_mbuf *m,
+		     const struct ust_ipv6_repr *ip6, uint32_t len);
+/* An ICMPv6 error about @orig (data at its IPv6 header), with RFC 4443
+ * 2.4's rules and the rate limit; does not consume @orig. */
+void ust_icmp6_send_error(struct ust_stack *stk, struct rte_mbuf *orig,
+			  const struct ust_ipv6_repr *ip6, uint8_t type,
+			  uint8_t code, uint32_t param);
+
 /* "ustack.ip" (registered in ip.c; see UST_LOG_TO()) */
 extern int ust_ip_logtype;
 #define IP_LOG(level, fmt, ...) \

@@ -67,6 +67,10 @@ ust_stack_conf_defaults(struct ust_stack_conf *c)
 	c->frag.mem_max = 4u << 20;
 	c->frag.timeout_ms = 30000;
 	c->frag.max_frags = 128;
+	c->ip6.prefix_len = 64;
+	c->ip6.hop_limit = 64;
+	c->ip6.dad_transmits = 1;
+	c->ip6.accept_ra = true;
 	c->icmp.msgs_per_sec = 1000;
 	c->icmp.burst = 50;
 	ust_mem_conf_defaults(&c->udp_mem);
@@ -140,6 +144,10 @@ stack_conf_check(const struct ust_stack_conf *c)
 	if (c->frag.max_datagrams == 0 || c->frag.mem_max == 0 ||
 	    c->frag.timeout_ms == 0 || c->frag.max_frags == 0)
 		return -EINVAL;
+	if (c->ip6.enable && (c->ip6.prefix_len == 0 ||
+	    c->ip6.prefix_len > 128 || c->ip6.hop_limit == 0 ||
+	    c->netif.mtu < 1280))
+		return -EINVAL; /* (RFC 8200 5: a link for IPv6 has 1280) */
 	if (c->netif.mtu < 68 ||
 	    !rte_is_valid_assigned_ether_addr(&c->netif.mac))
 		return -EINVAL;
@@ -216,6 +224,8 @@ ust_stack_create(const struct ust_stack_conf *conf)
 	if (rc == 0)
 		rc = ust_ip_reasm_init(stk);
 	if (rc == 0)
+		rc = ust_ip6_init(stk);
+	if (rc == 0)
 		rc = ust_sock_table_init(stk);
 	if (rc == 0)
 		rc = ust_udp_init(stk);
@@ -263,6 +273,7 @@ ust_stack_destroy(struct ust_stack *stk)
 		stk->tx_n = 0;
 	}
 	ust_arp_fini(stk);
+	ust_ip6_fini(stk);
 	ust_ip_reasm_fini(stk);
 	ust_sock_table_fini(stk);
 	ust_tcp_fini(stk);
@@ -298,6 +309,8 @@ ust_stack_timers(struct ust_stack *stk, uint64_t now_ns)
 		ust_arp_timers(stk);
 	if (unlikely(now_ns >= stk->reasm_next))
 		ust_ip_reasm_timers(stk);
+	if (stk->ip6 != NULL && now_ns >= stk->ip6->next_tick)
+		ust_ip6_timers(stk);
 	ust_tcp_poll(stk);
 }
 
@@ -332,6 +345,7 @@ ust_stack_next_deadline(const struct ust_stack *stk)
 		return stk->now;
 	d = RTE_MIN(ust_tcp_next_deadline(stk), ust_arp_next_deadline(stk));
 	d = RTE_MIN(d, stk->reasm_next);
+	d = RTE_MIN(d, ust_ip6_next_deadline(stk));
 	return d < stk->now ? stk->now : d;
 }
 
@@ -373,6 +387,8 @@ ust_stack_poll(struct ust_stack *stk, uint64_t now_ns)
 		ust_arp_timers(stk);
 	if (unlikely(now_ns >= stk->reasm_next))
 		ust_ip_reasm_timers(stk);
+	if (stk->ip6 != NULL && now_ns >= stk->ip6->next_tick)
+		ust_ip6_timers(stk);
 	ust_tcp_poll(stk);
 	if (stk->tx_n > 0)
 		ust_stack_flush(stk);

@@ -263,8 +263,10 @@ ust_icmp6_emit(void *buf, size_t len, const uint8_t *src, const uint8_t *dst,
 		ust_st32_raw(q + 4, rte_cpu_to_be_32(r->nd.mtu));
 		q += ND_OPT_MTU_LEN;
 	}
-	if (r->data_len > 0)
-		memcpy(q, r->data, r->data_len);
+	/* (the data may already be in place: an error built around the
+	 * packet it quotes) */
+	if (r->data_len > 0 && r->data != q)
+		memmove(q, r->data, r->data_len);
 	ck = (uint16_t)~icmp6_sum(src, dst, p, total);
 	memcpy(p + 2, &ck, sizeof(ck)); /* in wire order already */
 	return total;

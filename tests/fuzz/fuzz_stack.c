@@ -474,6 +474,28 @@ tx_walk(void)
 					    &a) == UST_WIRE_OK);
 			continue;
 		}
+		if (eth.ethertype == RTE_ETHER_TYPE_IPV6) {
+			struct ust_ipv6_repr ip6;
+			struct ust_icmp6_repr ic6;
+
+			/* ICMPv6 and ND only: a whole packet within the MTU,
+			 * its checksum right */
+			CHECK(ust_ipv6_parse(p + UST_ETH_HDR_LEN,
+					     m->data_len - UST_ETH_HDR_LEN,
+					     m->data_len - UST_ETH_HDR_LEN,
+					     &ip6) == UST_WIRE_OK);
+			CHECK(UST_IPV6_HDR_LEN + ip6.payload_len ==
+			      m->data_len - UST_ETH_HDR_LEN &&
+			      m->data_len - UST_ETH_HDR_LEN <= nif.netif.mtu,
+			      "IPv6 length %u", ip6.payload_len);
+			CHECK(ip6.next_header == UST_IPV6_NH_ICMPV6);
+			CHECK(ust_icmp6_parse(p + UST_ETH_HDR_LEN +
+					      UST_IPV6_HDR_LEN,
+					      ip6.payload_len, ip6.src, ip6.dst,
+					      0, &ic6) == UST_WIRE_OK,
+			      "our ICMPv6 does not parse");
+			continue;
+		}
 		CHECK(eth.ethertype == RTE_ETHER_TYPE_IPV4, "type %#x",
 		      eth.ethertype);
 		CHECK(ust_ipv4_parse(p + UST_ETH_HDR_LEN,
@@ -765,6 +787,13 @@ tweak(struct ust_stack_conf *c)
 	c->tx_stage = 64; /* NETIF 0 backs TCP output up soon */
 	c->tcp.max_conns = 64;
 	c->tcp.max_syn_backlog = 8;
+	/* IPv6 on (2001:2::2, usable at once), so that frames of 0x86DD go
+	 * through ipv6.c, nd.c and icmp6.c */
+	c->ip6.enable = true;
+	memcpy(c->ip6.addr, (const uint8_t[16]){ 0x20, 0x01, 0, 2,
+		[15] = 2 }, 16);
+	c->ip6.prefix_len = 64;
+	c->ip6.dad_transmits = 0;
 	/* fewer retries than Linux's: an input's connections die of silence
 	 * in a few turns of the timer wheel */
 	c->tcp.syn_retries = 2;

@@ -111,6 +111,15 @@ def icmp6(typ, body, src=SRC6, dst=DST6):
 frames["icmp6_echo"] = b"\x33\x33\x00\x00\x00\x01" + eth[6:] + b"\x86\xdd" + ipv6(58, icmp6(128, struct.pack("!HH", 7, 1) + b"ping6"))
 frames["nd_ns"] = b"\x33\x33\xff\x00\x00\x02" + eth[6:] + b"\x86\xdd" + ipv6(58, icmp6(135, b"\0" * 4 + DST6 + b"\x01\x01" + eth[6:]))
 frames["ipv6_ext"] = b"\x33\x33\x00\x00\x00\x01" + eth[6:] + b"\x86\xdd" + ipv6(0, b"\x3c\x00\x01\x04\0\0\0\0" + b"\x2b\x00\x00\x00\0\0\0\0" + b"\x11\x00\x04\x00\0\0\0\0" + udp(b"six"))
+def ipv6_h(nh, payload, hlim, src=SRC6, dst=DST6):
+    return struct.pack("!IHBB", 6 << 28, len(payload), nh, hlim) + src + dst + payload
+
+
+LL6 = bytes.fromhex("fe800000000000000000000000000001")
+frames["icmp6_echo_unicast"] = eth + b"\x86\xdd" + ipv6(58, icmp6(128, struct.pack("!HH", 7, 2) + b"ping6" * 8))
+frames["nd_ns255"] = b"\x33\x33\xff\x00\x00\x02" + eth[6:] + b"\x86\xdd" + ipv6_h(58, icmp6(135, b"\0" * 4 + DST6 + b"\x01\x01" + eth[6:], dst=bytes.fromhex("ff0200000000000000000001ff000002")), 255, dst=bytes.fromhex("ff0200000000000000000001ff000002"))
+frames["nd_na255"] = eth + b"\x86\xdd" + ipv6_h(58, icmp6(136, b"\x60\0\0\0" + SRC6 + b"\x02\x01" + eth[6:]), 255)
+frames["nd_ra255"] = eth + b"\x86\xdd" + ipv6_h(58, icmp6(134, b"\x40\x00\x07\x08\0\0\0\0\0\0\0\0" + b"\x01\x01" + eth[6:] + b"\x05\x01\0\0\0\0\x05\x78" + b"\x03\x04\x40\xc0\0\0\x0e\x10\0\0\x0e\x10\0\0\0\0" + bytes.fromhex("20010002000700000000000000000000"), src=LL6), 255, src=LL6)
 frames["ipv6_frag"] = b"\x33\x33\x00\x00\x00\x01" + eth[6:] + b"\x86\xdd" + ipv6(44, b"\x11\x00\x00\x01\x12\x34\x56\x78" + udp(b"f" * 16))
 
 if target == "fuzz_wire":

@@ -1,0 +1,832 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * Copyright (c) 2026 the ustack authors
+ */
+
+/*
+ * IPv6, Neighbour Discovery and ICMPv6 (lib/ip/ipv6.c, nd.c, icmp6.c):
+ * packets in, packets out, a fake clock. Duplicate address detection and
+ * its failures; resolution (INCOMPLETE, a multicast NS, the NA that
+ * releases what waited), the state machine's timeouts (REACHABLE ->
+ * STALE -> DELAY -> PROBE -> gone); NS answered; every malformed ND
+ * message, extension header chain and address dropped under its reason,
+ * with the parameter problem RFC 8200 asks for; router advertisements
+ * (default router, on-link prefix, MTU); a flood of spoofed solicitations
+ * held to the table's bound. At teardown: frames in == consumed + RX
+ * drops, and every mbuf back in the pool.
+ */
+
+#include <string.h>
+
+#include <rte_ip.h>
+
+#include "ust_socket.h"
+#include "ust_stack.h"
+#include "ut.h"
+#include "ut_netif.h"
+
+#define MS (1000ull * 1000)
+#define SEC (1000ull * MS)
+
+static struct rte_mempool *pool;
+static struct ut_netif nif;
+
+static const uint8_t OUR6[16] = { 0x20, 0x01, 0, 2, 0, 0, 0, 0,
+				  0, 0, 0, 0, 0, 0, 0, 2 };
+static const uint8_t PEER6[16] = { 0x20, 0x01, 0, 2, 0, 0, 0, 0,
+				   0, 0, 0, 0, 0, 0, 0, 1 };
+static const uint8_t FAR6[16] = { 0x20, 0x01, 0, 2, 0, 9, 0, 0,
+				  0, 0, 0, 0, 0, 0, 0, 1 };
+static const uint8_t ROUTER_LL[16] = { 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+				       0, 0, 0, 0, 0, 0, 0, 0xfe };
+static const uint8_t ALL_NODES[16] = { 0xff, 2, 0, 0, 0, 0, 0, 0,
+				       0, 0, 0, 0, 0, 0, 0, 1 };
+static const uint8_t UNSPEC[16];
+
+static uint64_t
+drops(struct ust_stack *stk, enum ust_drop_reason r)
+{
+	struct ust_stats st;
+
+	ust_stack_stats_get(stk, &st);
+	return st.drop[r];
+}
+
+static uint64_t
+mib(struct ust_stack *stk, enum ust_mib c)
+{
+	struct ust_stats st;
+
+	ust_stack_stats_get(stk, &st);
+	return st.mib[c];
+}
+
+static void
+ip6_on(struct ust_stack_conf *c)
+{
+	c->ip6.enable = true;
+	memcpy(c->ip6.addr, OUR6, 16);
+	c->ip6.prefix_len = 64;
+}
+
+static void
+ip6_on_no_dad(struct ust_stack_conf *c)
+{
+	ip6_on(c);
+	c->ip6.dad_transmits = 0;
+	c->ip6.accept_ra = false;
+}
+
+/* An Ethernet + IPv6 frame to our MAC (or @dmac) with @l4len bytes of
+ * next header @nh. */
+static struct rte_mbuf *
+frame6(const struct rte_ether_addr *dmac, const uint8_t *src,
+       const uint8_t *dst, uint8_t nh, uint8_t hops, const void *l4,
+       uint16_t l4len)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(pool);
+	struct ust_ipv6_repr ip6;
+	struct ust_eth_repr e;
+	uint8_t *p;
+
+	if (m == NULL)
+		abort();
+	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)(14 + 40 + l4len));
+	if (p == NULL)
+		abort();
+	e.dst = dmac != NULL ? *dmac : ut_our_mac;
+	e.src = ut_peer_mac;
+	e.ethertype = RTE_ETHER_TYPE_IPV6;
+	ust_eth_emit(p, 14, &e);
+	memset(&ip6, 0, sizeof(ip6));
+	memcpy(ip6.src, src, 16);
+	memcpy(ip6.dst, dst, 16);
+	ip6.payload_len = l4len;
+	ip6.next_header = nh;
+	ip6.hop_limit = hops;
+	ust_ipv6_emit(p + 14, 40, &ip6);
+	memcpy(p + 54, l4, l4len);
+	return m;
+}
+
+static struct rte_mbuf *
+icmp6_frame(const struct rte_ether_addr *dmac, const uint8_t *src,
+	    const uint8_t *dst, uint8_t hops, const struct ust_icmp6_repr *ic)
+{
+	uint8_t buf[1500];
+	size_t n = ust_icmp6_emit(buf, sizeof(buf), src, dst, ic);
+
+	if (n == 0)
+		abort();
+	return frame6(dmac, src, dst, UST_IPV6_NH_ICMPV6, hops, buf,
+		      (uint16_t)n);
+}
+
+static struct rte_mbuf *
+echo_req(const uint8_t *src, const uint8_t *dst, uint16_t seq)
+{
+	static const uint8_t data[56] = "ustack ping6";
+	struct ust_icmp6_repr ic;
+
+	memset(&ic, 0, sizeof(ic));
+	ic.type = UST_ICMP6_ECHO_REQUEST;
+	ic.ident = 77;
+	ic.seq = seq;
+	ic.data = data;
+	ic.data_len = sizeof(data);
+	return icmp6_frame(NULL, src, dst, 64, &ic);
+}
+
+static struct rte_mbuf *
+nd_msg(uint8_t type, const uint8_t *src, const uint8_t *dst,
+       const uint8_t *target, uint8_t flags, bool lla)
+{
+	struct ust_icmp6_repr ic;
+	const struct rte_ether_addr *dmac = NULL;
+	struct rte_ether_addr mc;
+
+	memset(&ic, 0, sizeof(ic));
+	ic.type = type;
+	ic.flags = flags;
+	memcpy(ic.target, target, 16);
+	if (lla && type == UST_ICMP6_ND_NS) {
+		ic.nd.has_slla = true;
+		ic.nd.slla = ut_peer_mac;
+	} else if (lla) {
+		ic.nd.has_tlla = true;
+		ic.nd.tlla = ut_peer_mac;
+	}
+	if (dst[0] == 0xff) {
+		ust_ipv6_mcast_mac(dst, &mc);
+		dmac = &mc;
+	}
+	return icmp6_frame(dmac, src, dst, 255, &ic);
+}
+
+static void
+inject(struct ust_stack *stk, struct rte_mbuf *m, uint64_t now)
+{
+	ust_stack_input(stk, &m, 1, now);
+	ust_stack_flush(stk);
+}
+
+static void
+tick(struct ust_stack *stk, uint64_t now)
+{
+	ust_stack_timers(stk, now);
+	ust_stack_flush(stk);
+}
+
+/* The oldest TX frame if it is ICMPv6 (others before it are freed),
+ * parsed with its checksum verified; false when there is none. */
+static bool
+pop6(struct ust_ipv6_repr *ip6, struct ust_icmp6_repr *ic,
+     struct rte_ether_addr *dmac)
+{
+	struct rte_mbuf *m;
+
+	while ((m = ut_tx_pop(&nif)) != NULL) {
+		static uint8_t buf[2048];
+		const uint8_t *p;
+		struct ust_eth_repr e;
+
+		if (m->pkt_len > sizeof(buf)) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		p = rte_pktmbuf_read(m, 0, m->pkt_len, buf);
+		if (ust_eth_parse(p, m->pkt_len, &e) != UST_WIRE_OK ||
+		    e.ethertype != RTE_ETHER_TYPE_IPV6 ||
+		    ust_ipv6_parse(p + 14, m->pkt_len - 14, m->pkt_len - 14,
+				   ip6) != UST_WIRE_OK ||
+		    ip6->next_header != UST_IPV6_NH_ICMPV6) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (dmac != NULL)
+			*dmac = e.dst;
+		if (ust_icmp6_parse(p + 54, ip6->payload_len, ip6->src,
+				    ip6->dst, 0, ic) != UST_WIRE_OK) {
+			rte_pktmbuf_free(m);
+			return false;
+		}
+		/* the data would point into buf: keep what the tests read */
+		ic->data = NULL;
+		rte_pktmbuf_free(m);
+		return true;
+	}
+	return false;
+}
+
+static int
+teardown(struct ust_stack *stk)
+{
+	int rc = ut_check_conservation(stk);
+
+	ust_stack_destroy(stk);
+	ut_tx_drain(&nif);
+	if (ut_leak_check(pool) != 0)
+		rc = -1;
+	return rc;
+}
+
+
+/* A stack past DAD, the peer's NS answered (so the peer is STALE in the
+ * cache, learned). */
+static void
+ip6_on_ra(struct ust_stack_conf *c)
+{
+	ip6_on_no_dad(c);
+	c->ip6.accept_ra = true;
+}
+
+static struct ust_stack *
+ready_stack_conf(void (*tweak)(struct ust_stack_conf *))
+{
+	struct ust_stack *stk = ut_stack_create(&nif, pool, tweak);
+
+	if (stk == NULL)
+		return NULL;
+	tick(stk, 0);
+	ut_tx_drain(&nif);
+	return stk;
+}
+
+static struct ust_stack *
+ready_stack(void)
+{
+	return ready_stack_conf(ip6_on_no_dad);
+}
+
+static int
+test_dad(void)
+{
+	struct ust_stack *stk = ut_stack_create(&nif, pool, ip6_on);
+	struct ust_ipv6_repr ip6;
+	struct ust_icmp6_repr ic;
+	uint8_t a[16], ll[16], sn[16];
+	struct rte_ether_addr macs[8];
+	int n_ns = 0, n_rs = 0;
+
+	UT_ASSERT(stk != NULL);
+	UT_ASSERT(ust_stack_ip6_addr(stk, 0, ll, NULL) > 0);
+	UT_EQ(ll[0], 0xfe);
+	UT_EQ(ll[8], ut_our_mac.addr_bytes[0] ^ 2);
+	UT_EQ(ust_stack_ip6_addr(stk, 1, a, NULL), UST_IP6_TENTATIVE);
+	UT_ASSERT(memcmp(a, OUR6, 16) == 0);
+	/* all-nodes, and one solicited-node group: the test MAC's low 24
+	 * bits are OUR6's (00:00:02), so both addresses share it */
+	UT_EQ(ust_stack_mc_addrs(stk, macs, 8), 2);
+	UT_EQ(macs[1].addr_bytes[2], 0xff);
+	UT_EQ(macs[1].addr_bytes[5], 2);
+	tick(stk, 0);
+	/* one NS from :: to each address's solicited-node group, no SLLA */
+	while (pop6(&ip6, &ic, NULL)) {
+		UT_EQ(ic.type, UST_ICMP6_ND_NS);
+		UT_ASSERT(memcmp(ip6.src, UNSPEC, 16) == 0);
+		UT_EQ(ip6.hop_limit, 255);
+		ust_ipv6_solicited_node(ic.target, sn);
+		UT_ASSERT(memcmp(ip6.dst, sn, 16) == 0);
+		UT_ASSERT(!ic.nd.has_slla);
+		n_ns++;
+	}
+	UT_EQ(n_ns, 2);
+	/* tentative: an echo to it is not ours yet */
+	inject(stk, echo_req(PEER6, OUR6, 1), 10 * MS);
+	UT_EQ(drops(stk, UST_DROP_IP_INADDRERRORS), 1);
+	UT_ASSERT(!pop6(&ip6, &ic, NULL));
+	/* another node's DAD for our link-local: it is a duplicate */
+	inject(stk, nd_msg(UST_ICMP6_ND_NS, UNSPEC, sn, ll, 0, false),
+	       20 * MS);
+	UT_EQ(ust_stack_ip6_addr(stk, 0, NULL, NULL), UST_IP6_DUPLICATE);
+	tick(stk, 1100 * MS);
+	UT_EQ(ust_stack_ip6_addr(stk, 1, NULL, NULL), UST_IP6_PREFERRED);
+	UT_EQ(ust_stack_ip6_addr(stk, 0, NULL, NULL), UST_IP6_DUPLICATE);
+	UT_EQ(mib(stk, UST_MIB_NDISC_DADFAILURES), 1);
+	/* no link-local: no router solicitation (RFC 4861 6.3.7 wants one) */
+	while (pop6(&ip6, &ic, NULL))
+		n_rs += ic.type == UST_ICMP6_ND_RS;
+	UT_EQ(n_rs, 0);
+	/* the global address answers now */
+	inject(stk, nd_msg(UST_ICMP6_ND_NS, PEER6, OUR6, OUR6, 0, true),
+	       1200 * MS);
+	UT_ASSERT(pop6(&ip6, &ic, NULL));
+	UT_EQ(ic.type, UST_ICMP6_ND_NA);
+	UT_EQ(ic.flags, UST_ND_NA_SOLICITED | UST_ND_NA_OVERRIDE);
+	inject(stk, echo_req(PEER6, OUR6, 2), 1300 * MS);
+	UT_ASSERT(pop6(&ip6, &ic, NULL));
+	UT_EQ(ic.type, UST_ICMP6_ECHO_REPLY);
+	UT_EQ(ic.seq, 2);
+	UT_ASSERT(memcmp(ip6.src, OUR6, 16) == 0);
+	return teardown(stk);
+}
+
+static int
+test_dad_na(void)
+{
+	struct ust_stack *stk = ut_stack_create(&nif, pool, ip6_on);
+	struct ust_ipv6_repr ip6;
+	struct ust_icmp6_repr ic;
+	int n_rs = 0;
+
+	UT_ASSERT(stk != NULL);
+	tick(stk, 0);
+	ut_tx_drain(&nif);
+	/* someone answers for our global address while it is tentative */
+	inject(stk, nd_msg(UST_ICMP6_ND_NA, PEER6, ALL_NODES, OUR6,
+			   UST_ND_NA_OVERRIDE, true), 5 * MS);
+	UT_EQ(ust_stack_ip6_addr(stk, 1, NULL, NULL), UST_IP6_DUPLICATE);
+	tick(stk, 1100 * MS);
+	UT_EQ(ust_stack_ip6_addr(stk, 0, NULL, NULL), UST_IP6_PREFERRED);
+	/* the link-local one works: a router solicitation from it */
+	while (pop6(&ip6, &ic, NULL))
+		if (ic.type == UST_ICMP6_ND_RS) {
+			n_rs++;
+			UT_EQ(ip6.src[0], 0xfe);
+			UT_ASSERT(ic.nd.has_slla);
+		}
+	UT_EQ(n_rs, 1);
+	/* a duplicate takes nothing */
+	inject(stk, echo_req(PEER6, OUR6, 1), 1200 * MS);
+	UT_EQ(drops(stk, UST_DROP_IP_INADDRERRORS), 1);
+	return teardown(stk);
+}
+
+/* Resolution and the whole state machine, with the clock. */
+static int
+test_nd_states(void)
+{
+	struct ust_stack *stk = ready_stack();
+	struct ust_ipv6_repr ip6;
+	struct ust_icmp6_repr ic;
+	struct rte_ether_addr dmac, mc;
+	const char *state;
+	uint8_t sn[16];
+	uint64_t t = SEC;
+	int k;
+
+	UT_ASSERT(stk != NULL);
+	/* an echo from a peer we do not know: a multicast NS, the reply
+	 * waits */
+	inject(stk, echo_req(PEER6, OUR6, 1), t);
+	UT_ASSERT(pop6(&ip6, &ic, &dmac));
+	UT_EQ(ic.type, UST_ICMP6_ND_NS);
+	ust_ipv6_solicited_node(PEER6, sn);
+	UT_ASSERT(memcmp(ip6.dst, sn, 16) == 0);
+	ust_ipv6_mcast_mac(sn, &mc);
+	UT_ASSERT(rte_is_same_ether_addr(&dmac, &mc));
+	UT_ASSERT(memcmp(ic.target, PEER6, 16) == 0);
+	UT_ASSERT(ic.nd.has_slla);
+	UT_ASSERT(!pop6(&ip6, &ic, NULL));
+	UT_EQ(ust_stack_nd_lookup(stk, PEER6, NULL, &state), -ENOENT);
+	UT_ASSERT(strcmp(state, "INCOMPLETE") == 0);
+	/* the solicited NA releases the reply, to the peer's MAC */
+	inject(stk, nd_msg(UST_ICMP6_ND_NA, PEER6, OUR6, PEER6,
+			   UST_ND_NA_SOLICITED | UST_ND_NA_OVERRIDE, true), t);
+	UT_ASSERT(pop6(&ip6, &ic, &dmac));
+	UT_EQ(ic.type, UST_ICMP6_ECHO_REPLY);
+	UT_ASSERT(rte_is_same_ether_addr(&dmac, &ut_peer_mac));
+	UT_EQ(ust_stack_nd_lookup(stk, PEER6, NULL, &state), 0);
+	UT_ASSERT(strcmp(state, "REACHABLE") == 0);
+	/* an unsolicited NA without override and another MAC: kept, and
+	 * REACHABLE goes STALE (RFC 4861 7.2.5) */
+	{
+		struct rte_mbuf *m = nd_msg(UST_ICMP6_ND_NA, PEER6, OUR6,
+					    PEER6, 0, true);
+		uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+
+		/* TLLA at the NA's fixed part's end: 14 + 40 + 24 + 2 */
+		p[14 + 40 + 24 + 2 + 5] ^= 1;
+		/* fix the checksum: recompute over the edited message */
+		p[14 + 40 + 2] = 0;
+		p[14 + 40 + 3] = 0;
+		{
+			struct ust_icmp6_repr r;
+			uint8_t b[64];
+			size_t n;
+
+			UT_EQ(ust_icmp6_parse(p + 54, 32, PEER6, OUR6,
+					      UST_WIRE_F_NO_CSUM, &r), 0);
+			r.data_len = 0;
+			n = ust_icmp6_emit(b, sizeof(b), PEER6, OUR6, &r);
+			UT_EQ(n, 32);
+			memcpy(p + 54, b, n);
+		}
+		inject(stk, m, t);
+	}
+	UT_EQ(ust_stack_nd_lookup(stk, PEER6, &dmac, &state), 0);
+	UT_ASSERT(strcmp(state, "STALE") == 0);
+	UT_ASSERT(rte_is_same_ether_addr(&dmac, &ut_peer_mac));
+	/* used while STALE: DELAY, the frame goes at once */
+	t += SEC;
+	inject(stk, echo_req(PEER6, OUR6, 2), t);
+	UT_ASSERT(pop6(&ip6, &ic, &dmac));
+	UT_EQ(ic.type, UST_ICMP6_ECHO_REPLY);
+	ust_stack_nd_lookup(stk, PEER6, NULL, &state);
+	UT_ASSERT(strcmp(state, "DELAY") == 0);
+	/* 5 s later: PROBE, a unicast NS to the cached MAC */
+	tick(stk, t + 4900 * MS);
+	UT_ASSERT(!pop6(&ip6, &ic, NULL));
+	tick(stk, t + 5000 * MS);
+	UT_ASSERT(pop6(&ip6, &ic, &dmac));
+	UT_EQ(ic.type, UST_ICMP6_ND_NS);
+	UT_ASSERT(memcmp(ip6.dst, PEER6, 16) == 0);
+	UT_ASSERT(rte_is_same_ether_addr(&dmac, &ut_peer_mac));
+	ust_stack_nd_lookup(stk, PEER6, NULL, &state);
+	UT_ASSERT(strcmp(state, "PROBE") == 0);
+	/* no answer to max_probes (3): gone */
+	for (k = 1; k <= 3; k++)
+		tick(stk, t + 5000 * MS + (uint64_t)k * 1000 * MS + MS);
+	UT_EQ(ust_stack_nd_lookup(stk, PEER6, NULL, NULL), -ENOENT);
+	UT_EQ(mib(stk, UST_MIB_NDISC_RESFAILED), 1);
+	ut_tx_drain(&nif);
+	/* resolved again, then REACHABLE times out to STALE by itself */
+	t += 20 * SEC;
+	inject(stk, echo_req(PEER6, OUR6, 3), t);
+	inject(stk, nd_msg(UST_ICMP6_ND_NA, PEER6, OUR6, PEER6,
+			   UST_ND_NA_SOLICITED, true), t);
+	tick(stk, t + 31 * SEC);
+	ust_stack_nd_lookup(stk, PEER6, NULL, &state);
+	UT_ASSERT(strcmp(state, "STALE") == 0);
+	/* an unresolvable neighbour: 3 multicast NS, then its frames are
+	 * dropped as NEIGH_FAILED */
+	ut_tx_drain(&nif);
+	{
+		uint8_t other[16];
+
+		memcpy(other, PEER6, 16);
+		other[15] = 0x77;
+		inject(stk, echo_req(other, OUR6, 4), t + 32 * SEC);
+		for (k = 1; k <= 4; k++)
+			tick(stk, t + 32 * SEC + (uint64_t)k * 1001 * MS);
+		UT_EQ(drops(stk, UST_DROP_NEIGH_FAILED), 1);
+	}
+	return teardown(stk);
+}
+
+/* Each malformed ND message under its reason, none answered. */
+static int
+test_nd_malformed(void)
+{
+	struct ust_stack *stk = ready_stack();
+	struct ust_ipv6_repr ip6;
+	struct ust_icmp6_repr ic;
+	struct rte_mbuf *m;
+	uint8_t other[16], sn[16];
+
+	UT_ASSERT(stk != NULL);
+	/* hop limit not 255 */
+	m = nd_msg(UST_ICMP6_ND_NS, PEER6, OUR6, OUR6, 0, true);
+	rte_pktmbuf_mtod(m, uint8_t *)[14 + 7] = 254;
+	inject(stk, m, SEC);
+	UT_EQ(drops(stk, UST_DROP_IPV6_NDISC_HOP_LIMIT), 1);
+	/* code not 0 (the checksum covers it: rebuilt) */
+	{
+		struct ust_icmp6_repr r;
+
+		memset(&r, 0, sizeof(r));
+		r.type = UST_ICMP6_ND_NS;
+		r.code = 1;
+		memcpy(r.target, OUR6, 16);
+		inject(stk, icmp6_frame(NULL, PEER6, OUR6, 255, &r), SEC);
+		UT_EQ(drops(stk, UST_DROP_IPV6_NDISC_BAD_CODE), 1);
+	}
+	/* an option of length 0 */
+	{
+		uint8_t b[32] = { UST_ICMP6_ND_NS, 0 };
+		uint32_t s;
+		uint16_t ck;
+
+		memcpy(b + 8, OUR6, 16);
+		b[24] = UST_ND_OPT_SLLA;
+		b[25] = 0;
+		s = ust_ipv6_phdr_sum(PEER6, OUR6, UST_IPV6_NH_ICMPV6, 32) +
+			rte_raw_cksum(b, 32);
+		s = (s & 0xffff) + (s >> 16);
+		s = (s & 0xffff) + (s >> 16);
+		ck = (uint16_t)~s;
+		memcpy(b + 2, &ck, 2);
+		inject(stk, frame6(NULL, PEER6, OUR6, UST_IPV6_NH_ICMPV6, 255,
+				   b, 32), SEC);
+		UT_EQ(drops(stk, UST_DROP_IPV6_NDISC_BAD_OPTIONS), 1);
+	}
+	/* a multicast target; an NS from :: with an SLLA */
+	inject(stk, nd_msg(UST_ICMP6_ND_NS, PEER6, OUR6, ALL_NODES, 0, true),
+	       SEC);
+	ust_ipv6_solicited_node(OUR6, sn);
+	inject(stk, nd_msg(UST_ICMP6_ND_NS, UNSPEC, sn, OUR6, 0, true), SEC);
+	/* a solicited NA to a multicast address */
+	inject(stk, nd_msg(UST_ICMP6_ND_NA, PEER6, ALL_NODES, PEER6,
+			   UST_ND_NA_SOLICITED, true), SEC);
+	/* an RA from a global source */
+	{
+		struct ust_icmp6_repr r;
+
+		memset(&r, 0, sizeof(r));
+		r.type = UST_ICMP6_ND_RA;
+		r.router_lifetime = 1800;
+		inject(stk, icmp6_frame(NULL, PEER6, OUR6, 255, &r), SEC);
+	}
+	UT_EQ(drops(stk, UST_DROP_IPV6_NDISC_BAD_OPTIONS), 5);
+	/* an NS for someone else's address */
+	memcpy(other, OUR6, 16);
+	other[15] = 0x99;
+	inject(stk, nd_msg(UST_ICMP6_ND_NS, PEER6, OUR6, other, 0, true),
+	       SEC);
+	UT_EQ(drops(stk, UST_DROP_IPV6_NDISC_NS_OTHERHOST), 1);
+	/* a truncated NS */
+	{
+		uint8_t b[16] = { UST_ICMP6_ND_NS, 0 };
+		uint32_t s = ust_ipv6_phdr_sum(PEER6, OUR6,
+					       UST_IPV6_NH_ICMPV6, 16) +
+			rte_raw_cksum(b, 16);
+		uint16_t ck;
+
+		s = (s & 0xffff) + (s >> 16);
+		s = (s & 0xffff) + (s >> 16);
+		ck = (uint16_t)~s;
+		memcpy(b + 2, &ck, 2);
+		inject(stk, frame6(NULL, PEER6, OUR6, UST_IPV6_NH_ICMPV6, 255,
+				   b, 16), SEC);
+		UT_EQ(drops(stk, UST_DROP_PKT_TOO_SMALL), 1);
+	}
+	/* a bad checksum */
+	m = echo_req(PEER6, OUR6, 1);
+	rte_pktmbuf_mtod(m, uint8_t *)[60] ^= 0x55;
+	inject(stk, m, SEC);
+	UT_EQ(drops(stk, UST_DROP_ICMP_CSUM), 1);
+	UT_EQ(mib(stk, UST_MIB_ICMP6_INCSUMERRORS), 1);
+	UT_ASSERT(!pop6(&ip6, &ic, NULL));
+	return teardown(stk);
+}
+
+/* Extension headers and addresses: parameter problems as RFC 8200 says. */
+static int
+test_ext_headers(void)
+{
+	struct ust_stack *stk = ready_stack();
+	struct ust_ipv6_repr ip6;
+	struct ust_icmp6_repr ic;
+	uint8_t b[64];
+	int n;
+
+	UT_ASSERT(stk != NULL);
+	inject(stk, nd_msg(UST_ICMP6_ND_NA, PEER6, OUR6, PEER6,
+			   UST_ND_NA_SOLICITED, true), SEC);
+	/* the peer must be resolved for the errors to go: learn it */
+	inject(stk, nd_msg(UST_ICMP6_ND_NS, PEER6, OUR6, OUR6, 0, true), SEC);
+	ut_tx_drain(&nif);
+	/* a routing header type 0 with segments left: parameter problem
+	 * code 0 at the type byte (offset 40 + 2) */
+	memset(b, 0, sizeof(b));
+	b[0] = 59;  /* no next header after it */
+	b[1] = 2;   /* 24 bytes: 1 address */
+	b[2] = 0;   /* type 0 */
+	b[3] = 1;   /* segments left */
+	inject(stk, frame6(NULL, PEER6, OUR6, UST_IPV6_NH_ROUTING, 64, b, 24),
+	       SEC);
+	UT_EQ(drops(stk, UST_DROP_IPV6_BAD_EXTHDR), 1);
+	UT_ASSERT(pop6(&ip6, &ic, NULL));
+	UT_EQ(ic.type, UST_ICMP6_PARAM_PROBLEM);
+	UT_EQ(ic.code, 0);
+	UT_EQ(ic.param, 42);
+	UT_ASSERT(memcmp(ip6.dst, PEER6, 16) == 0);
+	/* an unknown next header: code 1 at the fixed header's field (6) */
+	inject(stk, frame6(NULL, PEER6, OUR6, 253, 64, b, 8), SEC);
+	UT_EQ(drops(stk, UST_DROP_IP_NOPROTO), 1);
+	UT_EQ(mib(stk, UST_MIB_IP6_INUNKNOWNPROTOS), 1);
+	UT_ASSERT(pop6(&ip6, &ic, NULL));
+	UT_EQ(ic.type, UST_ICMP6_PARAM_PROBLEM);
+	UT_EQ(ic.code, 1);
+	UT_EQ(ic.param, 6);
+	/* a hop-by-hop header after another one: code 1 too */
+	memset(b, 0, sizeof(b));
+	b[0] = UST_IPV6_NH_HOPOPTS;
+	b[8] = 59;
+	inject(stk, frame6(NULL, PEER6, OUR6, UST_IPV6_NH_DSTOPTS, 64, b, 16),
+	       SEC);
+	UT_EQ(drops(stk, UST_DROP_IPV6_BAD_EXTHDR), 2);
+	UT_ASSERT(pop6(&ip6, &ic, NULL));
+	UT_EQ(ic.type, UST_ICMP6_PARAM_PROBLEM);
+	UT_EQ(ic.code, 1);
+	/* a truncated extension header: dropped, not answered */
+	memset(b, 0, sizeof(b));
+	b[0] = 59;
+	b[1] = 4; /* 40 bytes, 16 there */
+	inject(stk, frame6(NULL, PEER6, OUR6, UST_IPV6_NH_DSTOPTS, 64, b, 16),
+	       SEC);
+	UT_EQ(drops(stk, UST_DROP_IPV6_BAD_EXTHDR), 3);
+	/* an option whose action bits say discard silently (01) */
+	memset(b, 0, sizeof(b));
+	b[0] = 59;
+	b[2] = 0x45; /* type 01000101 */
+	b[3] = 4;
+	inject(stk, frame6(NULL, PEER6, OUR6, UST_IPV6_NH_DSTOPTS, 64, b, 8),
+	       SEC);
+	UT_EQ(drops(stk, UST_DROP_IPV6_BAD_EXTHDR), 4);
+	UT_ASSERT(!pop6(&ip6, &ic, NULL));
+	/* a fragment */
+	memset(b, 0, sizeof(b));
+	b[0] = UST_IPV6_NH_ICMPV6;
+	b[3] = 1; /* M */
+	inject(stk, frame6(NULL, PEER6, OUR6, UST_IPV6_NH_FRAGMENT, 64, b, 16),
+	       SEC);
+	UT_EQ(drops(stk, UST_DROP_IPV6_FRAG_UNSUPPORTED), 1);
+	/* no next header: consumed */
+	inject(stk, frame6(NULL, PEER6, OUR6, UST_IPV6_NH_NONE, 64, b, 0),
+	       SEC);
+	/* sources that never are: multicast, loopback, IPv4-mapped */
+	{
+		uint8_t lo[16] = { [15] = 1 };
+		uint8_t mapped[16] = { [10] = 0xff, [11] = 0xff, [12] = 198,
+				       [13] = 18, [15] = 1 };
+
+		inject(stk, echo_req(ALL_NODES, OUR6, 1), SEC);
+		inject(stk, echo_req(lo, OUR6, 1), SEC);
+		inject(stk, echo_req(mapped, OUR6, 1), SEC);
+		UT_EQ(drops(stk, UST_DROP_IP_INVALID_SOURCE), 3);
+		/* our own address as the source (not from loopback) */
+		inject(stk, echo_req(OUR6, OUR6, 1), SEC);
+		UT_EQ(drops(stk, UST_DROP_IP_LOCAL_SOURCE), 1);
+	}
+	/* a multicast group we did not join: its MAC is refused first */
+	{
+		uint8_t grp[16] = { 0xff, 0x02, [15] = 0x42 };
+		struct rte_ether_addr mc;
+		struct ust_icmp6_repr r;
+
+		ust_ipv6_mcast_mac(grp, &mc);
+		memset(&r, 0, sizeof(r));
+		r.type = UST_ICMP6_ECHO_REQUEST;
+		inject(stk, icmp6_frame(&mc, PEER6, grp, 64, &r), SEC);
+		UT_EQ(drops(stk, UST_DROP_OTHERHOST), 1);
+	}
+	/* an echo to all-nodes: answered from our link-local address */
+	{
+		struct rte_ether_addr mc;
+		struct ust_icmp6_repr r;
+		uint8_t peer_ll[16] = { 0xfe, 0x80, [15] = 0x11 };
+
+		ust_ipv6_mcast_mac(ALL_NODES, &mc);
+		memset(&r, 0, sizeof(r));
+		r.type = UST_ICMP6_ECHO_REQUEST;
+		r.seq = 9;
+		inject(stk, icmp6_frame(&mc, peer_ll, ALL_NODES, 64, &r), SEC);
+		/* (the peer's link-local is resolved first) */
+		UT_ASSERT(pop6(&ip6, &ic, NULL));
+		UT_EQ(ic.type, UST_ICMP6_ND_NS);
+		UT_EQ(ip6.src[0], 0xfe);
+		inject(stk, nd_msg(UST_ICMP6_ND_NA, peer_ll, ip6.src,
+				   peer_ll, UST_ND_NA_SOLICITED, true), SEC);
+		UT_ASSERT(pop6(&ip6, &ic, NULL));
+		UT_EQ(ic.type, UST_ICMP6_ECHO_REPLY);
+		UT_EQ(ic.seq, 9);
+		UT_EQ(ip6.src[0], 0xfe);
+	}
+	/* errors are rate limited: 60 at once, the bucket holds 50 */
+	for (n = 0; n < 60; n++)
+		inject(stk, frame6(NULL, PEER6, OUR6, 253, 64, b, 8),
+		       2 * SEC);
+	UT_EQ(mib(stk, UST_MIB_ICMP6_OUTRATELIMITHOST) > 0, 1);
+	ut_tx_drain(&nif);
+	return teardown(stk);
+}
+
+/* A router advertisement: default router, on-link prefix, MTU. */
+static int
+test_ra(void)
+{
+	struct ust_stack *stk = ready_stack_conf(ip6_on_ra);
+	struct ust_ipv6_repr ip6;
+	struct ust_icmp6_repr ic, r;
+	struct rte_ether_addr dmac;
+	uint8_t onlink[16] = { 0x20, 0x01, 0, 2, 0, 7, [15] = 5 };
+	struct rte_mbuf *m;
+
+	UT_ASSERT(stk != NULL);
+	/* no router: off-link is unreachable */
+	inject(stk, echo_req(FAR6, OUR6, 1), SEC);
+	UT_EQ(mib(stk, UST_MIB_IP6_OUTNOROUTES), 1);
+	memset(&r, 0, sizeof(r));
+	r.type = UST_ICMP6_ND_RA;
+	r.cur_hop_limit = 77;
+	r.router_lifetime = 600;
+	r.nd.has_slla = true;
+	r.nd.slla = ut_peer_mac;
+	r.nd.has_mtu = true;
+	r.nd.mtu = 1400;
+	r.nd.has_prefix = true;
+	r.nd.prefix_len = 64;
+	r.nd.prefix_flags = UST_ND_PREFIX_ONLINK;
+	r.nd.prefix_valid = 3600;
+	memcpy(r.nd.prefix, onlink, 8);
+	memset(r.nd.prefix + 8, 0, 8);
+	inject(stk, icmp6_frame(NULL, ROUTER_LL, ALL_NODES, 255, &r), SEC);
+	/* the router is known (STALE, from the SLLA): the reply to an
+	 * off-link source goes to its MAC, with the RA's hop limit */
+	inject(stk, echo_req(FAR6, OUR6, 2), SEC);
+	UT_ASSERT(pop6(&ip6, &ic, &dmac));
+	UT_EQ(ic.type, UST_ICMP6_ECHO_REPLY);
+	UT_EQ(ip6.hop_limit, 77);
+	UT_ASSERT(rte_is_same_ether_addr(&dmac, &ut_peer_mac));
+	/* the on-link prefix: resolved directly, not through the router */
+	inject(stk, echo_req(onlink, OUR6, 3), SEC);
+	UT_ASSERT(pop6(&ip6, &ic, NULL));
+	UT_EQ(ic.type, UST_ICMP6_ND_NS);
+	UT_ASSERT(memcmp(ic.target, onlink, 16) == 0);
+	ut_tx_drain(&nif);
+	/* the MTU: a 1400-byte echo's reply does not fit 1400 */
+	{
+		struct ust_icmp6_repr e;
+		static uint8_t big[1400 - 40 - 8 + 8];
+
+		memset(&e, 0, sizeof(e));
+		e.type = UST_ICMP6_ECHO_REQUEST;
+		e.data = big;
+		e.data_len = sizeof(big);
+		m = icmp6_frame(NULL, FAR6, OUR6, 64, &e);
+		inject(stk, m, SEC);
+		UT_EQ(drops(stk, UST_DROP_PKT_TOO_BIG), 1);
+	}
+	/* the router's lifetime ends: unreachable again */
+	tick(stk, SEC + 601 * SEC);
+	ut_tx_drain(&nif);
+	inject(stk, echo_req(FAR6, OUR6, 4), 602 * SEC);
+	UT_EQ(mib(stk, UST_MIB_IP6_OUTNOROUTES), 2);
+	return teardown(stk);
+}
+
+/* 3000 solicitations from spoofed sources: the table keeps its bound,
+ * and a real peer still gets in and is answered. */
+static int
+test_nd_flood(void)
+{
+	struct ust_stack *stk = ready_stack();
+	struct ust_ipv6_repr ip6;
+	struct ust_icmp6_repr ic;
+	uint64_t rs = 7;
+	unsigned int in_use;
+	int i, replies = 0;
+
+	UT_ASSERT(stk != NULL);
+	for (i = 0; i < 3000; i++) {
+		uint8_t src[16];
+		uint64_t r = ut_rand(&rs);
+
+		memcpy(src, OUR6, 8);
+		memcpy(src + 8, &r, 8);
+		inject(stk, nd_msg(UST_ICMP6_ND_NS, src, OUR6, OUR6, 0, true),
+		       SEC + (uint64_t)i * MS);
+		ut_tx_drain(&nif);
+	}
+	in_use = rte_mempool_in_use_count(pool);
+	UT_ASSERT(in_use < 64);
+	UT_EQ(mib(stk, UST_MIB_NDISC_ALLOCS) - mib(stk, UST_MIB_NDISC_DESTROYS)
+	      <= 256, 1);
+	/* the peer's echo: resolved (it evicts a learned-never-used entry)
+	 * and answered */
+	inject(stk, echo_req(PEER6, OUR6, 1), 10 * SEC);
+	inject(stk, nd_msg(UST_ICMP6_ND_NA, PEER6, OUR6, PEER6,
+			   UST_ND_NA_SOLICITED, true), 10 * SEC);
+	while (pop6(&ip6, &ic, NULL))
+		replies += ic.type == UST_ICMP6_ECHO_REPLY;
+	UT_EQ(replies, 1);
+	return teardown(stk);
+}
+
+/* IPv6 off: 0x86DD is IPV6DISABLED, and the config check. */
+static int
+test_ip6_off(void)
+{
+	struct ust_stack *stk = ut_stack_create(&nif, pool, NULL);
+
+	UT_ASSERT(stk != NULL);
+	inject(stk, echo_req(PEER6, OUR6, 1), SEC);
+	UT_EQ(drops(stk, UST_DROP_IPV6DISABLED), 1);
+	UT_EQ(ust_stack_ip6_addr(stk, 0, NULL, NULL), -ENOENT);
+	UT_EQ(ust_stack_mc_addrs(stk, NULL, 0), 0);
+	return teardown(stk);
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct ut_case cases[] = {
+		{ "duplicate address detection", test_dad },
+		{ "DAD failed by an NA", test_dad_na },
+		{ "neighbour cache states", test_nd_states },
+		{ "malformed ND", test_nd_malformed },
+		{ "extension headers and addresses", test_ext_headers },
+		{ "router advertisement", test_ra },
+		{ "NS flood", test_nd_flood },
+		{ "IPv6 off", test_ip6_off },
+	};
+
+	(void)argc;
+	if (ut_eal_init(argv[0], "0") != 0)
+		return 1;
+	pool = ut_pool("ut_ipv6", 8191);
+	if (pool == NULL)
+		return 1;
+	ut_netif_init(&nif, 0);
+	return UT_RUN(cases);
+}
