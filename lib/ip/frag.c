@@ -63,6 +63,7 @@
 #include <rte_ip_frag.h>
 #include <rte_jhash.h>
 #include <rte_malloc.h>
+#include <rte_random.h>
 
 #include "ip_private.h"
 #include "ust_wire.h"
@@ -71,12 +72,16 @@
 /* the largest IPv4 datagram */
 #define IPV4_MAX_LEN 65535u
 
+/* (source, destination, ID, protocol) for IPv4 (RFC 791); (source,
+ * destination, ID) for IPv6 (RFC 8200 4.5), its protocol 0; one table
+ * holds both */
 struct reasm_key {
-	rte_be32_t src;
-	rte_be32_t dst;
-	rte_be16_t id;
+	uint8_t src[16];         /* IPv4: the first 4 bytes */
+	uint8_t dst[16];
+	uint32_t id;
 	uint8_t proto;
-	uint8_t zero;
+	uint8_t family;          /* 4 or 6 */
+	uint16_t zero;
 };
 
 /* a datagram being reassembled */
@@ -106,6 +111,19 @@ struct ust_ip_reasm {
 	uint32_t max_datagrams;
 	uint32_t max_frags;
 };
+
+/* The family's counters: Ip's or Ip6's */
+static inline enum ust_mib
+mib_reqds(const struct reasm_key *k)
+{
+	return k->family == 6 ? UST_MIB_IP6_REASMREQDS : UST_MIB_IP_REASMREQDS;
+}
+
+static inline enum ust_mib
+mib_fails(const struct reasm_key *k)
+{
+	return k->family == 6 ? UST_MIB_IP6_REASMFAILS : UST_MIB_IP_REASMFAILS;
+}
 
 int
 ust_ip_reasm_init(struct ust_stack *stk)
@@ -193,7 +211,7 @@ reasm_kill(struct ust_stack *stk, struct reasm_q *q, enum ust_drop_reason why)
 		f = next;
 	}
 	q->frags = NULL;
-	stk->mib[UST_MIB_IP_REASMFAILS]++;
+	stk->mib[mib_fails(&q->key)]++;
 	reasm_q_free(stk, q);
 }
 
@@ -222,11 +240,26 @@ ust_ip_reasm_timers(struct ust_stack *stk)
 		struct reasm_q *q = r->oldest;
 		struct rte_mbuf *first = q->frags;
 
-		stk->mib[UST_MIB_IP_REASMTIMEOUT]++;
+		stk->mib[q->key.family == 6 ? UST_MIB_IP6_REASMTIMEOUT :
+			 UST_MIB_IP_REASMTIMEOUT]++;
+		/* RFC 8200 4.5: the same, ICMPv6's (time exceeded code 1),
+		 * when the first fragment came */
+		if (q->key.family == 6 && first != NULL &&
+		    ust_meta(stk->meta_off, first)->frag_off == 0 &&
+		    stk->ip6 != NULL) {
+			struct ust_ipv6_repr ip6;
+
+			if (ust_ipv6_parse(rte_pktmbuf_mtod(first, void *),
+					   first->data_len, first->pkt_len,
+					   &ip6) == UST_WIRE_OK)
+				ust_icmp6_send_error(stk, first, &ip6,
+						     UST_ICMP6_TIME_EXCEEDED,
+						     1, 0);
+		}
 		/* RFC 792, RFC 1122 3.3.2: time exceeded, fragment reassembly
 		 * time exceeded, about the first fragment, if it came (the
 		 * error quotes its header and the L4 header) */
-		if (first != NULL &&
+		if (q->key.family == 4 && first != NULL &&
 		    ust_meta(stk->meta_off, first)->frag_off == 0) {
 			struct ust_ipv4_repr ip;
 
@@ -263,20 +296,20 @@ reasm_room(struct ust_stack *stk, struct reasm_q *keep, uint32_t ts,
  * header now tells the whole datagram. NULL when it cannot be chained
  * (counted). */
 static struct rte_mbuf *
-reasm_finish(struct ust_stack *stk, struct reasm_q *q,
-	     struct ust_ipv4_repr *ip)
+reasm_chain(struct ust_stack *stk, struct reasm_q *q)
 {
 	struct rte_mbuf *head = q->frags, *f;
-	struct rte_ipv4_hdr *ih;
-	uint32_t hlen;
 
 	f = ust_meta(stk->meta_off, head)->nextpkt;
 	ust_meta(stk->meta_off, head)->nextpkt = NULL;
 	q->frags = NULL;
 	while (f != NULL) {
 		struct rte_mbuf *next = ust_meta(stk->meta_off, f)->nextpkt;
-		uint32_t fh = (uint32_t)(*rte_pktmbuf_mtod(f, uint8_t *) &
-					 0xf) * 4;
+		/* IPv4: each piece keeps its header until now; IPv6's lost
+		 * theirs when they were held */
+		uint32_t fh = q->key.family == 4 ?
+			(uint32_t)(*rte_pktmbuf_mtod(f, uint8_t *) & 0xf) * 4 :
+			0;
 
 		/* (ust_mbuf_adj() frees a segment the header filled) */
 		f = ust_mbuf_adj(stk->meta_off, f, fh);
@@ -291,12 +324,25 @@ reasm_finish(struct ust_stack *stk, struct reasm_q *q,
 				f = next;
 			}
 			ust_drop(stk, head, UST_DROP_IP_FRAG_REASM_FAILED);
-			stk->mib[UST_MIB_IP_REASMFAILS]++;
+			stk->mib[mib_fails(&q->key)]++;
 			reasm_q_free(stk, q);
 			return NULL;
 		}
 		f = next;
 	}
+	return head;
+}
+
+static struct rte_mbuf *
+reasm_finish(struct ust_stack *stk, struct reasm_q *q,
+	     struct ust_ipv4_repr *ip)
+{
+	struct rte_mbuf *head = reasm_chain(stk, q);
+	struct rte_ipv4_hdr *ih;
+	uint32_t hlen;
+
+	if (head == NULL)
+		return NULL;
 	ih = rte_pktmbuf_mtod(head, struct rte_ipv4_hdr *);
 	hlen = (uint32_t)(ih->version_ihl & 0xf) * 4;
 	/* the first fragment goes on as the datagram (or is dropped as one
@@ -328,32 +374,32 @@ reasm_finish(struct ust_stack *stk, struct reasm_q *q,
 	return head;
 }
 
-struct rte_mbuf *
-ust_ip_reasm(struct ust_stack *stk, struct rte_mbuf *m,
-	     struct ust_ipv4_repr *ip)
+/*
+ * Hold @m, a fragment of the datagram @key carrying payload bytes [@off,
+ * @off + @len) (more after it when @mf), the rules in the file header
+ * applied; its end past @max_end is malformed. Returns the datagram's
+ * queue when @m completed it (to be finished by the family), else NULL
+ * (@m held or dropped).
+ */
+static struct reasm_q *
+reasm_add(struct ust_stack *stk, struct rte_mbuf *m,
+	  const struct reasm_key *kp, uint32_t off, uint32_t len, bool mf,
+	  uint32_t max_end)
 {
 	struct ust_ip_reasm *r = stk->reasm;
 	struct ust_mbuf_meta *meta = ust_meta(stk->meta_off, m);
-	struct reasm_key key;
+	struct reasm_key key = *kp;
 	struct reasm_q *q;
 	struct rte_mbuf **pp, *f;
-	uint32_t off = ip->frag_off;
-	uint32_t len = ip->total_len - ip->hdr_len;
 	uint32_t end = off + len, ts;
 	void *data;
 
-	stk->mib[UST_MIB_IP_REASMREQDS]++;
-	if (len == 0 || (ip->mf && (len & 7) != 0) ||
-	    end + ip->hdr_len > IPV4_MAX_LEN) {
-		stk->mib[UST_MIB_IP_REASMFAILS]++;
+	stk->mib[mib_reqds(&key)]++;
+	if (len == 0 || (mf && (len & 7) != 0) || end > max_end) {
+		stk->mib[mib_fails(&key)]++;
 		ust_drop(stk, m, UST_DROP_IP_FRAG_MALFORMED);
 		return NULL;
 	}
-	memset(&key, 0, sizeof(key));
-	key.src = ip->src;
-	key.dst = ip->dst;
-	key.id = rte_cpu_to_be_16(ip->id);
-	key.proto = ip->proto;
 	ts = ust_truesize(m);
 	if (rte_hash_lookup_data(r->h, &key, &data) >= 0) {
 		q = data;
@@ -384,10 +430,10 @@ ust_ip_reasm(struct ust_stack *stk, struct rte_mbuf *m,
 			stk->reasm_next = q->expire_ns;
 	}
 	/* the end: told by the last fragment, and no fragment beyond it */
-	if (!ip->mf && q->last_seen) {
+	if (!mf && q->last_seen) {
 		if (end != q->end)
 			goto malformed;
-	} else if (!ip->mf) {
+	} else if (!mf) {
 		for (f = q->frags; f != NULL;
 		     f = ust_meta(stk->meta_off, f)->nextpkt) {
 			const struct ust_mbuf_meta *fm =
@@ -439,13 +485,13 @@ ust_ip_reasm(struct ust_stack *stk, struct rte_mbuf *m,
 	q->have += len;
 	q->truesize += ts;
 	r->mem += ts;
-	if (!ip->mf) {
+	if (!mf) {
 		q->last_seen = true;
 		q->end = end;
 	}
 	ust_consumed(stk);
 	if (q->last_seen && q->have == q->end)
-		return reasm_finish(stk, q, ip);
+		return q;
 	return NULL;
 overlap:
 	stk->mib[UST_MIB_IPEXT_REASMOVERLAPS]++;
@@ -458,37 +504,171 @@ malformed:
 	return NULL;
 }
 
+struct rte_mbuf *
+ust_ip_reasm(struct ust_stack *stk, struct rte_mbuf *m,
+	     struct ust_ipv4_repr *ip)
+{
+	struct reasm_key key;
+	struct reasm_q *q;
+
+	memset(&key, 0, sizeof(key));
+	memcpy(key.src, &ip->src, 4);
+	memcpy(key.dst, &ip->dst, 4);
+	key.id = ip->id;
+	key.proto = ip->proto;
+	key.family = 4;
+	q = reasm_add(stk, m, &key, ip->frag_off, ip->total_len - ip->hdr_len,
+		      ip->mf, IPV4_MAX_LEN - ip->hdr_len);
+	return q == NULL ? NULL : reasm_finish(stk, q, ip);
+}
+
+/* The offset of the next-header field that names the fragment header at
+ * @fh_off in the IPv6 packet @p (the fixed header's, or the extension
+ * header's before it: each of those has its length in 8-byte units). */
+static uint32_t
+ipv6_nh_field(const uint8_t *p, uint32_t fh_off)
+{
+	uint32_t field = 6, off = UST_IPV6_HDR_LEN;
+
+	while (off < fh_off) {
+		field = off;
+		off += ((uint32_t)p[off + 1] + 1) * 8;
+	}
+	return field;
+}
+
+/* IPv6's datagram is whole: the fragment header taken out of the first
+ * piece (the headers before it move up 8 bytes), the payload length and
+ * the next header that named it rewritten. */
+static struct rte_mbuf *
+reasm6_finish(struct ust_stack *stk, struct reasm_q *q, uint32_t fh_off)
+{
+	struct rte_mbuf *head = reasm_chain(stk, q);
+	uint32_t plen;
+	uint8_t *p;
+
+	if (head == NULL)
+		return NULL;
+	stk->rx_consumed--; /* the first piece goes on as the datagram */
+	p = rte_pktmbuf_mtod(head, uint8_t *);
+	plen = fh_off - UST_IPV6_HDR_LEN + q->end;
+	p[ipv6_nh_field(p, fh_off)] = p[fh_off];
+	memmove(p + 8, p, fh_off);
+	rte_pktmbuf_adj(head, 8);
+	p = rte_pktmbuf_mtod(head, uint8_t *);
+	p[4] = (uint8_t)(plen >> 8);
+	p[5] = (uint8_t)plen;
+	head->ol_flags &= ~RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	reasm_q_free(stk, q);
+	stk->mib[UST_MIB_IP6_REASMOKS]++;
+	return head;
+}
+
+struct rte_mbuf *
+ust_ip6_reasm(struct ust_stack *stk, struct rte_mbuf *m,
+	      const struct ust_ipv6_repr *ip6,
+	      const struct ust_ipv6_ext_repr *x)
+{
+	uint32_t hdrs = (uint32_t)x->frag_hdr_off + 8;
+	struct reasm_key key;
+	struct reasm_q *q;
+	uint32_t len;
+
+	memset(&key, 0, sizeof(key));
+	memcpy(key.src, ip6->src, 16);
+	memcpy(key.dst, ip6->dst, 16);
+	key.id = x->frag_id;
+	key.family = 6;
+	len = m->pkt_len - hdrs;
+	if (x->frag_off + len + (x->frag_hdr_off - UST_IPV6_HDR_LEN) >
+	    65535) {
+		/* RFC 8200 4.5: past 65535 once whole: parameter problem
+		 * at the fragment offset field */
+		ust_icmp6_send_error(stk, m, ip6, UST_ICMP6_PARAM_PROBLEM,
+				     UST_ICMP6_PARAM_HDR,
+				     x->frag_hdr_off + 2u);
+		stk->mib[UST_MIB_IP6_REASMREQDS]++;
+		stk->mib[UST_MIB_IP6_REASMFAILS]++;
+		ust_drop(stk, m, UST_DROP_IP_FRAG_MALFORMED);
+		return NULL;
+	}
+	/* the pieces after the first lose their headers now (the first
+	 * keeps them: they become the datagram's); an empty one is
+	 * reasm_add()'s to refuse */
+	if (x->frag_off != 0 && len > 0)
+		m = ust_mbuf_adj(stk->meta_off, m, hdrs);
+	q = reasm_add(stk, m, &key, x->frag_off, len, x->frag_mf,
+		      65535 - (x->frag_hdr_off - UST_IPV6_HDR_LEN));
+	if (q == NULL)
+		return NULL;
+	/* the first piece's headers are the datagram's: where its fragment
+	 * header is (the other pieces' may differ, RFC 8200 4.5) */
+	{
+		const uint8_t *h = rte_pktmbuf_mtod(q->frags, const uint8_t *);
+		uint32_t fh = UST_IPV6_HDR_LEN, nh = h[6];
+
+		while (nh != UST_IPV6_NH_FRAGMENT &&
+		       fh + 8 <= q->frags->data_len) {
+			nh = h[fh];
+			fh += ((uint32_t)h[fh + 1] + 1) * 8;
+		}
+		if (nh != UST_IPV6_NH_FRAGMENT ||
+		    fh + 8 > q->frags->data_len) {
+			/* (the walk found it when the piece came) */
+			reasm_kill(stk, q, UST_DROP_IP_FRAG_REASM_FAILED);
+			return NULL;
+		}
+		return reasm6_finish(stk, q, fh);
+	}
+}
+
 /* ---- fragmentation ---- */
 
-int
-ust_ipv4_fragment(struct ust_stack *stk, struct rte_mbuf *m, uint16_t mtu,
-		  struct rte_mbuf **out)
+/*
+ * What both families do around DPDK's fragmenter @v6 (rte_ipv6_ or
+ * rte_ipv4_fragment_packet()): the bound on the count, the RX reserve for
+ * a reply no socket owns, the sender's wmem moved to the last fragment,
+ * linearised fragments for a netif without chains, the counters.
+ */
+static int
+frag_cut(struct ust_stack *stk, struct rte_mbuf *m, uint16_t mtu,
+	 struct rte_mbuf **out, bool v6)
 {
 	const struct ust_mbuf_meta *meta = ust_meta(stk->meta_off, m);
 	uint32_t owner_sd = meta->owner_sd;
 	uint32_t owner_gen = meta->owner_gen;
 	uint32_t truesize = meta->truesize;
+	enum ust_mib fails = v6 ? UST_MIB_IP6_FRAGFAILS : UST_MIB_IP_FRAGFAILS;
+	uint32_t count, hdr = v6 ? UST_IPV6_HDR_LEN + 8 : UST_IPV4_HDR_LEN;
 	int32_t n, i;
 
-	uint32_t count = ust_ipv4_frag_count(m->pkt_len - UST_IPV4_HDR_LEN,
-					     mtu);
-
+	/* pieces of whole 8-byte units (RFC 8200 4.5, RFC 791) */
+	count = (m->pkt_len - (v6 ? UST_IPV6_HDR_LEN : UST_IPV4_HDR_LEN) +
+		 ((mtu - hdr) & ~7u) - 1) / ((mtu - hdr) & ~7u);
 	if (count > UST_IPV4_FRAGS_MAX) {
-		stk->mib[UST_MIB_IP_FRAGFAILS]++;
+		stk->mib[fails]++;
 		ust_tx_drop(stk, m, UST_DROP_PKT_TOO_BIG);
 		return -EMSGSIZE;
 	}
 	/* a reply no socket owns (an echo reply) takes its two mbufs a
 	 * fragment only above the pool's RX reserve, as every reply does */
 	if (owner_sd == UST_OWNER_NONE && !ust_reply_room(stk, 2 * count)) {
-		stk->mib[UST_MIB_IP_FRAGFAILS]++;
+		stk->mib[fails]++;
 		ust_drop(stk, m, UST_DROP_NOMEM_RESERVE);
 		return -ENOBUFS;
 	}
-	n = rte_ipv4_fragment_packet(m, out, UST_IPV4_FRAGS_MAX, mtu,
-				     stk->pool, stk->pool);
+	if (v6)
+		/* DPDK cuts at mtu - 48 bytes, which must be a multiple of 8
+		 * for all but the last piece */
+		n = rte_ipv6_fragment_packet(m, out, UST_IPV4_FRAGS_MAX,
+					     (uint16_t)(hdr +
+							((mtu - hdr) & ~7u)),
+					     stk->pool, stk->pool);
+	else
+		n = rte_ipv4_fragment_packet(m, out, UST_IPV4_FRAGS_MAX, mtu,
+					     stk->pool, stk->pool);
 	if (n <= 0) {
-		stk->mib[UST_MIB_IP_FRAGFAILS]++;
+		stk->mib[fails]++;
 		ust_tx_drop(stk, m, UST_DROP_NOMEM);
 		return -ENOBUFS;
 	}
@@ -516,11 +696,34 @@ ust_ipv4_fragment(struct ust_stack *stk, struct rte_mbuf *m, uint16_t mtu,
 		if (i < n) {
 			for (i = 0; i < n; i++)
 				ust_tx_drop(stk, out[i], UST_DROP_NOMEM);
-			stk->mib[UST_MIB_IP_FRAGFAILS]++;
+			stk->mib[fails]++;
 			return -ENOBUFS;
 		}
 	}
-	stk->mib[UST_MIB_IP_FRAGOKS]++;
-	stk->mib[UST_MIB_IP_FRAGCREATES] += (uint64_t)n;
+	stk->mib[v6 ? UST_MIB_IP6_FRAGOKS : UST_MIB_IP_FRAGOKS]++;
+	stk->mib[v6 ? UST_MIB_IP6_FRAGCREATES : UST_MIB_IP_FRAGCREATES] +=
+		(uint64_t)n;
 	return (int)n;
+}
+
+int
+ust_ipv4_fragment(struct ust_stack *stk, struct rte_mbuf *m, uint16_t mtu,
+		  struct rte_mbuf **out)
+{
+	return frag_cut(stk, m, mtu, out, false);
+}
+
+int
+ust_ipv6_fragment(struct ust_stack *stk, struct rte_mbuf *m, uint16_t mtu,
+		  struct rte_mbuf **out)
+{
+	/* DPDK 22.11 writes ID 0 into every fragment header: each datagram
+	 * gets its own, unpredictable (RFC 7739) */
+	rte_be32_t id = rte_cpu_to_be_32((uint32_t)rte_rand());
+	int n = frag_cut(stk, m, mtu, out, true), i;
+
+	for (i = 0; i < n; i++)
+		memcpy(rte_pktmbuf_mtod_offset(out[i], uint8_t *,
+					       UST_IPV6_HDR_LEN + 4), &id, 4);
+	return n;
 }

@@ -94,6 +94,22 @@ void ust_ip_reasm_fini(struct ust_stack *stk);
  */
 struct rte_mbuf *ust_ip_reasm(struct ust_stack *stk, struct rte_mbuf *m,
 			      struct ust_ipv4_repr *ip);
+/*
+ * The same for a received IPv6 fragment (@m at its fixed header, @x its
+ * chain walked to the fragment header): held, dropped, or the whole
+ * datagram returned, at its fixed header, the fragment header removed
+ * (its extension headers after that one not walked yet). A piece that
+ * would end past 65535 bytes gets a parameter problem (RFC 8200 4.5).
+ * IPv4's and IPv6's datagrams share the table and [frag]'s bounds.
+ */
+struct rte_mbuf *ust_ip6_reasm(struct ust_stack *stk, struct rte_mbuf *m,
+			       const struct ust_ipv6_repr *ip6,
+			       const struct ust_ipv6_ext_repr *x);
+/* Cut @m (data at its IPv6 fixed header, no extension headers) into
+ * fragments for @mtu (rte_ipv6_fragment_packet(), the payload attached),
+ * each with the datagram's random ID (RFC 7739). As ust_ipv4_fragment(). */
+int ust_ipv6_fragment(struct ust_stack *stk, struct rte_mbuf *m, uint16_t mtu,
+		      struct rte_mbuf **out);
 /* Drop the datagrams whose time is up (due at stk->reasm_next): ICMP time
  * exceeded (reassembly, RFC 792) for those whose first fragment came. */
 void ust_ip_reasm_timers(struct ust_stack *stk);
@@ -271,8 +287,10 @@ void ust_ipv6_input(struct ust_stack *stk, struct rte_mbuf *m);
  * loopback queue, unicast through Neighbour Discovery. @src NULL: the
  * source for @dst (RFC 6724 in short: link-local for link-local and
  * link-scope multicast destinations, else the global address). Consumes
- * @m. 0, -ENETUNREACH (Ip6OutNoRoutes), -EADDRNOTAVAIL (no usable
- * source), -EMSGSIZE (above the MTU: IPv6 fragments are not sent yet).
+ * @m. Above the MTU it is cut into fragments (its checksum must then be
+ * complete: with @l4_ol_flags it is dropped, PKT_TOO_BIG). 0,
+ * -ENETUNREACH (Ip6OutNoRoutes), -EADDRNOTAVAIL (no usable source),
+ * -EMSGSIZE, -ENOBUFS.
  */
 int ust_ipv6_output(struct ust_stack *stk, struct rte_mbuf *m,
 		    const uint8_t *src, const uint8_t *dst, uint8_t nh,

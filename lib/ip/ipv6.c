@@ -15,13 +15,15 @@
  * asks of type 0, at most 8), each refusal answered with the ICMPv6
  * parameter problem the walk names; then ICMPv6 (icmp6.c), no next
  * header (consumed), or the protocol registered for the next header,
- * else a parameter problem (code 1) as Linux sends. Fragments are not
- * reassembled yet: they are dropped as IPV6_FRAG_UNSUPPORTED.
+ * else a parameter problem (code 1) as Linux sends. Fragments are
+ * reassembled (frag.c; an atomic fragment, RFC 6946, is the packet
+ * itself) and the datagram's chain walked again.
  *
  * Output, ust_ipv6_output(): the route (our own address: loopback;
  * multicast: the group's MAC; link-local or on-link, by the configured
  * prefix or one an RA gave: the destination itself; else the default
- * router), the source (ust_ip6_select_src()), the headers, and Neighbour
+ * router), the source (ust_ip6_select_src()), the headers, fragments
+ * above the MTU (frag.c, rte_ipv6_fragment_packet()), and Neighbour
  * Discovery (nd.c) for unicast next hops.
  *
  * How it is called: ust_eth_input() (eth.c) for EtherType 0x86DD when the
@@ -224,12 +226,36 @@ ipv6_bad_exthdr(struct ust_stack *stk, struct rte_mbuf *m,
 	ust_drop(stk, m, UST_DROP_IPV6_BAD_EXTHDR);
 }
 
+/* An atomic fragment (offset 0, no more: RFC 6946) is the packet itself:
+ * its fragment header taken out, as reassembly would. */
+static struct rte_mbuf *
+ipv6_atomic_frag(struct rte_mbuf *m, const struct ust_ipv6_ext_repr *x)
+{
+	uint8_t *p = rte_pktmbuf_mtod(m, uint8_t *);
+	uint32_t fh = x->frag_hdr_off, field = 6, off = UST_IPV6_HDR_LEN;
+	uint16_t plen;
+
+	while (off < fh) {
+		field = off;
+		off += ((uint32_t)p[off + 1] + 1) * 8;
+	}
+	p[field] = p[fh];
+	plen = (uint16_t)(((uint16_t)p[4] << 8 | p[5]) - 8);
+	memmove(p + 8, p, fh);
+	rte_pktmbuf_adj(m, 8);
+	p = rte_pktmbuf_mtod(m, uint8_t *);
+	p[4] = (uint8_t)(plen >> 8);
+	p[5] = (uint8_t)plen;
+	return m;
+}
+
 void
 ust_ipv6_input(struct ust_stack *stk, struct rte_mbuf *m)
 {
 	struct ust_ipv6_repr ip6;
 	struct ust_ipv6_ext_repr x;
 	const struct ust_ipv6_proto *p;
+	bool reassembled = false;
 	uint32_t pull;
 	int rc;
 
@@ -277,14 +303,34 @@ ust_ipv6_input(struct ust_stack *stk, struct rte_mbuf *m)
 		ust_drop(stk, m, UST_DROP_IP_LOCAL_SOURCE);
 		return;
 	}
+again:
 	/* the chain (and the upper header's first bytes) contiguous */
 	pull = RTE_MIN(m->pkt_len, (uint32_t)UST_IPV6_HDR_LEN + IPV6_EXT_PULL);
 	if (m->nb_segs > 1 && !ust_mbuf_pull(m, pull)) {
 		ust_drop(stk, m, UST_DROP_PKT_HDR_SPLIT);
 		return;
 	}
+	if (reassembled)
+		ust_ipv6_parse(rte_pktmbuf_mtod(m, void *), m->data_len,
+			       m->pkt_len, &ip6);
 	rc = ust_ipv6_ext_parse(rte_pktmbuf_mtod(m, void *), m->data_len,
 				&ip6, &x);
+	if (rc == UST_WIRE_OK && x.frag) {
+		if (reassembled) {
+			/* a fragment header inside a reassembled datagram */
+			ipv6_bad_exthdr(stk, m, &ip6, &x);
+			return;
+		}
+		m = x.frag_off == 0 && !x.frag_mf ?
+			ipv6_atomic_frag(m, &x) :
+			ust_ip6_reasm(stk, m, &ip6, &x);
+		if (m == NULL)
+			return;
+		/* the datagram, whole (or the atomic fragment without its
+		 * fragment header): its chain walked again from the top */
+		reassembled = true;
+		goto again;
+	}
 	if (rc != UST_WIRE_OK) {
 		/* 11 in an option's action bits: no answer to multicast */
 		if (rc == UST_WIRE_EUNSUPP &&
@@ -293,12 +339,6 @@ ust_ipv6_input(struct ust_stack *stk, struct rte_mbuf *m)
 		    3)
 			x.icmp = false;
 		ipv6_bad_exthdr(stk, m, &ip6, &x);
-		return;
-	}
-	if (x.frag) {
-		stk->mib[UST_MIB_IP6_REASMREQDS]++;
-		stk->mib[UST_MIB_IP6_REASMFAILS]++;
-		ust_drop(stk, m, UST_DROP_IPV6_FRAG_UNSUPPORTED);
 		return;
 	}
 	if (x.upper == UST_IPV6_NH_ICMPV6) {
@@ -365,6 +405,60 @@ ip6_route(const struct ust_stack *stk, const uint8_t *dst, const uint8_t **nh,
 	return -ENETUNREACH;
 }
 
+static void ipv6_send_l2(struct ust_stack *stk, struct rte_mbuf *m,
+			 const uint8_t *dst, const uint8_t *nexthop,
+			 enum ip6_route_kind kind);
+
+/* Above the MTU: the fixed header on @m, then cut (frag.c, the source
+ * fragments in IPv6: RFC 8200 4.5), each piece with its Ethernet header
+ * the route's way. */
+static int
+ipv6_output_frags(struct ust_stack *stk, struct rte_mbuf *m,
+		  const uint8_t *src, const uint8_t *dst, uint8_t nh,
+		  uint8_t hops, const uint8_t *nexthop,
+		  enum ip6_route_kind kind)
+{
+	struct rte_mbuf *frags[UST_IPV4_FRAGS_MAX];
+	struct ust_ipv6_repr ip6;
+	struct ust_eth_repr eth;
+	uint8_t *p;
+	int n, i;
+
+	p = (uint8_t *)rte_pktmbuf_prepend(m, UST_IPV6_HDR_LEN);
+	if (unlikely(p == NULL || m->pkt_len - UST_IPV6_HDR_LEN > 65535)) {
+		stk->mib[UST_MIB_IP6_FRAGFAILS]++;
+		ust_tx_drop(stk, m, p == NULL ? UST_DROP_NOMEM :
+			    UST_DROP_PKT_TOO_BIG);
+		return p == NULL ? -ENOBUFS : -EMSGSIZE;
+	}
+	memset(&ip6, 0, sizeof(ip6));
+	memcpy(ip6.src, src, UST_IPV6_ADDR_LEN);
+	memcpy(ip6.dst, dst, UST_IPV6_ADDR_LEN);
+	ip6.payload_len = (uint16_t)(m->pkt_len - UST_IPV6_HDR_LEN);
+	ip6.next_header = nh;
+	ip6.hop_limit = hops != 0 ? hops : stk->ip6->hop_limit;
+	ust_ipv6_emit(p, UST_IPV6_HDR_LEN, &ip6);
+	stk->mib[UST_MIB_IP6_OUTOCTETS] += m->pkt_len;
+	n = ust_ipv6_fragment(stk, m, stk->ip6->mtu, frags);
+	if (n < 0)
+		return n;
+	memset(&eth.dst, 0, sizeof(eth.dst));
+	eth.src = stk->netif.mac;
+	eth.ethertype = RTE_ETHER_TYPE_IPV6;
+	for (i = 0; i < n; i++) {
+		p = (uint8_t *)rte_pktmbuf_prepend(frags[i], UST_ETH_HDR_LEN);
+		if (p == NULL) {
+			ust_tx_drop(stk, frags[i], UST_DROP_NOMEM);
+			continue;
+		}
+		ust_eth_emit(p, UST_ETH_HDR_LEN, &eth);
+		frags[i]->l2_len = UST_ETH_HDR_LEN;
+		frags[i]->l3_len = UST_IPV6_HDR_LEN;
+		ipv6_send_l2(stk, frags[i], dst, nexthop, kind);
+	}
+	return 0;
+}
+
 int
 ust_ipv6_output(struct ust_stack *stk, struct rte_mbuf *m, const uint8_t *src,
 		const uint8_t *dst, uint8_t nh, uint8_t hops,
@@ -373,7 +467,6 @@ ust_ipv6_output(struct ust_stack *stk, struct rte_mbuf *m, const uint8_t *src,
 	struct ust_ip6 *i6 = stk->ip6;
 	struct ust_ipv6_repr ip6;
 	struct ust_eth_repr eth;
-	struct rte_ether_hdr *eh;
 	enum ip6_route_kind kind;
 	const uint8_t *nexthop;
 	uint8_t *p;
@@ -393,9 +486,14 @@ ust_ipv6_output(struct ust_stack *stk, struct rte_mbuf *m, const uint8_t *src,
 	}
 	stk->mib[UST_MIB_IP6_OUTREQUESTS]++;
 	if (unlikely(m->pkt_len + UST_IPV6_HDR_LEN > i6->mtu)) {
-		stk->mib[UST_MIB_IP6_FRAGFAILS]++;
-		ust_tx_drop(stk, m, UST_DROP_PKT_TOO_BIG);
-		return -EMSGSIZE;
+		if (l4_ol_flags != 0) {
+			/* an offloaded checksum cannot be cut */
+			stk->mib[UST_MIB_IP6_FRAGFAILS]++;
+			ust_tx_drop(stk, m, UST_DROP_PKT_TOO_BIG);
+			return -EMSGSIZE;
+		}
+		return ipv6_output_frags(stk, m, src, dst, nh, hops, nexthop,
+					 kind);
 	}
 	p = (uint8_t *)rte_pktmbuf_prepend(m, UST_ETH_HDR_LEN +
 					   UST_IPV6_HDR_LEN);
@@ -422,7 +520,18 @@ ust_ipv6_output(struct ust_stack *stk, struct rte_mbuf *m, const uint8_t *src,
 	eth.src = stk->netif.mac;
 	eth.ethertype = RTE_ETHER_TYPE_IPV6;
 	ust_eth_emit(p, UST_ETH_HDR_LEN, &eth);
-	eh = (struct rte_ether_hdr *)p;
+	ipv6_send_l2(stk, m, dst, nexthop, kind);
+	return 0;
+}
+
+/* Stage @m (data at its Ethernet header, our MAC the source) the route's
+ * way. */
+static void
+ipv6_send_l2(struct ust_stack *stk, struct rte_mbuf *m, const uint8_t *dst,
+	     const uint8_t *nexthop, enum ip6_route_kind kind)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
 	switch (kind) {
 	case IP6_ROUTE_MULTICAST:
 		stk->mib[UST_MIB_IP6_OUTMCASTPKTS]++;
@@ -445,7 +554,6 @@ ust_ipv6_output(struct ust_stack *stk, struct rte_mbuf *m, const uint8_t *src,
 		ust_nd_output(stk, m, nexthop);
 		break;
 	}
-	return 0;
 }
 
 /* ---- addresses ---- */

@@ -2,8 +2,10 @@
 # SPDX-License-Identifier: BSD-3-Clause
 # Copyright (c) 2026 the ustack authors
 """A barrage of malformed IPv6, ICMPv6 and Neighbour Discovery frames at
-ust-echo, interleaved with ping6 checks, then a flood of solicitations
-from spoofed sources and of fragments with random IDs.
+ust-echo, interleaved with ping6 checks; then fragments: overlapping
+(RFC 5722), duplicated, an echo request in 8-byte pieces (answered), a
+piece past 65535 bytes; then floods of solicitations from spoofed sources
+and of first fragments with random IDs.
 
 usage: malformed6.py IFACE DST_MAC DST_IP6 ROUNDS EXPECT_JSON
 Writes the drop reason each kind must land in, with its count, to
@@ -12,8 +14,9 @@ import json
 import random
 import subprocess
 import sys
+import time
 
-from scapy.all import (ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
+from scapy.all import (AsyncSniffer, ICMPv6EchoReply, ICMPv6EchoRequest, ICMPv6ND_NA, ICMPv6ND_NS,
                        ICMPv6ND_RA, ICMPv6NDOptSrcLLAddr, IPv6,
                        IPv6ExtHdrDestOpt, IPv6ExtHdrFragment,
                        IPv6ExtHdrHopByHop, IPv6ExtHdrRouting, Ether, Raw,
@@ -70,8 +73,6 @@ kinds = {
     "hbh_not_first": (bytes(ip6() / IPv6ExtHdrDestOpt() / IPv6ExtHdrHopByHop() / echo), "IPV6_BAD_EXTHDR"),
     "option_discard": (None, "IPV6_BAD_EXTHDR"),
     "unknown_next_header": (bytes(ip6(nh=253) / Raw(b"\0" * 8)), "IP_NOPROTO"),
-    "fragment_first": (bytes(ip6() / IPv6ExtHdrFragment(m=1, id=7) / Raw(b"\x80" + b"\0" * 15)), "IPV6_FRAG_UNSUPPORTED"),
-    "fragment_tiny": (bytes(ip6() / IPv6ExtHdrFragment(m=1, offset=1, id=7) / Raw(b"\0" * 8)), "IPV6_FRAG_UNSUPPORTED"),
     "fragment_odd": (bytes(ip6() / IPv6ExtHdrFragment(m=1, id=8) / Raw(b"\0" * 13)), "IPV6_BAD_EXTHDR"),
     "ns_hop_limit": (ns(dst, hlim=64), "IPV6_NDISC_HOP_LIMIT"),
     "ns_code": (ns(dst, code=1), "IPV6_NDISC_BAD_CODE"),
@@ -116,12 +117,46 @@ for r in range(rounds):
     sendp([Raw(f) for f in frames], iface=iface)
     sent += len(frames)
     alive(r)
+# fragments, each datagram its own ID
+body = ICMPv6EchoRequest(id=0x77, seq=1, data=bytes(range(200)))
+msg = bytes(IPv6(src=src, dst=dst) / body)[40:]
+
+
+def piece(fid, off, data, m):
+    return bytes(ip6(nh=44) / IPv6ExtHdrFragment(nh=58, offset=off // 8, m=m, id=fid) / Raw(data))
+
+
+fid = 0x5000
+for r in range(rounds):
+    # an overlap: the datagram dropped, the pieces never answered
+    sendp([Raw(piece(fid, 0, msg[:96], 1)), Raw(piece(fid, 88, msg[88:], 0))], iface=iface)
+    expect["IP_FRAG_OVERLAP"] = expect.get("IP_FRAG_OVERLAP", 0) + 1
+    # a duplicate: dropped alone, the datagram completes
+    sendp([Raw(piece(fid + 1, 0, msg[:96], 1)), Raw(piece(fid + 1, 0, msg[:96], 1)), Raw(piece(fid + 1, 96, msg[96:], 0))], iface=iface)
+    expect["DUP_FRAG"] = expect.get("DUP_FRAG", 0) + 1
+    # past 65535 once whole
+    sendp([Raw(piece(fid + 2, 65528, b"\0" * 16, 0))], iface=iface)
+    expect["IP_FRAG_MALFORMED"] = expect.get("IP_FRAG_MALFORMED", 0) + 1
+    fid += 3
+# an echo request in 8-byte pieces, shuffled: answered
+sn = AsyncSniffer(iface=iface, lfilter=lambda p: ICMPv6EchoReply in p and p[ICMPv6EchoReply].id == 0x78)
+sn.start()
+body = ICMPv6EchoRequest(id=0x78, seq=2, data=bytes(range(200)))
+msg = bytes(IPv6(src=src, dst=dst) / body)[40:]
+pieces = [piece(0x7000, o, msg[o:o + 8], int(o + 8 < len(msg))) for o in range(0, len(msg), 8)]
+rng.shuffle(pieces)
+sendp([Raw(f) for f in pieces], iface=iface)
+time.sleep(1)
+got = sn.stop()
+if len(got) != 1 or got[0][ICMPv6EchoReply].data != bytes(range(200)):
+    sys.exit(f"the echo in {len(pieces)} 8-byte pieces: {len(got)} replies")
 # floods: solicitations from 3000 spoofed on-link sources (each would
-# take a neighbour entry), 2000 fragments with random IDs
+# take a neighbour entry), 2000 first fragments with random IDs (each
+# would take a reassembly slot: the oldest are evicted)
 flood = [ns(dst, src="2001:2::%x:%x" % (rng.getrandbits(16), rng.getrandbits(16))) for _ in range(3000)]
 flood += [bytes(ip6() / IPv6ExtHdrFragment(m=1, id=rng.getrandbits(32)) / Raw(b"\x80" + b"\0" * 15)) for _ in range(2000)]
 sendp([Raw(f) for f in flood], iface=iface)
-expect["IPV6_FRAG_UNSUPPORTED"] = expect.get("IPV6_FRAG_UNSUPPORTED", 0) + 2000
+expect["IP_FRAG_EVICTED"] = 2000 - 1024
 alive(rounds)
 json.dump(expect, open(out, "w"), indent=1, sort_keys=True)
-print(f"{sent} malformed frames in {rounds} rounds of {len(kinds)} kinds, then {len(flood)} flood frames; ping6 alive after each")
+print(f"{sent} malformed frames in {rounds} rounds of {len(kinds)} kinds, {4 * rounds} bad fragments, an echo in {len(pieces)} pieces answered, then {len(flood)} flood frames; ping6 alive after each")

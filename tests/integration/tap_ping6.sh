@@ -6,7 +6,8 @@
 # resolves the kernel: a source it has never heard of (INCOMPLETE, a
 # multicast NS) and, after 5 s of use of an entry it learned from the
 # kernel's NS (STALE -> DELAY -> PROBE), a unicast NS the kernel answers.
-# Large echoes, and multicast echo to all-nodes, are answered too.
+# Large echoes (fragmented both ways, up to 65000 bytes), and multicast
+# echo to all-nodes, are answered too.
 . "$(dirname "$0")/lib.sh"
 require_root
 ns_create
@@ -40,6 +41,13 @@ import sys, ipaddress
 b = bytes(int(x, 16) for x in sys.argv[1].split(':'))
 e = bytes([b[0] ^ 2]) + b[1:3] + b'\xff\xfe' + b[3:]
 print(ipaddress.IPv6Address(b'\xfe\x80' + bytes(6) + e))" "$mac")
+# fragmented both ways: the kernel cuts the request, ustack reassembles
+# it and cuts the reply (65000 bytes: 45 pieces each way)
+for size in 1453 8000 65000; do
+	out=$(nsx ping -6 -c 3 -i 0.1 -W 2 -s $size -I 2001:2::1 2001:2::2) ||
+		fail "ping6 -s $size: $out"
+	echo "$out" | grep -qs " 0% packet loss" || fail "loss with $size bytes: $out"
+done
 # from an address ustack has not met, while the kernel's entry for us is
 # fresh (no NS from it to teach ustack): ustack resolves it itself
 nsx ip -6 addr add 2001:2::3/64 dev ustp6 nodad
@@ -66,6 +74,8 @@ c() { json_get "$WORK/echo.json" "j['counters']['$1']['$2']"; }
 [ "$(c Icmp6 InNeighborSolicits)" -ge 1 ] || fail "no NS received"
 [ "$(c Icmp6 OutNeighborAdvertisements)" -ge 1 ] || fail "no NA sent"
 [ "$(c Ndisc DadFailures)" = 0 ] || fail "DAD failed"
+[ "$(c Ip6 ReasmOKs)" -ge 9 ] || fail "reassembled: $(c Ip6 ReasmOKs)"
+[ "$(c Ip6 FragOKs)" -ge 9 ] || fail "fragmented: $(c Ip6 FragOKs)"
 # what ustack sent, as the kernel saw it: a multicast NS for 2001:2::3,
 # a unicast probe of 2001:2::1 (DAD ran before the kernel's side was up:
 # test_ipv6 covers it)
@@ -74,4 +84,4 @@ echo "$ns" | grep -q "> ff02::1:ff00:3.*who has 2001:2::3" ||
 	fail "no multicast NS for 2001:2::3: $ns"
 echo "$ns" | grep -q "2001:2::2 > 2001:2::1.*who has 2001:2::1" ||
 	fail "no unicast probe of 2001:2::1 (STALE -> DELAY -> PROBE): $ns"
-log "ping6 global, link-local, 1400 bytes, multicast; ND both ways and the re-probe; no leak"
+log "ping6 global, link-local, 1400 bytes, fragmented up to 65000, multicast; ND both ways and the re-probe; no leak"

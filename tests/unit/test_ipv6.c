@@ -630,7 +630,7 @@ test_ext_headers(void)
 	b[3] = 1; /* M */
 	inject(stk, frame6(NULL, PEER6, OUR6, UST_IPV6_NH_FRAGMENT, 64, b, 16),
 	       SEC);
-	UT_EQ(drops(stk, UST_DROP_IPV6_FRAG_UNSUPPORTED), 1);
+	UT_EQ(mib(stk, UST_MIB_IP6_REASMREQDS), 1); /* held */
 	/* no next header: consumed */
 	inject(stk, frame6(NULL, PEER6, OUR6, UST_IPV6_NH_NONE, 64, b, 0),
 	       SEC);
@@ -691,6 +691,181 @@ test_ext_headers(void)
 	return teardown(stk);
 }
 
+/* ICMPv6 message @dg (@len bytes, checksum done) cut: the fragment of
+ * ID @id with bytes [@off, @off + @n), more after it when @mf. */
+static struct rte_mbuf *
+frag6(const uint8_t *dg, uint32_t id, uint32_t off, uint32_t n, bool mf)
+{
+	static uint8_t b[1500];
+
+	b[0] = UST_IPV6_NH_ICMPV6;
+	b[1] = 0;
+	b[2] = (uint8_t)(off >> 8);
+	b[3] = (uint8_t)((off & 0xf8) | (mf ? 1 : 0));
+	b[4] = (uint8_t)(id >> 24);
+	b[5] = (uint8_t)(id >> 16);
+	b[6] = (uint8_t)(id >> 8);
+	b[7] = (uint8_t)id;
+	memcpy(b + 8, dg + off, n);
+	return frame6(NULL, PEER6, OUR6, UST_IPV6_NH_FRAGMENT, 64, b,
+		      (uint16_t)(8 + n));
+}
+
+static size_t
+echo_msg(uint8_t *buf, size_t cap, uint32_t data_len, uint16_t seq)
+{
+	static uint8_t data[65535];
+	struct ust_icmp6_repr ic;
+	uint32_t i;
+
+	for (i = 0; i < data_len; i++)
+		data[i] = (uint8_t)(i * 13 + seq);
+	memset(&ic, 0, sizeof(ic));
+	ic.type = UST_ICMP6_ECHO_REQUEST;
+	ic.ident = 5;
+	ic.seq = seq;
+	ic.data = data;
+	ic.data_len = data_len;
+	return ust_icmp6_emit(buf, cap, PEER6, OUR6, &ic);
+}
+
+/* Our fragments of one datagram, reassembled by the test: their common ID,
+ * 8-byte pieces but the last, the ICMPv6 message's bytes in @out. Returns
+ * its length, or 0. */
+static uint32_t
+collect_frags(uint8_t *out, uint32_t cap, uint32_t *nfrags)
+{
+	struct rte_mbuf *m;
+	uint32_t id = 0, total = 0, end = 0, have = 0;
+	bool first = true, last = false;
+
+	*nfrags = 0;
+	while ((m = ut_tx_pop(&nif)) != NULL) {
+		static uint8_t f[2048];
+		const uint8_t *p = rte_pktmbuf_read(m, 0, m->pkt_len, f);
+		uint32_t plen, off, n, fid;
+		bool mf;
+
+		if (p[12] != 0x86 || p[13] != 0xdd || p[14 + 6] != 44) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		plen = (uint32_t)p[18] << 8 | p[19];
+		off = ((uint32_t)p[56] << 8 | p[57]) & ~7u;
+		mf = p[57] & 1;
+		fid = (uint32_t)p[58] << 24 | (uint32_t)p[59] << 16 |
+		      (uint32_t)p[60] << 8 | p[61];
+		n = plen - 8;
+		if (p[54] != UST_IPV6_NH_ICMPV6 || (mf && (n & 7)) ||
+		    m->pkt_len > 14 + 1500 || off + n > cap ||
+		    (!first && fid != id)) {
+			rte_pktmbuf_free(m);
+			return 0;
+		}
+		id = fid;
+		first = false;
+		memcpy(out + off, p + 62, n);
+		have += n;
+		if (!mf) {
+			last = true;
+			end = off + n;
+		}
+		(*nfrags)++;
+		rte_pktmbuf_free(m);
+	}
+	total = last && have == end ? end : 0;
+	return total;
+}
+
+static int
+test_fragments(void)
+{
+	struct ust_stack *stk = ready_stack();
+	static uint8_t dg[65536], back[65536];
+	struct ust_ipv6_repr ip6;
+	struct ust_icmp6_repr ic;
+	uint32_t n, nf, off, sum, i, order[8];
+	uint64_t rs = 99;
+	size_t len;
+
+	UT_ASSERT(stk != NULL);
+	inject(stk, nd_msg(UST_ICMP6_ND_NS, PEER6, OUR6, OUR6, 0, true), SEC);
+	ut_tx_drain(&nif);
+	/* 3000 bytes in 3 pieces, in a random order: a reply in 3 too */
+	len = echo_msg(dg, sizeof(dg), 3000, 1);
+	for (i = 0; i < 3; i++)
+		order[i] = i;
+	for (i = 2; i > 0; i--) {
+		uint32_t j = (uint32_t)(ut_rand(&rs) % (i + 1)), t = order[i];
+
+		order[i] = order[j];
+		order[j] = t;
+	}
+	for (i = 0; i < 3; i++) {
+		off = order[i] * 1232;
+		n = order[i] == 2 ? (uint32_t)len - off : 1232;
+		inject(stk, frag6(dg, 0x1234, off, n, order[i] != 2), SEC);
+	}
+	UT_EQ(mib(stk, UST_MIB_IP6_REASMOKS), 1);
+	n = collect_frags(back, sizeof(back), &nf);
+	UT_EQ(n, len);
+	UT_EQ(nf, 3);
+	UT_EQ(back[0], UST_ICMP6_ECHO_REPLY);
+	UT_ASSERT(memcmp(back + 4, dg + 4, len - 4) == 0);
+	sum = ust_ipv6_phdr_sum(OUR6, PEER6, UST_IPV6_NH_ICMPV6, n) +
+		rte_raw_cksum(back, n);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	UT_EQ(sum, 0xffff);
+	UT_EQ(mib(stk, UST_MIB_IP6_FRAGOKS), 1);
+	UT_EQ(mib(stk, UST_MIB_IP6_FRAGCREATES), 3);
+	/* the largest: 65527 bytes of message in 45 pieces of 1448 */
+	len = echo_msg(dg, sizeof(dg), 65535 - 8, 2);
+	for (off = 0; off < len; off += 1448)
+		inject(stk, frag6(dg, 7, off, RTE_MIN(1448u, (uint32_t)len - off),
+				  off + 1448 < len), SEC);
+	n = collect_frags(back, sizeof(back), &nf);
+	UT_EQ(n, len);
+	UT_EQ(back[0], UST_ICMP6_ECHO_REPLY);
+	UT_EQ(nf, 46);
+	/* one byte more: past 65535 once whole, a parameter problem at the
+	 * fragment offset field (40 + 2) */
+	inject(stk, frag6(dg, 8, 65528, 8, false), SEC);
+	UT_EQ(drops(stk, UST_DROP_IP_FRAG_MALFORMED), 1);
+	UT_ASSERT(pop6(&ip6, &ic, NULL));
+	UT_EQ(ic.type, UST_ICMP6_PARAM_PROBLEM);
+	UT_EQ(ic.code, 0);
+	UT_EQ(ic.param, 42);
+	/* an overlap drops the datagram (RFC 5722); a duplicate is dropped
+	 * alone */
+	len = echo_msg(dg, sizeof(dg), 2000, 3);
+	inject(stk, frag6(dg, 9, 0, 1000, true), SEC);
+	inject(stk, frag6(dg, 9, 0, 1000, true), SEC);
+	UT_EQ(drops(stk, UST_DROP_DUP_FRAG), 1);
+	inject(stk, frag6(dg, 9, 992, 800, true), SEC);
+	UT_EQ(drops(stk, UST_DROP_IP_FRAG_OVERLAP), 1);
+	UT_EQ(drops(stk, UST_DROP_IP_FRAG_REASM_FAILED), 1);
+	inject(stk, frag6(dg, 9, 1000, (uint32_t)len - 1000, false), SEC);
+	UT_ASSERT(!pop6(&ip6, &ic, NULL)); /* never whole */
+	/* an atomic fragment is the packet (RFC 6946) */
+	len = echo_msg(dg, sizeof(dg), 100, 4);
+	inject(stk, frag6(dg, 10, 0, (uint32_t)len, false), 2 * SEC);
+	UT_ASSERT(pop6(&ip6, &ic, NULL));
+	UT_EQ(ic.type, UST_ICMP6_ECHO_REPLY);
+	UT_EQ(ic.seq, 4);
+	/* the timeout: the pieces held (ID 9's last) go, and a first piece
+	 * gets its time exceeded (code 1) */
+	len = echo_msg(dg, sizeof(dg), 2000, 5);
+	inject(stk, frag6(dg, 11, 0, 1000, true), 3 * SEC);
+	tick(stk, 3 * SEC + 30 * SEC + MS);
+	UT_EQ(drops(stk, UST_DROP_FRAG_REASM_TIMEOUT), 2);
+	UT_EQ(mib(stk, UST_MIB_IP6_REASMTIMEOUT), 2);
+	UT_ASSERT(pop6(&ip6, &ic, NULL));
+	UT_EQ(ic.type, UST_ICMP6_TIME_EXCEEDED);
+	UT_EQ(ic.code, 1);
+	return teardown(stk);
+}
+
 /* A router advertisement: default router, on-link prefix, MTU. */
 static int
 test_ra(void)
@@ -734,10 +909,12 @@ test_ra(void)
 	UT_EQ(ic.type, UST_ICMP6_ND_NS);
 	UT_ASSERT(memcmp(ic.target, onlink, 16) == 0);
 	ut_tx_drain(&nif);
-	/* the MTU: a 1400-byte echo's reply does not fit 1400 */
+	/* the MTU: a 1400-byte echo's reply does not fit 1400: fragments
+	 * of at most 1400 */
 	{
 		struct ust_icmp6_repr e;
 		static uint8_t big[1400 - 40 - 8 + 8];
+		unsigned int k = 0;
 
 		memset(&e, 0, sizeof(e));
 		e.type = UST_ICMP6_ECHO_REQUEST;
@@ -745,7 +922,13 @@ test_ra(void)
 		e.data_len = sizeof(big);
 		m = icmp6_frame(NULL, FAR6, OUR6, 64, &e);
 		inject(stk, m, SEC);
-		UT_EQ(drops(stk, UST_DROP_PKT_TOO_BIG), 1);
+		UT_EQ(mib(stk, UST_MIB_IP6_FRAGOKS), 1);
+		while ((m = ut_tx_pop(&nif)) != NULL) {
+			UT_ASSERT(m->pkt_len <= 14 + 1400);
+			k++;
+			rte_pktmbuf_free(m);
+		}
+		UT_EQ(k, 2);
 	}
 	/* the router's lifetime ends: unreachable again */
 	tick(stk, SEC + 601 * SEC);
@@ -817,6 +1000,7 @@ main(int argc, char **argv)
 		{ "malformed ND", test_nd_malformed },
 		{ "extension headers and addresses", test_ext_headers },
 		{ "router advertisement", test_ra },
+		{ "fragments", test_fragments },
 		{ "NS flood", test_nd_flood },
 		{ "IPv6 off", test_ip6_off },
 	};
