@@ -75,6 +75,7 @@ usage(void)
 "             TIME_WAIT) with Sd \"-\"\n"
 "  sockets    UDP and TCP sockets' memory accounting\n"
 "  arp        the ARP table\n"
+"  nd         the IPv6 neighbour cache (Neighbour Discovery)\n"
 "  counters   the non-zero counters (as /proc/net/snmp) and drop reasons\n"
 "  stacks     the process's stacks and groups\n"
 "  all        all of the above\n"
@@ -362,6 +363,27 @@ show_arp(json_t *l, const char *stack)
 }
 
 static void
+show_nd(json_t *l, const char *stack)
+{
+	const char **keys;
+	size_t n = sorted_keys(l, &keys), i;
+
+	printf("%-40s %-18s %-11s %6s %7s  (stack %s)\n", "Address",
+	       "HWaddress", "State", "Router", "Pending", stack);
+	for (i = 0; i < n; i++) {
+		json_t *c = json_object_get(l, keys[i]);
+
+		printf("%-40s %-18s %-11s %6s %7lld\n", str(c, "ip"),
+		       str(c, "mac"), str(c, "state"),
+		       num(c, "router") ? "yes" : "no",
+		       (long long)num(c, "pending"));
+	}
+	if (n == 0)
+		printf("(no entry)\n");
+	free(keys);
+}
+
+static void
 show_counters(json_t *snmp, json_t *drops, const char *stack)
 {
 	const char *g, *k;
@@ -397,7 +419,7 @@ show_counters(json_t *snmp, json_t *drops, const char *stack)
 }
 
 enum { W_CONNS = 1, W_SOCKETS = 2, W_ARP = 4, W_COUNTERS = 8,
-       W_STACKS = 16, W_ALL = 31 };
+       W_STACKS = 16, W_ND = 32, W_ALL = 63 };
 
 int
 main(int argc, char **argv)
@@ -455,6 +477,8 @@ main(int argc, char **argv)
 			what |= W_SOCKETS;
 		else if (strcmp(w, "arp") == 0)
 			what |= W_ARP;
+		else if (strcmp(w, "nd") == 0)
+			what |= W_ND;
 		else if (strcmp(w, "counters") == 0)
 			what |= W_COUNTERS;
 		else if (strcmp(w, "stacks") == 0)
@@ -462,7 +486,7 @@ main(int argc, char **argv)
 		else if (strcmp(w, "all") == 0)
 			what |= W_ALL;
 		else
-			usage_error("%s: not one of conns, sockets, arp, "
+			usage_error("%s: not one of conns, sockets, arp, nd, "
 				    "counters, stacks, all", w);
 	}
 	if (what == 0)
@@ -526,6 +550,7 @@ main(int argc, char **argv)
 			{ W_CONNS, "/ustack/tcp_conns", show_conns },
 			{ W_SOCKETS, "/ustack/sockets", show_sockets },
 			{ W_ARP, "/ustack/arp", show_arp },
+			{ W_ND, "/ustack/nd", show_nd },
 		};
 		size_t k;
 

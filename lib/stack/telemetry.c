@@ -21,6 +21,8 @@
  *                               queues, the timer), from descriptor SD on;
  *                               then those no descriptor holds
  *   /ustack/arp,NAME[,I]        the ARP table, from entry I on
+ *   /ustack/nd,NAME[,I]         the IPv6 neighbour cache, from entry I on
+ *                               (empty with IPv6 off)
  *   /ustack/pool,NAME           the mbuf pool (in use, free, the reserve)
  *                               and the mbufs held for ARP resolution
  *
@@ -43,6 +45,7 @@
  * ctl_lock, which close also takes.
  */
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -52,6 +55,7 @@
 #include <rte_spinlock.h>
 #include <rte_telemetry.h>
 
+#include "ip_private.h"
 #include "sock_private.h"
 #include "tcp_private.h"
 #include "telemetry_private.h"
@@ -626,6 +630,62 @@ tel_arp_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
+/* The IPv6 neighbour cache, as the ARP table (racy reads, a sample). */
+static int
+tel_nd_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	static const char *const states[] = {
+		[UST_ND_INCOMPLETE] = "INCOMPLETE",
+		[UST_ND_REACHABLE] = "REACHABLE",
+		[UST_ND_STALE] = "STALE",
+		[UST_ND_DELAY] = "DELAY",
+		[UST_ND_PROBE] = "PROBE",
+		[UST_ND_PERMANENT] = "PERMANENT",
+	};
+	struct ust_stack *stk;
+	uint32_t i, first, n = 0;
+
+	RTE_SET_USED(cmd);
+	rte_tel_data_start_dict(d);
+	rte_spinlock_lock(&tel_lock);
+	stk = tel_find_paged(params, &first);
+	if (stk == NULL) {
+		rte_spinlock_unlock(&tel_lock);
+		return -1;
+	}
+	for (i = first; stk->ip6 != NULL && i < stk->ip6->cap; i++) {
+		const struct ust_nd_entry *e = &stk->ip6->e[i];
+		uint8_t st = e->state;
+		struct rte_tel_data *c;
+		char key[16], ip[INET6_ADDRSTRLEN];
+		char mac[RTE_ETHER_ADDR_FMT_SIZE];
+
+		if (st == UST_ND_FREE || st >= RTE_DIM(states))
+			continue;
+		if (n == TEL_PAGE) {
+			rte_tel_data_add_dict_int(d, "next", (int)i);
+			break;
+		}
+		c = rte_tel_data_alloc();
+		if (c == NULL)
+			break;
+		rte_tel_data_start_dict(c);
+		inet_ntop(AF_INET6, e->ip, ip, sizeof(ip));
+		rte_tel_data_add_dict_string(c, "ip", ip);
+		rte_ether_format_addr(mac, sizeof(mac), &e->mac);
+		rte_tel_data_add_dict_string(c, "mac", st == UST_ND_INCOMPLETE ?
+					     "(incomplete)" : mac);
+		rte_tel_data_add_dict_string(c, "state", states[st]);
+		rte_tel_data_add_dict_int(c, "router", e->is_router);
+		rte_tel_data_add_dict_u64(c, "pending", e->pending.len);
+		snprintf(key, sizeof(key), "%u", i);
+		rte_tel_data_add_dict_container(d, key, c, 0);
+		n++;
+	}
+	rte_spinlock_unlock(&tel_lock);
+	return 0;
+}
+
 int
 ust_telemetry_register(struct ust_stack *stk)
 {
@@ -657,6 +717,9 @@ ust_telemetry_register(struct ust_stack *stk)
 			"Parameters: name[,first descriptor]");
 		rte_telemetry_register_cmd("/ustack/arp", tel_arp_cb,
 			"The ARP table. Parameters: name[,first entry]");
+		rte_telemetry_register_cmd("/ustack/nd", tel_nd_cb,
+			"The IPv6 neighbour cache. Parameters: stack name, and "
+			"the first entry (0)");
 		rte_telemetry_register_cmd("/ustack/pool", tel_pool_cb,
 			"mbuf pool and ARP pending mbufs. Parameter: name");
 		tel_registered = true;

@@ -64,6 +64,11 @@ echo "$out" | grep -qs " 0% packet loss" || fail "loss with 1400 bytes: $out"
 # multicast echo: ustack answers from its link-local address
 out=$(nsx ping -6 -c 3 -i 0.2 -W 1 "ff02::1%ustp6" 2>&1) || true
 echo "$out" | grep -qs "from $ll" || fail "no answer to ff02::1 from $ll: $out"
+# the neighbour cache as ust-stat shows it (telemetry /ustack/nd)
+nd=$("$UST_BUILD/apps/ust-stat" -f "echo-$$" nd 2>&1) || fail "ust-stat nd: $nd"
+echo "$nd" | grep -Eiq "^2001:2::1 +02:00:5e:10:00:01 +(REACHABLE|STALE|DELAY|PROBE)" ||
+	fail "ust-stat nd lacks 2001:2::1: $nd"
+echo "$nd" | grep -Eiq "^2001:2::3 +02:00:5e:10:00:01 " || fail "ust-stat nd lacks 2001:2::3: $nd"
 sleep 0.5
 kill "${PIDS[-1]}" 2>/dev/null || true
 wait "${PIDS[-1]}" 2>/dev/null || true

@@ -81,7 +81,14 @@ if step == "ping_udp":
         sys.exit(f"{reps} echo replies, expected 13")
     if echoed < 300:
         sys.exit(f"{echoed} datagrams echoed, expected 300")
-    print(f"  {reps} echo replies, {echoed} datagrams echoed byte-exact")
+    i6 = j["counters"]["Icmp6"]
+    reps6 = i6["OutEchoReplies"]
+    if reps6 < 13 or i6["InNeighborSolicits"] < 1:
+        sys.exit(f"{reps6} ICMPv6 echo replies (expected 13), {i6['InNeighborSolicits']} NS in")
+    if j["counters"]["Ip6"]["ReasmOKs"] < 3 or j["counters"]["Ip6"]["FragOKs"] < 3:
+        sys.exit("ping6 -s 4000 was not reassembled and fragmented 3 times")
+    print(f"  {reps} echo replies, {reps6} ICMPv6 (ND through the NIC's multicast filter, 3 fragmented), "
+          f"{echoed} datagrams echoed byte-exact")
 elif step in ("tcp_out", "tcp_in"):
     sane(load(step))
 elif step == "perf_rr":

@@ -9,7 +9,9 @@
 # host checks them after the guest is off. A step that needs the host to
 # act (ping, a kernel client) writes req/NAME and waits for done/NAME
 # (the host's exit status). Steps (all by default):
-#   ping_udp   ust-echo UDP server; the host pings it and sends datagrams
+#   ping_udp   ust-echo UDP server, IPv6 on; the host pings it (ping6 too,
+#              through the NIC's multicast filter, and fragmented) and
+#              sends datagrams
 #              of random sizes that must come back byte-exact
 #   tcp_out    ust-echo TCP client: a 2 MiB random file echoed by the
 #              kernel (tcp_peer.py echo-server, port 7), sha256 compared
@@ -95,7 +97,7 @@ stop_wait() {
 
 step_ping_udp() {
 	local pid rc=0
-	$ECHO $(eal ping) -- --config "$CONF" --addr $ADDR --port 7 --json "$R/ping_udp.json" \
+	$ECHO $(eal ping) -- --config "$CONF" --addr $ADDR --addr6 2001:2::2/64 --port 7 --json "$R/ping_udp.json" \
 		> "$R/ping_udp.app.log" 2>&1 &
 	pid=$!
 	wait_for serving "$R/ping_udp.app.log" $pid || return 1

@@ -67,6 +67,7 @@ ns_create
 # virtio has two queue pairs (run.sh): its TAP has two queues too
 nsx ip tuntap add dev "$TAP" mode tap $([ "$NIC" = virtio ] && echo multi_queue)
 nsx ip addr add 198.18.0.1/24 dev "$TAP"
+nsx ip -6 addr add 2001:2::1/64 dev "$TAP" nodad
 nsx ip link set "$TAP" up
 
 # the kernel's servers: TCP echo (7), the pattern checker (9000)
@@ -84,7 +85,17 @@ done
 # the host's parts of the guest's steps
 host_ping() {
 	nsx ping -c 10 -i 0.2 -W 3 198.18.0.2 &&
-	nsx ping -c 3 -i 0.2 -W 3 -s 1400 198.18.0.2
+	nsx ping -c 3 -i 0.2 -W 3 -s 1400 198.18.0.2 || return 1
+	# IPv6 through the NIC's multicast filter (the kernel's NS goes to
+	# ustack's solicited-node group; DAD takes a second first), then
+	# fragmented both ways
+	local i
+	for i in $(seq 1 30); do
+		nsx ping -6 -c 1 -W 1 2001:2::2 >/dev/null 2>&1 && break
+		sleep 0.2
+	done
+	nsx ping -6 -c 10 -i 0.2 -W 3 2001:2::2 &&
+	nsx ping -6 -c 3 -i 0.2 -W 3 -s 4000 2001:2::2
 }
 host_udp() {
 	nsx "$PY" "$UST_SRC/tests/integration/udp_echo_check.py" 198.18.0.2 7 \
