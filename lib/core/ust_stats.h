@@ -136,6 +136,8 @@ extern "C" {
 	X(Icmp6, ICMP6_INNEIGHBORSOLICITS, "InNeighborSolicits") \
 	X(Icmp6, ICMP6_INNEIGHBORADVERTISEMENTS, "InNeighborAdvertisements") \
 	X(Icmp6, ICMP6_INREDIRECTS, "InRedirects") \
+	X(Icmp6, ICMP6_INGROUPMEMBQUERIES, "InGroupMembQueries") \
+	X(Icmp6, ICMP6_INMLDV2REPORTS, "InMLDv2Reports") \
 	X(Icmp6, ICMP6_OUTDESTUNREACHS, "OutDestUnreachs") \
 	X(Icmp6, ICMP6_OUTTIMEEXCDS, "OutTimeExcds") \
 	X(Icmp6, ICMP6_OUTPARMPROBLEMS, "OutParmProblems") \
@@ -143,6 +145,7 @@ extern "C" {
 	X(Icmp6, ICMP6_OUTROUTERSOLICITS, "OutRouterSolicits") \
 	X(Icmp6, ICMP6_OUTNEIGHBORSOLICITS, "OutNeighborSolicits") \
 	X(Icmp6, ICMP6_OUTNEIGHBORADVERTISEMENTS, "OutNeighborAdvertisements") \
+	X(Icmp6, ICMP6_OUTMLDV2REPORTS, "OutMLDv2Reports") \
 	X(Ndisc, NDISC_ALLOCS, "Allocs") \
 	X(Ndisc, NDISC_DESTROYS, "Destroys") \
 	X(Ndisc, NDISC_RESFAILED, "ResFailed") \

@@ -10,7 +10,8 @@
  * request's mbuf becomes the reply, from the address it was sent to, or
  * for a multicast request from our source for the asker, as Linux with
  * echo_ignore_multicast 0), errors counted by type (no upper protocol
- * takes IPv6 errors yet), and Neighbour Discovery handed to nd.c.
+ * takes IPv6 errors yet), Neighbour Discovery handed to nd.c, MLD
+ * queries to mld.c.
  *
  * ust_icmp6_send_error(): destination unreachable, time exceeded and
  * parameter problem, after RFC 4443 2.4: never about an ICMPv6 error or a
@@ -159,6 +160,14 @@ ust_icmp6_input(struct ust_stack *stk, struct rte_mbuf *m,
 	case UST_ICMP6_ND_REDIRECT:
 		ust_nd_input(stk, m, ip6, &ic);
 		return;
+	case 130: /* MLD query */
+		ust_mld_input(stk, m, ip6, len);
+		break;
+	case 131: /* MLDv1 report, done */
+	case 132:
+	case 143: /* MLDv2 report: a host has nothing to do with them */
+		stk->mib[UST_MIB_ICMP6_INMLDV2REPORTS] += ic.type == 143;
+		break;
 	default:
 		/* RFC 4443 2.4 (b): unknown informational messages are
 		 * discarded, unknown errors go up (to nobody yet) */

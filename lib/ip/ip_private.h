@@ -258,6 +258,11 @@ struct ust_ip6 {
 	uint32_t incomplete;
 	uint32_t hit_idx;         /* last next hop resolved (UINT32_MAX:
 				   * none) */
+	/* MLDv2 (mld.c): unsolicited reports still to send and when; the
+	 * answer to a query due (UINT64_MAX: none) */
+	uint8_t mld_left;
+	uint64_t mld_next;
+	uint64_t mld_answer;
 	/* ICMPv6 error rate limit (RFC 4443 2.4 f), as ICMP's */
 	uint64_t icmp_tokens_ns;
 	uint64_t icmp_last;
@@ -312,6 +317,13 @@ void ust_nd_input(struct ust_stack *stk, struct rte_mbuf *m,
  * neighbour @nh: as ust_arp_output(). Consumes @m. */
 void ust_nd_output(struct ust_stack *stk, struct rte_mbuf *m,
 		   const uint8_t *nh);
+
+/* MLDv2 (mld.c): the reports due, from ust_ip6_timers(); when the next
+ * is; a query (@m at its ICMPv6 header, @len bytes, not consumed). */
+void ust_mld_timers(struct ust_stack *stk);
+uint64_t ust_mld_next_deadline(const struct ust_stack *stk);
+void ust_mld_input(struct ust_stack *stk, struct rte_mbuf *m,
+		   const struct ust_ipv6_repr *ip6, uint32_t len);
 
 /* ICMPv6 (icmp6.c): @m at the ICMPv6 header, @len its bytes. */
 void ust_icmp6_input(struct ust_stack *stk, struct rte_mbuf *m,

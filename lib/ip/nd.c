@@ -766,6 +766,7 @@ ust_ip6_timers(struct ust_stack *stk)
 	uint32_t i;
 
 	i6->next_tick = now + ND_TICK_NS;
+	ust_mld_timers(stk);
 	nd_addr_timers(stk);
 	if (i6->count == 0)
 		return;
@@ -825,6 +826,7 @@ ust_ip6_next_deadline(const struct ust_stack *stk)
 			d = RTE_MIN(d, i6->addr[k].dad_next);
 	if (i6->rs_left > 0)
 		d = RTE_MIN(d, i6->rs_next);
+	d = RTE_MIN(d, ust_mld_next_deadline(stk));
 	if (i6->has_router && i6->router_expires != UINT64_MAX)
 		d = RTE_MIN(d, i6->router_expires);
 	for (i = 0; i6->count > 0 && i < i6->cap; i++) {
@@ -929,6 +931,10 @@ ust_ip6_init(struct ust_stack *stk)
 		i6->rs_left = ND_RS_MAX;
 		i6->rs_next = stk->now;
 	}
+	/* MLD reports first (RFC 4862 5.4.2: join before DAD's NS) */
+	i6->mld_left = 2;
+	i6->mld_next = stk->now;
+	i6->mld_answer = UINT64_MAX;
 	i6->next_tick = stk->now;
 	return 0;
 }

@@ -488,10 +488,19 @@ tx_walk(void)
 			      m->data_len - UST_ETH_HDR_LEN &&
 			      m->data_len - UST_ETH_HDR_LEN <= nif.netif.mtu,
 			      "IPv6 length %u", ip6.payload_len);
-			CHECK(ip6.next_header == UST_IPV6_NH_ICMPV6);
-			CHECK(ust_icmp6_parse(p + UST_ETH_HDR_LEN +
-					      UST_IPV6_HDR_LEN,
-					      ip6.payload_len, ip6.src, ip6.dst,
+			/* (an MLD report: a hop-by-hop header first) */
+			l4 = p + UST_ETH_HDR_LEN + UST_IPV6_HDR_LEN;
+			l4len = ip6.payload_len;
+			if (ip6.next_header == UST_IPV6_NH_HOPOPTS) {
+				CHECK(l4len > 8 && l4[0] == UST_IPV6_NH_ICMPV6 &&
+				      l4[1] == 0 && l4[8] == 143,
+				      "a hop-by-hop header not MLD's");
+				l4 += 8;
+				l4len -= 8;
+			} else {
+				CHECK(ip6.next_header == UST_IPV6_NH_ICMPV6);
+			}
+			CHECK(ust_icmp6_parse(l4, l4len, ip6.src, ip6.dst,
 					      0, &ic6) == UST_WIRE_OK,
 			      "our ICMPv6 does not parse");
 			continue;

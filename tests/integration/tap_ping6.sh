@@ -79,6 +79,7 @@ c() { json_get "$WORK/echo.json" "j['counters']['$1']['$2']"; }
 [ "$(c Icmp6 InNeighborSolicits)" -ge 1 ] || fail "no NS received"
 [ "$(c Icmp6 OutNeighborAdvertisements)" -ge 1 ] || fail "no NA sent"
 [ "$(c Ndisc DadFailures)" = 0 ] || fail "DAD failed"
+[ "$(c Icmp6 OutMLDv2Reports)" -ge 2 ] || fail "MLD reports: $(c Icmp6 OutMLDv2Reports)"
 [ "$(c Ip6 ReasmOKs)" -ge 9 ] || fail "reassembled: $(c Ip6 ReasmOKs)"
 [ "$(c Ip6 FragOKs)" -ge 9 ] || fail "fragmented: $(c Ip6 FragOKs)"
 # what ustack sent, as the kernel saw it: a multicast NS for 2001:2::3,

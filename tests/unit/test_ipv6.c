@@ -866,6 +866,101 @@ test_fragments(void)
 	return teardown(stk);
 }
 
+/* The next MLDv2 report staged (other frames freed): its source, and
+ * its record type and group (it must have one record); false if none. */
+static bool
+pop_mld(uint8_t *src, uint8_t *rtype, uint8_t *group)
+{
+	struct rte_mbuf *m;
+
+	while ((m = ut_tx_pop(&nif)) != NULL) {
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+		uint32_t sum;
+		uint16_t plen;
+
+		if (p[12] != 0x86 || p[13] != 0xdd || p[14 + 6] != 0) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		plen = (uint16_t)(p[18] << 8 | p[19]);
+		/* hop limit 1, to ff02::16, Router Alert, ICMPv6 143, its
+		 * checksum right, one record */
+		if (p[21] != 1 || p[38] != 0xff || p[39] != 2 ||
+		    p[53] != 0x16 || p[54] != UST_IPV6_NH_ICMPV6 ||
+		    p[56] != 5 || p[57] != 2 || p[62] != 143 ||
+		    plen != 8 + 8 + 20 || p[69] != 1) {
+			rte_pktmbuf_free(m);
+			return false;
+		}
+		sum = ust_ipv6_phdr_sum(p + 22, p + 38, UST_IPV6_NH_ICMPV6,
+					28) + rte_raw_cksum(p + 62, 28);
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		memcpy(src, p + 22, 16);
+		*rtype = p[70];
+		memcpy(group, p + 74, 16);
+		rte_pktmbuf_free(m);
+		return sum == 0xffff;
+	}
+	return false;
+}
+
+static int
+test_mld(void)
+{
+	struct ust_stack *stk = ut_stack_create(&nif, pool, ip6_on);
+	uint8_t src[16], group[16], sn[16], rtype, q[24];
+	struct rte_ether_addr mc;
+	uint8_t router_ll[16] = { 0xfe, 0x80, [15] = 0x99 };
+	uint32_t sum;
+	uint16_t ck;
+
+	UT_ASSERT(stk != NULL);
+	ust_ipv6_solicited_node(OUR6, sn);
+	/* before DAD's NS: a join from :: (the link-local is tentative) */
+	tick(stk, 0);
+	UT_ASSERT(pop_mld(src, &rtype, group));
+	UT_ASSERT(memcmp(src, UNSPEC, 16) == 0);
+	UT_EQ(rtype, 4); /* CHANGE_TO_EXCLUDE: a join */
+	UT_ASSERT(memcmp(group, sn, 16) == 0);
+	ut_tx_drain(&nif);
+	/* the second (Robustness Variable 2) a second later */
+	tick(stk, 500 * MS);
+	UT_ASSERT(!pop_mld(src, &rtype, group));
+	tick(stk, 1000 * MS);
+	UT_ASSERT(pop_mld(src, &rtype, group));
+	tick(stk, 1100 * MS);
+	ut_tx_drain(&nif);
+	tick(stk, 5000 * MS);
+	UT_ASSERT(!pop_mld(src, &rtype, group));
+	/* a general query (MLDv1's 24 bytes, Maximum Response Delay 0):
+	 * answered at the next tick, from our link-local address */
+	memset(q, 0, sizeof(q));
+	q[0] = 130;
+	sum = ust_ipv6_phdr_sum(router_ll, ALL_NODES, UST_IPV6_NH_ICMPV6,
+				24) + rte_raw_cksum(q, 24);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ck = (uint16_t)~sum;
+	memcpy(q + 2, &ck, 2);
+	ust_ipv6_mcast_mac(ALL_NODES, &mc);
+	inject(stk, frame6(&mc, router_ll, ALL_NODES, UST_IPV6_NH_ICMPV6, 1,
+			   q, 24), 6000 * MS);
+	tick(stk, 6100 * MS);
+	UT_ASSERT(pop_mld(src, &rtype, group));
+	UT_EQ(rtype, 2); /* MODE_IS_EXCLUDE */
+	UT_EQ(src[0], 0xfe);
+	UT_ASSERT(memcmp(group, sn, 16) == 0);
+	/* not from a router on the link (hop limit 64): ignored */
+	inject(stk, frame6(&mc, router_ll, ALL_NODES, UST_IPV6_NH_ICMPV6, 64,
+			   q, 24), 7000 * MS);
+	tick(stk, 7100 * MS);
+	UT_ASSERT(!pop_mld(src, &rtype, group));
+	UT_EQ(mib(stk, UST_MIB_ICMP6_INGROUPMEMBQUERIES), 2);
+	UT_EQ(mib(stk, UST_MIB_ICMP6_OUTMLDV2REPORTS), 3);
+	return teardown(stk);
+}
+
 /* A router advertisement: default router, on-link prefix, MTU. */
 static int
 test_ra(void)
@@ -1001,6 +1096,7 @@ main(int argc, char **argv)
 		{ "extension headers and addresses", test_ext_headers },
 		{ "router advertisement", test_ra },
 		{ "fragments", test_fragments },
+		{ "MLDv2 reports", test_mld },
 		{ "NS flood", test_nd_flood },
 		{ "IPv6 off", test_ip6_off },
 	};
