@@ -203,28 +203,56 @@ ust_meta_no_owner(int off, struct rte_mbuf *m)
 	ust_meta(off, m)->owner_sd = UST_OWNER_NONE;
 }
 
-/* ---- the neighbour (ARP) cache, lib/ip/arp.c ---- */
+/* ---- the neighbour caches: ARP's (lib/ip/arp.c), ND's (lib/ip/nd.c) ---- */
+
+/* States of both (ND's DELAY only in ND's; lib/ip/neigh.c reads FREE,
+ * INCOMPLETE and PERMANENT of either) */
+enum ust_neigh_state {
+	UST_NEIGH_FREE = 0,
+	UST_NEIGH_INCOMPLETE, /* resolving; packets wait in pending */
+	UST_NEIGH_REACHABLE,  /* confirmed within reachable_ms */
+	UST_NEIGH_STALE,      /* usable; the next use starts a probe */
+	UST_NEIGH_PROBE,      /* usable; unicast requests outstanding */
+	UST_NEIGH_PERMANENT,  /* static: never probed, never aged */
+	UST_NEIGH_DELAY,      /* ND: used while STALE, probes in 5 s */
+};
 
 enum ust_arp_state {
-	UST_ARP_FREE = 0,
-	UST_ARP_INCOMPLETE, /* resolving; packets wait in pending */
-	UST_ARP_REACHABLE,  /* confirmed within reachable_ms */
-	UST_ARP_STALE,      /* usable; the next use starts a probe */
-	UST_ARP_PROBE,      /* usable; unicast requests outstanding */
-	UST_ARP_PERMANENT,  /* static: never probed, never aged */
+	UST_ARP_FREE = UST_NEIGH_FREE,
+	UST_ARP_INCOMPLETE = UST_NEIGH_INCOMPLETE,
+	UST_ARP_REACHABLE = UST_NEIGH_REACHABLE,
+	UST_ARP_STALE = UST_NEIGH_STALE,
+	UST_ARP_PROBE = UST_NEIGH_PROBE,
+	UST_ARP_PERMANENT = UST_NEIGH_PERMANENT,
+};
+
+/* What an entry of either cache has besides its address, the part
+ * lib/ip/neigh.c works on (each entry has it both as its own fields and
+ * as @n, a union of the same layout) */
+#define UST_NEIGH_FIELDS \
+	uint8_t state;               /* enum ust_neigh_state */ \
+	uint8_t probes; \
+	uint8_t needed;              /* our output used (or created) it */ \
+	uint8_t is_router;           /* ND: the neighbour says it routes */ \
+	struct rte_ether_addr mac; \
+	uint64_t confirmed; \
+	uint64_t used;               /* last output use, or creation */ \
+	uint64_t next_probe; \
+	struct ust_pktq pending; \
+	uint32_t next_free;
+
+struct ust_neigh {
+	UST_NEIGH_FIELDS
 };
 
 struct ust_arp_entry {
 	rte_be32_t ip;
-	uint8_t state;
-	uint8_t probes;
-	struct rte_ether_addr mac;
-	uint8_t needed;              /* our output used (or created) it */
-	uint64_t confirmed;
-	uint64_t used;               /* last output use, or creation */
-	uint64_t next_probe;
-	struct ust_pktq pending;
-	uint32_t next_free;
+	union {
+		struct {
+			UST_NEIGH_FIELDS
+		};
+		struct ust_neigh n;
+	};
 };
 
 struct ust_arp_table {

@@ -42,7 +42,7 @@
  *    the least recently active first within each class:
  *      0. an entry learned from a request to us and never used by our
  *         output (any age: 3000 spoofed requests must not lock out a peer);
- *      1. an entry our output used, idle for ARP_GC_MIN_AGE (5 s, Linux's
+ *      1. an entry our output used, idle for 5 s (Linux's
  *         forced-GC age);
  *      2. only for an entry our own output needs: an INCOMPLETE entry whose
  *         first request went unanswered for retrans_ms (its frames are
@@ -64,6 +64,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -79,9 +80,6 @@
 #define ARP_TICK_NS (100ull * 1000 * 1000)
 #define MS_TO_NS(ms) ((uint64_t)(ms) * 1000 * 1000)
 #define ARP_NONE UINT32_MAX
-/* an entry our output used is evictable once idle this long (Linux's
- * neigh_forced_gc spares entries updated in the last 5 s) */
-#define ARP_GC_MIN_AGE_NS (5ull * 1000 * 1000 * 1000)
 
 /* Why an entry is created, which decides what it may evict. */
 enum arp_why {
@@ -130,27 +128,6 @@ ust_arp_init(struct ust_stack *stk)
 	return 0;
 }
 
-/* Take the oldest pending frame of @e off the stack-wide count. */
-static struct rte_mbuf *
-arp_pending_pop(struct ust_stack *stk, struct ust_arp_entry *e)
-{
-	struct rte_mbuf *m = ust_pktq_pop(stk->meta_off, &e->pending);
-
-	if (m != NULL)
-		stk->arp.pending -= m->nb_segs;
-	return m;
-}
-
-static void
-arp_drop_pending(struct ust_stack *stk, struct ust_arp_entry *e,
-		 enum ust_drop_reason r)
-{
-	struct rte_mbuf *m;
-
-	while ((m = arp_pending_pop(stk, e)) != NULL)
-		ust_tx_drop(stk, m, r);
-}
-
 static void arp_delete(struct ust_stack *stk, uint32_t idx);
 
 /* No answer after max_probes requests: the entry and what waited on it
@@ -179,7 +156,7 @@ arp_delete(struct ust_stack *stk, uint32_t idx)
 	struct ust_arp_entry *e = &t->e[idx];
 
 	rte_hash_del_key(t->h, &e->ip);
-	arp_drop_pending(stk, e, UST_DROP_NEIGH_FAILED);
+	ust_neigh_drop_pending(stk, &t->pending, &e->n);
 	if (e->state == UST_ARP_INCOMPLETE)
 		t->incomplete--;
 	if (stk->hit_ip == e->ip)
@@ -219,47 +196,17 @@ arp_find(const struct ust_stack *stk, rte_be32_t ip, uint32_t *idx)
 	return &stk->arp.e[*idx];
 }
 
-/*
- * Forced eviction when the table is full (the header says the order).
- * It walks the table, bounded by arp.entries, only when an entry must be
- * created and none is free.
- */
+/* Forced eviction when the table is full (the header says the order),
+ * bounded by arp.entries: only when an entry must be created and none
+ * is free. */
 static bool
 arp_evict(struct ust_stack *stk, int min_class, int max_class)
 {
 	struct ust_arp_table *t = &stk->arp;
-	uint64_t now = stk->now, retrans = MS_TO_NS(stk->conf.arp.retrans_ms);
-	uint32_t i, victim = ARP_NONE;
-	uint64_t vlast = 0;
-	int vclass = 3;
+	uint32_t victim = ust_neigh_victim(t->e, sizeof(*t->e),
+		offsetof(struct ust_arp_entry, n), t->cap, stk->now,
+		MS_TO_NS(stk->conf.arp.retrans_ms), min_class, max_class);
 
-	for (i = 0; i < t->cap; i++) {
-		const struct ust_arp_entry *e = &t->e[i];
-		uint64_t last;
-		int cl;
-
-		if (e->state == UST_ARP_FREE || e->state == UST_ARP_PERMANENT)
-			continue;
-		last = RTE_MAX(e->used, e->confirmed);
-		if (e->state == UST_ARP_INCOMPLETE) {
-			if (now - e->used < retrans)
-				continue;
-			cl = 2;
-		} else if (!e->needed) {
-			cl = 0;
-		} else if (now - last >= ARP_GC_MIN_AGE_NS) {
-			cl = 1;
-		} else {
-			continue;
-		}
-		if (cl < min_class || cl > max_class)
-			continue;
-		if (cl < vclass || (cl == vclass && last < vlast)) {
-			victim = i;
-			vclass = cl;
-			vlast = last;
-		}
-	}
 	if (victim == ARP_NONE)
 		return false;
 	arp_delete(stk, victim);
@@ -340,61 +287,6 @@ arp_send(struct ust_stack *stk, uint16_t op, const struct rte_ether_addr *dst,
 	ust_tx_stage(stk, m);
 }
 
-static inline void
-arp_fill_and_stage(struct ust_stack *stk, struct rte_mbuf *m,
-		   const struct rte_ether_addr *mac)
-{
-	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-
-	rte_ether_addr_copy(mac, &eh->dst_addr);
-	ust_tx_stage(stk, m);
-}
-
-static void
-arp_flush_pending(struct ust_stack *stk, struct ust_arp_entry *e)
-{
-	struct rte_mbuf *m;
-
-	while ((m = arp_pending_pop(stk, e)) != NULL)
-		arp_fill_and_stage(stk, m, &e->mac);
-}
-
-/*
- * Hold @m on @e until it resolves, within the bounds: arp.queue_len frames
- * on the entry and arp.pending_max mbufs on all entries (the entry's oldest
- * frames make room, as Linux's; with none to give, @m is dropped), and the
- * pool's reserve for a frame that belongs to no socket.
- */
-static void
-arp_queue(struct ust_stack *stk, struct ust_arp_entry *e, struct rte_mbuf *m)
-{
-	struct ust_arp_table *t = &stk->arp;
-	uint32_t segs = m->nb_segs;
-
-	if (ust_meta(stk->meta_off, m)->owner_sd == UST_OWNER_NONE &&
-	    !ust_reply_room(stk, segs)) {
-		stk->mib[UST_MIB_ARP_UNRESOLVEDDISCARDS]++;
-		ust_tx_drop(stk, m, UST_DROP_NOMEM_RESERVE);
-		return;
-	}
-	while (e->pending.len > 0 &&
-	       (e->pending.len >= stk->conf.arp.queue_len ||
-		t->pending + segs > stk->conf.arp.pending_max)) {
-		/* as Linux: the oldest waiting packet makes room */
-		struct rte_mbuf *old = arp_pending_pop(stk, e);
-
-		stk->mib[UST_MIB_ARP_UNRESOLVEDDISCARDS]++;
-		ust_tx_drop(stk, old, UST_DROP_NEIGH_QUEUEFULL);
-	}
-	if (t->pending + segs > stk->conf.arp.pending_max) {
-		stk->mib[UST_MIB_ARP_UNRESOLVEDDISCARDS]++;
-		ust_tx_drop(stk, m, UST_DROP_NEIGH_PENDINGFULL);
-		return;
-	}
-	ust_pktq_push(stk->meta_off, &e->pending, m);
-	t->pending += segs;
-}
-
 void
 ust_arp_output(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t nh)
 {
@@ -422,12 +314,14 @@ ust_arp_output(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t nh)
 		/* the request first: it resolves even when the frame is
 		 * dropped by the bounds */
 		arp_send(stk, RTE_ARP_OP_REQUEST, NULL, NULL, nh);
-		arp_queue(stk, e, m);
+		ust_neigh_queue(stk, &stk->arp.pending, &e->n, m,
+				UST_MIB_ARP_UNRESOLVEDDISCARDS);
 		return;
 	}
 	switch (e->state) {
 	case UST_ARP_INCOMPLETE:
-		arp_queue(stk, e, m);
+		ust_neigh_queue(stk, &stk->arp.pending, &e->n, m,
+				UST_MIB_ARP_UNRESOLVEDDISCARDS);
 		return;
 	case UST_ARP_REACHABLE:
 		if (stk->now - e->confirmed <=
@@ -449,7 +343,7 @@ ust_arp_output(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t nh)
 	e->needed = 1;
 	stk->hit_ip = nh;
 	stk->hit_idx = idx;
-	arp_fill_and_stage(stk, m, &e->mac);
+	ust_neigh_fill_and_stage(stk, m, &e->mac);
 }
 
 static bool
@@ -484,7 +378,7 @@ arp_confirm(struct ust_stack *stk, struct ust_arp_entry *e,
 		e->state = UST_ARP_STALE;
 	}
 	if (was_incomplete)
-		arp_flush_pending(stk, e);
+		ust_neigh_flush(stk, &stk->arp.pending, &e->n);
 }
 
 void
@@ -667,7 +561,7 @@ ust_stack_arp_add_static(struct ust_stack *stk, rte_be32_t ip,
 		stk->arp.incomplete--;
 	e->state = UST_ARP_PERMANENT;
 	if (was_incomplete)
-		arp_flush_pending(stk, e);
+		ust_neigh_flush(stk, &stk->arp.pending, &e->n);
 	return 0;
 }
 

@@ -167,8 +167,9 @@ ust_icmp_input(struct ust_stack *stk, struct rte_mbuf *m,
 	rte_pktmbuf_free(m);
 }
 
-static bool
-icmp_ratelimit_ok(struct ust_stack *stk)
+bool
+ust_icmp_bucket_take(struct ust_stack *stk, uint64_t *tokens_ns,
+		     uint64_t *last)
 {
 	const struct ust_icmp_conf *c = &stk->conf.icmp;
 	uint64_t cost, cap, now = stk->now;
@@ -177,15 +178,15 @@ icmp_ratelimit_ok(struct ust_stack *stk)
 		return false;
 	cost = 1000000000ull / c->msgs_per_sec;
 	cap = cost * c->burst;
-	if (now > stk->icmp_last) {
-		stk->icmp_tokens_ns += now - stk->icmp_last;
-		if (stk->icmp_tokens_ns > cap)
-			stk->icmp_tokens_ns = cap;
+	if (now > *last) {
+		*tokens_ns += now - *last;
+		if (*tokens_ns > cap)
+			*tokens_ns = cap;
 	}
-	stk->icmp_last = now;
-	if (stk->icmp_tokens_ns < cost)
+	*last = now;
+	if (*tokens_ns < cost)
 		return false;
-	stk->icmp_tokens_ns -= cost;
+	*tokens_ns -= cost;
 	return true;
 }
 
@@ -212,7 +213,8 @@ ust_icmp_send_error(struct ust_stack *stk, struct rte_mbuf *orig,
 				   *tp != UST_ICMP_ECHO_REPLY))
 			return;
 	}
-	if (!icmp_ratelimit_ok(stk)) {
+	if (!ust_icmp_bucket_take(stk, &stk->icmp_tokens_ns,
+				  &stk->icmp_last)) {
 		stk->mib[UST_MIB_ICMP_OUTRATELIMITGLOBAL]++;
 		return;
 	}

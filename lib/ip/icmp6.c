@@ -177,29 +177,6 @@ ust_icmp6_input(struct ust_stack *stk, struct rte_mbuf *m,
 	rte_pktmbuf_free(m);
 }
 
-static bool
-icmp6_ratelimit_ok(struct ust_stack *stk)
-{
-	const struct ust_icmp_conf *c = &stk->conf.icmp;
-	struct ust_ip6 *i6 = stk->ip6;
-	uint64_t cost, cap, now = stk->now;
-
-	if (c->msgs_per_sec == 0)
-		return false;
-	cost = 1000000000ull / c->msgs_per_sec;
-	cap = cost * c->burst;
-	if (now > i6->icmp_last) {
-		i6->icmp_tokens_ns += now - i6->icmp_last;
-		if (i6->icmp_tokens_ns > cap)
-			i6->icmp_tokens_ns = cap;
-	}
-	i6->icmp_last = now;
-	if (i6->icmp_tokens_ns < cost)
-		return false;
-	i6->icmp_tokens_ns -= cost;
-	return true;
-}
-
 /* Whether @orig (at its IPv6 header) carries an ICMPv6 error or a
  * redirect, which no error may answer (RFC 4443 2.4 e.1): looked for
  * right after the fixed header only, where ustack's own and nearly all
@@ -238,7 +215,8 @@ ust_icmp6_send_error(struct ust_stack *stk, struct rte_mbuf *orig,
 		return;
 	if (icmp6_is_error(orig, ip6))
 		return;
-	if (!icmp6_ratelimit_ok(stk)) {
+	if (!ust_icmp_bucket_take(stk, &stk->ip6->icmp_tokens_ns,
+				  &stk->ip6->icmp_last)) {
 		stk->mib[UST_MIB_ICMP6_OUTRATELIMITHOST]++;
 		return;
 	}

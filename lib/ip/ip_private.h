@@ -202,29 +202,67 @@ struct ust_ip6_addr {
 
 /* Neighbour cache entry states (RFC 4861 7.3.2) */
 enum ust_nd_state {
-	UST_ND_FREE = 0,
-	UST_ND_INCOMPLETE,  /* resolving: multicast NS, packets wait */
-	UST_ND_REACHABLE,   /* confirmed within ReachableTime */
-	UST_ND_STALE,       /* usable, unconfirmed: the next use delays */
-	UST_ND_DELAY,       /* used while STALE: probes in 5 s unless
-			     * confirmed */
-	UST_ND_PROBE,       /* unicast NS outstanding, still used */
-	UST_ND_PERMANENT,
+	UST_ND_FREE = UST_NEIGH_FREE,
+	UST_ND_INCOMPLETE = UST_NEIGH_INCOMPLETE, /* multicast NS, packets
+						   * wait */
+	UST_ND_REACHABLE = UST_NEIGH_REACHABLE,   /* confirmed within
+						   * ReachableTime */
+	UST_ND_STALE = UST_NEIGH_STALE,           /* the next use delays */
+	UST_ND_DELAY = UST_NEIGH_DELAY,           /* used while STALE: probes
+						   * in 5 s unless confirmed */
+	UST_ND_PROBE = UST_NEIGH_PROBE,           /* unicast NS outstanding,
+						   * still used */
+	UST_ND_PERMANENT = UST_NEIGH_PERMANENT,
 };
 
+/* (next_probe: INCOMPLETE, PROBE: the next NS; DELAY: PROBE) */
 struct ust_nd_entry {
 	uint8_t ip[UST_IPV6_ADDR_LEN];
-	uint8_t state;
-	uint8_t probes;
-	uint8_t needed;      /* our output used it (eviction class) */
-	uint8_t is_router;
-	struct rte_ether_addr mac;
-	uint64_t confirmed;
-	uint64_t used;
-	uint64_t next_probe; /* INCOMPLETE, PROBE: next NS; DELAY: PROBE */
-	struct ust_pktq pending;
-	uint32_t next_free;
+	union {
+		struct {
+			UST_NEIGH_FIELDS
+		};
+		struct ust_neigh n;
+	};
 };
+
+/* ---- what ARP's and ND's caches share, lib/ip/neigh.c ---- */
+
+/* "REACHABLE", "DELAY"... (enum ust_neigh_state) */
+const char *ust_neigh_state_name(uint8_t state);
+/* The oldest frame waiting on @n, taken off the table's count @pending. */
+struct rte_mbuf *ust_neigh_pending_pop(struct ust_stack *stk,
+				       uint32_t *pending, struct ust_neigh *n);
+/* Send what waited on @n (now resolved) to its MAC. */
+void ust_neigh_flush(struct ust_stack *stk, uint32_t *pending,
+		     struct ust_neigh *n);
+/* Drop what waited on @n (NEIGH_FAILED). */
+void ust_neigh_drop_pending(struct ust_stack *stk, uint32_t *pending,
+			    struct ust_neigh *n);
+/* Fill @m's destination MAC (data at its Ethernet header) and stage it. */
+void ust_neigh_fill_and_stage(struct ust_stack *stk, struct rte_mbuf *m,
+			      const struct rte_ether_addr *mac);
+/*
+ * Hold @m on unresolved @n within the bounds ([arp] queue_len frames on
+ * the entry, pending_max mbufs on the table's @pending, the pool's RX
+ * reserve for a frame no socket owns): the entry's oldest frames make
+ * room; with none to give @m is dropped. Each frame dropped counts in
+ * @unresolved (Arp's or Ndisc's UnresolvedDiscards).
+ */
+void ust_neigh_queue(struct ust_stack *stk, uint32_t *pending,
+		     struct ust_neigh *n, struct rte_mbuf *m,
+		     enum ust_mib unresolved);
+/*
+ * The entry a full table gives up (arp.c's header says the order: class
+ * 0, never used by our output; 1, idle 5 s; 2, INCOMPLETE and unanswered
+ * for @retrans_ns), among classes [@min_class, @max_class], the least
+ * recently active first: its index among the @cap entries at @base,
+ * @stride bytes apart, whose struct ust_neigh is at @n_off; UINT32_MAX
+ * when none may go.
+ */
+uint32_t ust_neigh_victim(const void *base, size_t stride, size_t n_off,
+			  uint32_t cap, uint64_t now, uint64_t retrans_ns,
+			  int min_class, int max_class);
 
 /* An on-link prefix learned from a router advertisement (RFC 4861 6.3.4) */
 #define UST_IP6_MAX_PREFIXES 8
@@ -333,6 +371,12 @@ void ust_icmp6_input(struct ust_stack *stk, struct rte_mbuf *m,
 void ust_icmp6_send_error(struct ust_stack *stk, struct rte_mbuf *orig,
 			  const struct ust_ipv6_repr *ip6, uint8_t type,
 			  uint8_t code, uint32_t param);
+
+/* The ICMP errors' token bucket ([icmp] msgs_per_sec, depth burst):
+ * true when one may go now (a token taken from @tokens_ns, refilled since
+ * @last); IPv4's and IPv6's each have their own. */
+bool ust_icmp_bucket_take(struct ust_stack *stk, uint64_t *tokens_ns,
+			  uint64_t *last);
 
 /* "ustack.ip" (registered in ip.c; see UST_LOG_TO()) */
 extern int ust_ip_logtype;

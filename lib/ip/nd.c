@@ -26,13 +26,13 @@
  * deleted after max_probes. A STALE entry unused for gc_ms is deleted.
  * NA's override and solicited flags are applied as 7.2.5 says.
  *
- * Bounds, as ARP's (arp.c says why): [arp] queue_len frames per entry and
- * pending_max mbufs on all (the entry's oldest make room); the pool's RX
- * reserve for frames no socket owns; [arp] entries, INCOMPLETE ones at
- * most 3/4 of them; a full table evicts, in this order, an entry learned
- * from a message and never used by our output, an entry idle for 5 s,
- * and (for our output only) an INCOMPLETE entry whose first NS went
- * unanswered for RetransTimer.
+ * Bounds, ARP's (arp.c says why), with ARP's code (neigh.c): [arp]
+ * queue_len frames per entry and pending_max mbufs on all (the entry's
+ * oldest make room); the pool's RX reserve for frames no socket owns;
+ * [arp] entries, INCOMPLETE ones at most 3/4 of them; a full table
+ * evicts, in this order, an entry learned from a message and never used
+ * by our output, an entry idle for 5 s, and (for our output only) an
+ * INCOMPLETE entry whose first NS went unanswered for RetransTimer.
  *
  * DAD: each address starts TENTATIVE (only DAD's messages reach it) and
  * sends dad_transmits NS from :: to its solicited-node group, RetransTimer
@@ -48,6 +48,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -61,7 +62,6 @@
 #define ND_TICK_NS (100ull * 1000 * 1000)
 #define MS_TO_NS(ms) ((uint64_t)(ms) * 1000 * 1000)
 #define ND_NONE UINT32_MAX
-#define ND_GC_MIN_AGE_NS (5ull * 1000 * 1000 * 1000)
 /* RFC 4861 10: DELAY_FIRST_PROBE_TIME, MAX_RTR_SOLICITATIONS,
  * RTR_SOLICITATION_INTERVAL */
 #define ND_DELAY_NS (5ull * 1000 * 1000 * 1000)
@@ -81,14 +81,6 @@ enum nd_why {
 	ND_FOR_STATIC,
 };
 
-static const char *const nd_state_names[] = {
-	[UST_ND_INCOMPLETE] = "INCOMPLETE",
-	[UST_ND_REACHABLE] = "REACHABLE",
-	[UST_ND_STALE] = "STALE",
-	[UST_ND_DELAY] = "DELAY",
-	[UST_ND_PROBE] = "PROBE",
-	[UST_ND_PERMANENT] = "PERMANENT",
-};
 
 static void
 ip6_log_addr(const struct ust_stack *stk, const char *what, const uint8_t *a)
@@ -128,27 +120,15 @@ nd_find(const struct ust_stack *stk, const uint8_t *ip, uint32_t *idx)
 	return &stk->ip6->e[*idx];
 }
 
-static struct rte_mbuf *
-nd_pending_pop(struct ust_stack *stk, struct ust_nd_entry *e)
-{
-	struct rte_mbuf *m = ust_pktq_pop(stk->meta_off, &e->pending);
-
-	if (m != NULL)
-		stk->ip6->pending -= m->nb_segs;
-	return m;
-}
-
 static void
 nd_delete(struct ust_stack *stk, uint32_t idx)
 {
 	struct ust_ip6 *i6 = stk->ip6;
 	struct ust_nd_entry *e = &i6->e[idx];
 	struct nd_key k = nd_key(e->ip);
-	struct rte_mbuf *m;
 
 	rte_hash_del_key(i6->h, &k);
-	while ((m = nd_pending_pop(stk, e)) != NULL)
-		ust_tx_drop(stk, m, UST_DROP_NEIGH_FAILED);
+	ust_neigh_drop_pending(stk, &i6->pending, &e->n);
 	if (e->state == UST_ND_INCOMPLETE)
 		i6->incomplete--;
 	if (i6->hit_idx == idx)
@@ -160,42 +140,15 @@ nd_delete(struct ust_stack *stk, uint32_t idx)
 	stk->mib[UST_MIB_NDISC_DESTROYS]++;
 }
 
+/* As arp_evict(): the classes of arp.c's header. */
 static bool
 nd_evict(struct ust_stack *stk, int min_class, int max_class)
 {
 	struct ust_ip6 *i6 = stk->ip6;
-	uint64_t now = stk->now, retrans = MS_TO_NS(i6->retrans_ms);
-	uint32_t i, victim = ND_NONE;
-	uint64_t vlast = 0;
-	int vclass = 3;
+	uint32_t victim = ust_neigh_victim(i6->e, sizeof(*i6->e),
+		offsetof(struct ust_nd_entry, n), i6->cap, stk->now,
+		MS_TO_NS(i6->retrans_ms), min_class, max_class);
 
-	for (i = 0; i < i6->cap; i++) {
-		const struct ust_nd_entry *e = &i6->e[i];
-		uint64_t last;
-		int cl;
-
-		if (e->state == UST_ND_FREE || e->state == UST_ND_PERMANENT)
-			continue;
-		last = RTE_MAX(e->used, e->confirmed);
-		if (e->state == UST_ND_INCOMPLETE) {
-			if (now - e->used < retrans)
-				continue;
-			cl = 2;
-		} else if (!e->needed) {
-			cl = 0;
-		} else if (now - last >= ND_GC_MIN_AGE_NS) {
-			cl = 1;
-		} else {
-			continue;
-		}
-		if (cl < min_class || cl > max_class)
-			continue;
-		if (cl < vclass || (cl == vclass && last < vlast)) {
-			victim = i;
-			vclass = cl;
-			vlast = last;
-		}
-	}
 	if (victim == ND_NONE)
 		return false;
 	nd_delete(stk, victim);
@@ -343,54 +296,6 @@ nd_send_ns(struct ust_stack *stk, const uint8_t *target,
 
 /* ---- output ---- */
 
-static inline void
-nd_fill_and_stage(struct ust_stack *stk, struct rte_mbuf *m,
-		  const struct rte_ether_addr *mac)
-{
-	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-
-	rte_ether_addr_copy(mac, &eh->dst_addr);
-	ust_tx_stage(stk, m);
-}
-
-static void
-nd_flush_pending(struct ust_stack *stk, struct ust_nd_entry *e)
-{
-	struct rte_mbuf *m;
-
-	while ((m = nd_pending_pop(stk, e)) != NULL)
-		nd_fill_and_stage(stk, m, &e->mac);
-}
-
-static void
-nd_queue(struct ust_stack *stk, struct ust_nd_entry *e, struct rte_mbuf *m)
-{
-	struct ust_ip6 *i6 = stk->ip6;
-	uint32_t segs = m->nb_segs;
-
-	if (ust_meta(stk->meta_off, m)->owner_sd == UST_OWNER_NONE &&
-	    !ust_reply_room(stk, segs)) {
-		stk->mib[UST_MIB_NDISC_UNRESOLVEDDISCARDS]++;
-		ust_tx_drop(stk, m, UST_DROP_NOMEM_RESERVE);
-		return;
-	}
-	while (e->pending.len > 0 &&
-	       (e->pending.len >= stk->conf.arp.queue_len ||
-		i6->pending + segs > stk->conf.arp.pending_max)) {
-		struct rte_mbuf *old = nd_pending_pop(stk, e);
-
-		stk->mib[UST_MIB_NDISC_UNRESOLVEDDISCARDS]++;
-		ust_tx_drop(stk, old, UST_DROP_NEIGH_QUEUEFULL);
-	}
-	if (i6->pending + segs > stk->conf.arp.pending_max) {
-		stk->mib[UST_MIB_NDISC_UNRESOLVEDDISCARDS]++;
-		ust_tx_drop(stk, m, UST_DROP_NEIGH_PENDINGFULL);
-		return;
-	}
-	ust_pktq_push(stk->meta_off, &e->pending, m);
-	i6->pending += segs;
-}
-
 void
 ust_nd_output(struct ust_stack *stk, struct rte_mbuf *m, const uint8_t *nh)
 {
@@ -415,12 +320,14 @@ ust_nd_output(struct ust_stack *stk, struct rte_mbuf *m, const uint8_t *nh)
 		e->probes = 1;
 		e->next_probe = stk->now + MS_TO_NS(i6->retrans_ms);
 		nd_send_ns(stk, nh, NULL, false);
-		nd_queue(stk, e, m);
+		ust_neigh_queue(stk, &i6->pending, &e->n, m,
+				UST_MIB_NDISC_UNRESOLVEDDISCARDS);
 		return;
 	}
 	switch (e->state) {
 	case UST_ND_INCOMPLETE:
-		nd_queue(stk, e, m);
+		ust_neigh_queue(stk, &i6->pending, &e->n, m,
+				UST_MIB_NDISC_UNRESOLVEDDISCARDS);
 		return;
 	case UST_ND_REACHABLE:
 		if (stk->now - e->confirmed <= MS_TO_NS(i6->reachable_ms))
@@ -439,7 +346,7 @@ ust_nd_output(struct ust_stack *stk, struct rte_mbuf *m, const uint8_t *nh)
 	e->used = stk->now;
 	e->needed = 1;
 	i6->hit_idx = idx;
-	nd_fill_and_stage(stk, m, &e->mac);
+	ust_neigh_fill_and_stage(stk, m, &e->mac);
 }
 
 /* ---- input ---- */
@@ -467,7 +374,7 @@ nd_learn(struct ust_stack *stk, const uint8_t *ip,
 		i6->incomplete--;
 		e->state = UST_ND_STALE;
 		e->mac = *mac;
-		nd_flush_pending(stk, e);
+		ust_neigh_flush(stk, &i6->pending, &e->n);
 	} else if (!rte_is_same_ether_addr(&e->mac, mac)) {
 		e->state = UST_ND_STALE;
 		e->mac = *mac;
@@ -562,7 +469,7 @@ nd_input_na(struct ust_stack *stk, const struct ust_icmp6_repr *ic)
 		}
 		e->probes = 0;
 		e->is_router = !!(ic->flags & UST_ND_NA_ROUTER);
-		nd_flush_pending(stk, e);
+		ust_neigh_flush(stk, &i6->pending, &e->n);
 		return;
 	}
 	changed = ic->nd.has_tlla && !rte_is_same_ether_addr(&ic->nd.tlla,
@@ -970,7 +877,7 @@ ust_stack_nd_lookup(const struct ust_stack *stk, const uint8_t *ip,
 	if (e == NULL)
 		return -ENOENT;
 	if (state != NULL)
-		*state = nd_state_names[e->state];
+		*state = ust_neigh_state_name(e->state);
 	if (e->state == UST_ND_INCOMPLETE)
 		return -ENOENT;
 	if (mac != NULL)

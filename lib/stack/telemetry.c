@@ -574,22 +574,41 @@ tel_tcp_conns_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 	return 0;
 }
 
-/* The ARP table from entry FIRST on, TEL_PAGE entries at most: racy reads
- * of the lcore's table (its array is never reallocated), a sample. */
+/* One neighbour cache entry (ARP's or ND's), keyed by its index @i. */
 static int
-tel_arp_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+tel_neigh_entry(struct rte_tel_data *d, uint32_t i, const char *ip,
+		const struct ust_neigh *n, bool router)
 {
-	static const char *const states[] = {
-		[UST_ARP_INCOMPLETE] = "INCOMPLETE",
-		[UST_ARP_REACHABLE] = "REACHABLE",
-		[UST_ARP_STALE] = "STALE",
-		[UST_ARP_PROBE] = "PROBE",
-		[UST_ARP_PERMANENT] = "PERMANENT",
-	};
-	struct ust_stack *stk;
-	uint32_t i, first, n = 0;
+	char key[16], mac[RTE_ETHER_ADDR_FMT_SIZE];
+	struct rte_tel_data *c = rte_tel_data_alloc();
 
-	RTE_SET_USED(cmd);
+	if (c == NULL)
+		return -1;
+	rte_tel_data_start_dict(c);
+	rte_tel_data_add_dict_string(c, "ip", ip);
+	rte_ether_format_addr(mac, sizeof(mac), &n->mac);
+	rte_tel_data_add_dict_string(c, "mac",
+				     n->state == UST_NEIGH_INCOMPLETE ?
+				     "(incomplete)" : mac);
+	rte_tel_data_add_dict_string(c, "state",
+				     ust_neigh_state_name(n->state));
+	if (router)
+		rte_tel_data_add_dict_int(c, "router", n->is_router);
+	rte_tel_data_add_dict_u64(c, "pending", n->pending.len);
+	snprintf(key, sizeof(key), "%u", i);
+	rte_tel_data_add_dict_container(d, key, c, 0);
+	return 0;
+}
+
+/* The ARP table (@v6 false) or the IPv6 neighbour cache from entry FIRST
+ * on, TEL_PAGE entries at most: racy reads of the lcore's table (its
+ * array is never reallocated), a sample. */
+static int
+tel_neigh(const char *params, struct rte_tel_data *d, bool v6)
+{
+	struct ust_stack *stk;
+	uint32_t i, first, cap, n = 0;
+
 	rte_tel_data_start_dict(d);
 	rte_spinlock_lock(&tel_lock);
 	stk = tel_find_paged(params, &first);
@@ -597,93 +616,43 @@ tel_arp_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 		rte_spinlock_unlock(&tel_lock);
 		return -1;
 	}
-	for (i = first; i < stk->arp.cap; i++) {
-		const struct ust_arp_entry *e = &stk->arp.e[i];
-		uint8_t st = e->state;
-		struct rte_tel_data *c;
-		char key[16], mac[RTE_ETHER_ADDR_FMT_SIZE];
-		const uint8_t *b = (const uint8_t *)&e->ip;
+	cap = v6 ? (stk->ip6 != NULL ? stk->ip6->cap : 0) : stk->arp.cap;
+	for (i = first; i < cap; i++) {
+		const struct ust_neigh *e = v6 ? &stk->ip6->e[i].n :
+			&stk->arp.e[i].n;
+		char ip[INET6_ADDRSTRLEN];
 
-		if (st == UST_ARP_FREE || st >= RTE_DIM(states))
+		if (e->state == UST_NEIGH_FREE ||
+		    e->state > UST_NEIGH_DELAY)
 			continue;
 		if (n == TEL_PAGE) {
 			rte_tel_data_add_dict_int(d, "next", (int)i);
 			break;
 		}
-		c = rte_tel_data_alloc();
-		if (c == NULL)
+		if (v6)
+			inet_ntop(AF_INET6, stk->ip6->e[i].ip, ip, sizeof(ip));
+		else
+			inet_ntop(AF_INET, &stk->arp.e[i].ip, ip, sizeof(ip));
+		if (tel_neigh_entry(d, i, ip, e, v6) != 0)
 			break;
-		rte_tel_data_start_dict(c);
-		snprintf(key, sizeof(key), "%u.%u.%u.%u", b[0], b[1], b[2],
-			 b[3]);
-		rte_tel_data_add_dict_string(c, "ip", key);
-		rte_ether_format_addr(mac, sizeof(mac), &e->mac);
-		rte_tel_data_add_dict_string(c, "mac", st == UST_ARP_INCOMPLETE ?
-					     "(incomplete)" : mac);
-		rte_tel_data_add_dict_string(c, "state", states[st]);
-		rte_tel_data_add_dict_u64(c, "pending", e->pending.len);
-		snprintf(key, sizeof(key), "%u", i);
-		rte_tel_data_add_dict_container(d, key, c, 0);
 		n++;
 	}
 	rte_spinlock_unlock(&tel_lock);
 	return 0;
 }
 
-/* The IPv6 neighbour cache, as the ARP table (racy reads, a sample). */
+static int
+tel_arp_cb(const char *cmd, const char *params, struct rte_tel_data *d)
+{
+	RTE_SET_USED(cmd);
+	return tel_neigh(params, d, false);
+}
+
 static int
 tel_nd_cb(const char *cmd, const char *params, struct rte_tel_data *d)
 {
-	static const char *const states[] = {
-		[UST_ND_INCOMPLETE] = "INCOMPLETE",
-		[UST_ND_REACHABLE] = "REACHABLE",
-		[UST_ND_STALE] = "STALE",
-		[UST_ND_DELAY] = "DELAY",
-		[UST_ND_PROBE] = "PROBE",
-		[UST_ND_PERMANENT] = "PERMANENT",
-	};
-	struct ust_stack *stk;
-	uint32_t i, first, n = 0;
-
 	RTE_SET_USED(cmd);
-	rte_tel_data_start_dict(d);
-	rte_spinlock_lock(&tel_lock);
-	stk = tel_find_paged(params, &first);
-	if (stk == NULL) {
-		rte_spinlock_unlock(&tel_lock);
-		return -1;
-	}
-	for (i = first; stk->ip6 != NULL && i < stk->ip6->cap; i++) {
-		const struct ust_nd_entry *e = &stk->ip6->e[i];
-		uint8_t st = e->state;
-		struct rte_tel_data *c;
-		char key[16], ip[INET6_ADDRSTRLEN];
-		char mac[RTE_ETHER_ADDR_FMT_SIZE];
-
-		if (st == UST_ND_FREE || st >= RTE_DIM(states))
-			continue;
-		if (n == TEL_PAGE) {
-			rte_tel_data_add_dict_int(d, "next", (int)i);
-			break;
-		}
-		c = rte_tel_data_alloc();
-		if (c == NULL)
-			break;
-		rte_tel_data_start_dict(c);
-		inet_ntop(AF_INET6, e->ip, ip, sizeof(ip));
-		rte_tel_data_add_dict_string(c, "ip", ip);
-		rte_ether_format_addr(mac, sizeof(mac), &e->mac);
-		rte_tel_data_add_dict_string(c, "mac", st == UST_ND_INCOMPLETE ?
-					     "(incomplete)" : mac);
-		rte_tel_data_add_dict_string(c, "state", states[st]);
-		rte_tel_data_add_dict_int(c, "router", e->is_router);
-		rte_tel_data_add_dict_u64(c, "pending", e->pending.len);
-		snprintf(key, sizeof(key), "%u", i);
-		rte_tel_data_add_dict_container(d, key, c, 0);
-		n++;
-	}
-	rte_spinlock_unlock(&tel_lock);
-	return 0;
+	return tel_neigh(params, d, true);
 }
 
 int
