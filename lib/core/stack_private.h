@@ -302,8 +302,9 @@ struct ust_sibling_ops {
 	bool (*steer_err)(struct ust_stack *stk, struct rte_mbuf *m,
 			  rte_be16_t lport, rte_be32_t raddr,
 			  rte_be16_t rport);
-	/* an ARP frame (data at its Ethernet header) that teaches
-	 * neighbours: copies go to the siblings; @m stays the caller's */
+	/* an ARP frame, or an IPv6 NS, NA or RA (data at its Ethernet
+	 * header), that teaches neighbours: copies go to the siblings; @m
+	 * stays the caller's */
 	void (*arp_copy)(struct ust_stack *stk, const struct rte_mbuf *m);
 	/* whether a flow from local port @lport to (@raddr, @rport) is
 	 * received on this stack's queue (ephemeral port choice) */

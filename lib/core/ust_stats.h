@@ -37,7 +37,8 @@ extern "C" {
  * /proc/net/stat/ndisc_cache, with DadFailures and InConflicts, ustack's
  * own), Udp, Tcp, TcpExt, Group
  * (sibling stacks, lib/group: frames handed to the stack that owns their
- * flow, and ARP frames copied to the siblings). A frame handed over is
+ * flow, and ARP frames and IPv6 NS, NA and RA copied to the siblings:
+ * ArpCopies counts both). A frame handed over is
  * consumed on the stack that sent it (HandoffOut) and counts again in the
  * owner's Eth InFrames (HandoffIn of them came from siblings), so each
  * stack's conservation rule below holds alone; a port's frames are the

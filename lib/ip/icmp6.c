@@ -158,7 +158,8 @@ ust_icmp6_input(struct ust_stack *stk, struct rte_mbuf *m,
 	case UST_ICMP6_ND_NS:
 	case UST_ICMP6_ND_NA:
 	case UST_ICMP6_ND_REDIRECT:
-		ust_nd_input(stk, m, ip6, &ic);
+		ust_nd_input(stk, m, ip6, &ic,
+			     UST_IPV6_HDR_LEN + ip6->payload_len - len);
 		return;
 	case 130: /* MLD query */
 		ust_mld_input(stk, m, ip6, len);

@@ -347,10 +347,11 @@ const uint8_t *ust_ip6_select_src(const struct ust_stack *stk,
 				  const uint8_t *dst);
 
 /* Neighbour Discovery (nd.c): NS, NA, RS, RA, redirect (@m at the ICMPv6
- * header, @ip6 the fixed header, @ic parsed); consumes @m. */
+ * header, @l3_len bytes of IPv6 headers before it, @ip6 the fixed header,
+ * @ic parsed); consumes @m. */
 void ust_nd_input(struct ust_stack *stk, struct rte_mbuf *m,
 		  const struct ust_ipv6_repr *ip6,
-		  const struct ust_icmp6_repr *ic);
+		  const struct ust_icmp6_repr *ic, uint32_t l3_len);
 /* Send @m (Ethernet header prepended, destination MAC unknown) to
  * neighbour @nh: as ust_arp_output(). Consumes @m. */
 void ust_nd_output(struct ust_stack *stk, struct rte_mbuf *m,

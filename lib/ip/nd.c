@@ -78,9 +78,7 @@ static const uint8_t nd_unspec[UST_IPV6_ADDR_LEN];
 enum nd_why {
 	ND_FOR_OUTPUT,
 	ND_FOR_LEARN,
-	ND_FOR_STATIC,
 };
-
 
 static void
 ip6_log_addr(const struct ust_stack *stk, const char *what, const uint8_t *a)
@@ -412,6 +410,12 @@ nd_input_ns(struct ust_stack *stk, const struct ust_ipv6_repr *ip6,
 	}
 	if (a->state != UST_IP6_PREFERRED)
 		return;
+	if (stk->sib_in) {
+		/* a sibling's copy: learn, the receiver answers */
+		if (!dad && ic->nd.has_slla)
+			nd_learn(stk, ip6->src, &ic->nd.slla, false);
+		return;
+	}
 	memset(&na, 0, sizeof(na));
 	na.type = UST_ICMP6_ND_NA;
 	memcpy(na.target, ic->target, UST_IPV6_ADDR_LEN);
@@ -447,6 +451,8 @@ nd_input_na(struct ust_stack *stk, const struct ust_icmp6_repr *ic)
 		/* someone answers for our address (RFC 4862 5.4.4) */
 		if (i6->addr[k].state == UST_IP6_TENTATIVE)
 			nd_dad_failed(stk, &i6->addr[k]);
+		else if (stk->sib_in)
+			; /* (counted by the stack that received it) */
 		else if (!ic->nd.has_tlla ||
 			 !rte_is_same_ether_addr(&ic->nd.tlla,
 						 &stk->netif.mac))
@@ -561,9 +567,23 @@ nd_input_ra(struct ust_stack *stk, const struct ust_ipv6_repr *ip6,
 		nd_learn(stk, ip6->src, &o->slla, true);
 }
 
+/* Sibling stacks (lib/group) learn what an NS, NA or RA teaches, as they
+ * learn from ARP: the stack that received it answers, the copies only
+ * teach (a sibling's NA may answer another stack's solicitation, its
+ * queue being the one the peer's hash chose). */
+static void
+nd_copy_to_siblings(struct ust_stack *stk, struct rte_mbuf *m, uint32_t l3)
+{
+	if (rte_pktmbuf_prepend(m, (uint16_t)(UST_ETH_HDR_LEN + l3)) == NULL)
+		return;
+	stk->sib->arp_copy(stk, m);
+	rte_pktmbuf_adj(m, (uint16_t)(UST_ETH_HDR_LEN + l3));
+}
+
 void
 ust_nd_input(struct ust_stack *stk, struct rte_mbuf *m,
-	     const struct ust_ipv6_repr *ip6, const struct ust_icmp6_repr *ic)
+	     const struct ust_ipv6_repr *ip6, const struct ust_icmp6_repr *ic,
+	     uint32_t l3_len)
 {
 	bool dad_src = memcmp(ip6->src, nd_unspec, UST_IPV6_ADDR_LEN) == 0;
 
@@ -577,6 +597,10 @@ ust_nd_input(struct ust_stack *stk, struct rte_mbuf *m,
 		ust_drop(stk, m, UST_DROP_IPV6_NDISC_BAD_CODE);
 		return;
 	}
+	if (stk->sib != NULL && !stk->sib_in &&
+	    (ic->type == UST_ICMP6_ND_NS || ic->type == UST_ICMP6_ND_NA ||
+	     ic->type == UST_ICMP6_ND_RA))
+		nd_copy_to_siblings(stk, m, l3_len);
 	switch (ic->type) {
 	case UST_ICMP6_ND_NS:
 		stk->mib[UST_MIB_ICMP6_INNEIGHBORSOLICITS]++;

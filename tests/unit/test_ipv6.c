@@ -822,7 +822,8 @@ test_fragments(void)
 	/* the largest: 65527 bytes of message in 45 pieces of 1448 */
 	len = echo_msg(dg, sizeof(dg), 65535 - 8, 2);
 	for (off = 0; off < len; off += 1448)
-		inject(stk, frag6(dg, 7, off, RTE_MIN(1448u, (uint32_t)len - off),
+		inject(stk, frag6(dg, 7, off,
+				  RTE_MIN(1448u, (uint32_t)len - off),
 				  off + 1448 < len), SEC);
 	n = collect_frags(back, sizeof(back), &nf);
 	UT_EQ(n, len);
