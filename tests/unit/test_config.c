@@ -84,6 +84,11 @@ test_shipped_file(void)
 	UT_EQ(c.stack.tcp_mem.mem[2], d.stack.tcp_mem.mem[2]);
 	UT_EQ(c.stack.gateway, 0);
 	UT_EQ(c.n_static_arp, 0);
+	UT_EQ(c.stack.ip6.enable, d.stack.ip6.enable);
+	UT_EQ(c.stack.ip6.hop_limit, d.stack.ip6.hop_limit);
+	UT_EQ(c.stack.ip6.dad_transmits, d.stack.ip6.dad_transmits);
+	UT_EQ(c.stack.ip6.accept_ra, d.stack.ip6.accept_ra);
+	UT_EQ(c.stack.ip6.addr[0], 0);
 	return 0;
 }
 
@@ -125,6 +130,23 @@ test_values(void)
 	UT_EQ(c.static_arp[1].mac.addr_bytes[5], 9);
 	UT_EQ(c.port.mtu, 9000);
 	UT_ASSERT(c.port.promisc);
+	UT_ASSERT(!c.stack.ip6.enable);
+	/* [ip6]: an address turns IPv6 on, wherever enable is */
+	UT_EQ(load("[ip6]\naddr = 2001:2::2/48\nenable = 0\n"
+		   "gateway = fe80::1\nhop_limit = 9\ndad_transmits = 0\n"
+		   "accept_ra = 0\n", &c, err, sizeof(err)), 0);
+	UT_ASSERT(c.stack.ip6.enable);
+	UT_EQ(c.stack.ip6.addr[1], 0x01);
+	UT_EQ(c.stack.ip6.addr[15], 2);
+	UT_EQ(c.stack.ip6.prefix_len, 48);
+	UT_EQ(c.stack.ip6.gateway[0], 0xfe);
+	UT_EQ(c.stack.ip6.gateway[15], 1);
+	UT_EQ(c.stack.ip6.hop_limit, 9);
+	UT_EQ(c.stack.ip6.dad_transmits, 0);
+	UT_ASSERT(!c.stack.ip6.accept_ra);
+	UT_EQ(load("[ip6]\nenable = 1\n", &c, err, sizeof(err)), 0);
+	UT_ASSERT(c.stack.ip6.enable);
+	UT_EQ(c.stack.ip6.addr[0], 0);
 	return 0;
 }
 
@@ -175,6 +197,19 @@ test_errors(void)
 			   "[stack] ephemeral"), 0);
 	UT_EQ(expect_error("[arp]\nstatic = 1.2.3.4=zz:00:00:00:00:00\n",
 			   "[arp] static"), 0);
+	UT_EQ(expect_error("[ip6]\naddr = 2001:2::2\n",
+			   "[ip6] addr: expected an IPv6 address/N"), 0);
+	UT_EQ(expect_error("[ip6]\naddr = 2001:2::2/0\n", "[ip6] addr"), 0);
+	UT_EQ(expect_error("[ip6]\naddr = fe80::2/64\n",
+			   "[ip6] addr: a link-local address"), 0);
+	UT_EQ(expect_error("[ip6]\naddr = 2001:2::2/64\ngateway = 2001:3::1\n",
+			   "[ip6] gateway: off-link"), 0);
+	UT_EQ(expect_error("[ip6]\ngateway = 2001:3::1\n",
+			   "[ip6] gateway: not link-local"), 0);
+	UT_EQ(expect_error("[ip6]\ngateway = ff02::2\n",
+			   "[ip6] gateway: a multicast address"), 0);
+	UT_EQ(expect_error("[ip6]\ndad_transmits = 11\n",
+			   "[ip6] dad_transmits"), 0);
 	{
 		struct ust_config c;
 		char err[256];
