@@ -104,7 +104,6 @@ extern "C" {
 	X(Ip6, IP6_INADDRERRORS, "InAddrErrors") \
 	X(Ip6, IP6_INUNKNOWNPROTOS, "InUnknownProtos") \
 	X(Ip6, IP6_INTRUNCATEDPKTS, "InTruncatedPkts") \
-	X(Ip6, IP6_INDISCARDS, "InDiscards") \
 	X(Ip6, IP6_INDELIVERS, "InDelivers") \
 	X(Ip6, IP6_OUTREQUESTS, "OutRequests") \
 	X(Ip6, IP6_OUTDISCARDS, "OutDiscards") \
