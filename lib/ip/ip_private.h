@@ -239,9 +239,17 @@ void ust_neigh_flush(struct ust_stack *stk, uint32_t *pending,
 /* Drop what waited on @n (NEIGH_FAILED). */
 void ust_neigh_drop_pending(struct ust_stack *stk, uint32_t *pending,
 			    struct ust_neigh *n);
-/* Fill @m's destination MAC (data at its Ethernet header) and stage it. */
-void ust_neigh_fill_and_stage(struct ust_stack *stk, struct rte_mbuf *m,
-			      const struct rte_ether_addr *mac);
+/* Fill @m's destination MAC (data at its Ethernet header) and stage it:
+ * every unicast frame's last step, inline as it was in arp.c. */
+static inline void
+ust_neigh_fill_and_stage(struct ust_stack *stk, struct rte_mbuf *m,
+			 const struct rte_ether_addr *mac)
+{
+	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
+
+	rte_ether_addr_copy(mac, &eh->dst_addr);
+	ust_tx_stage(stk, m);
+}
 /*
  * Hold @m on unresolved @n within the bounds ([arp] queue_len frames on
  * the entry, pending_max mbufs on the table's @pending, the pool's RX

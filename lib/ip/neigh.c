@@ -47,16 +47,6 @@ ust_neigh_pending_pop(struct ust_stack *stk, uint32_t *pending,
 }
 
 void
-ust_neigh_fill_and_stage(struct ust_stack *stk, struct rte_mbuf *m,
-			 const struct rte_ether_addr *mac)
-{
-	struct rte_ether_hdr *eh = rte_pktmbuf_mtod(m, struct rte_ether_hdr *);
-
-	rte_ether_addr_copy(mac, &eh->dst_addr);
-	ust_tx_stage(stk, m);
-}
-
-void
 ust_neigh_flush(struct ust_stack *stk, uint32_t *pending, struct ust_neigh *n)
 {
 	struct rte_mbuf *m;
