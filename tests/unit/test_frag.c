@@ -32,47 +32,10 @@ static struct ut_netif nif;
 /* the datagram being cut: IPv4 header, UDP header, payload */
 static uint8_t dg[65536 + 128]; /* (pieces past 65535 are cut from it too) */
 
-static uint64_t
-mib(struct ust_stack *stk, enum ust_mib c)
-{
-	struct ust_stats st;
-
-	ust_stack_stats_get(stk, &st);
-	return st.mib[c];
-}
-
-static uint64_t
-drops(struct ust_stack *stk, enum ust_drop_reason r)
-{
-	struct ust_stats st;
-
-	ust_stack_stats_get(stk, &st);
-	return st.drop[r];
-}
-
-static void
-inject(struct ust_stack *stk, struct rte_mbuf *m, uint64_t now)
-{
-	ust_stack_input(stk, &m, 1, now);
-	ust_stack_flush(stk);
-}
-
-static int
-teardown(struct ust_stack *stk)
-{
-	int rc = ut_check_conservation(stk);
-
-	ust_stack_destroy(stk);
-	ut_tx_drain(&nif);
-	if (ut_leak_check(pool) != 0)
-		rc = -1;
-	return rc;
-}
-
 static void
 learn_peer(struct ust_stack *stk, uint64_t now)
 {
-	inject(stk, ut_arp_frame(pool, RTE_ARP_OP_REQUEST, &ut_peer_mac,
+	ut_inject(stk, ut_arp_frame(pool, RTE_ARP_OP_REQUEST, &ut_peer_mac,
 				 UT_PEER_IP, UT_OUR_IP), now);
 	ut_tx_drain(&nif);
 }
@@ -154,7 +117,7 @@ send_cut(struct ust_stack *stk, uint16_t id, uint32_t iplen, uint32_t piece,
 		uint32_t off = k * piece;
 		uint32_t len = RTE_MIN(piece, plen - off);
 
-		inject(stk, frag(id, off, len, off + len < plen), now);
+		ut_inject(stk, frag(id, off, len, off + len < plen), now);
 	}
 }
 
@@ -196,9 +159,9 @@ test_reasm_orders(void)
 	UT_EQ(read_check(stk, sd, 3000, 2), 0);
 	send_cut(stk, 3, make_udp(7, 3000, 3), 1480, mid, MS);
 	UT_EQ(read_check(stk, sd, 3000, 3), 0);
-	UT_EQ(mib(stk, UST_MIB_IP_REASMREQDS), 9);
-	UT_EQ(mib(stk, UST_MIB_IP_REASMOKS), 3);
-	UT_EQ(mib(stk, UST_MIB_UDP_INDATAGRAMS), 3);
+	UT_EQ(ut_mib(stk, UST_MIB_IP_REASMREQDS), 9);
+	UT_EQ(ut_mib(stk, UST_MIB_IP_REASMOKS), 3);
+	UT_EQ(ut_mib(stk, UST_MIB_UDP_INDATAGRAMS), 3);
 	/* random sizes, small pieces, shuffled */
 	for (k = 0; k < 20; k++) {
 		uint32_t len = 1 + (uint32_t)(ut_rand(&rng) % 20000);
@@ -227,7 +190,7 @@ test_reasm_orders(void)
 			  "size %u, pieces of %u", len, piece);
 	}
 	UT_EQ(ust_close(stk, sd), 0);
-	return teardown(stk);
+	return ut_teardown(stk, &nif, pool);
 }
 
 /* The largest datagram, 65507 bytes: 45 fragments at MTU 1500. */
@@ -243,12 +206,12 @@ test_reasm_largest(void)
 	UT_EQ(ust_setsockopt(stk, sd, SOL_SOCKET, SO_RCVBUF, &big,
 			     sizeof(big)), 0);
 	send_cut(stk, 9, make_udp(7, 65507, 5), 1480, NULL, MS);
-	UT_EQ(mib(stk, UST_MIB_IP_REASMREQDS), 45);
+	UT_EQ(ut_mib(stk, UST_MIB_IP_REASMREQDS), 45);
 	UT_EQ(read_check(stk, sd, 65507, 5), 0);
 	/* one byte more: the last fragment would end past 65535 */
 	make_udp(7, 65507, 6);
-	inject(stk, frag(10, 65512, 16, false), MS);
-	UT_EQ(drops(stk, UST_DROP_IP_FRAG_MALFORMED), 1);
+	ut_inject(stk, frag(10, 65512, 16, false), MS);
+	UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_MALFORMED), 1);
 	/* each piece fits, but the first one's 40 bytes of options make the
 	 * whole longer than IPv4 allows: dropped once complete, as one
 	 * packet (teardown checks the frame accounting) */
@@ -268,16 +231,16 @@ test_reasm_largest(void)
 		ih->total_length = rte_cpu_to_be_16(60 + 1480);
 		ih->hdr_checksum = 0;
 		ih->hdr_checksum = rte_ipv4_cksum(ih);
-		inject(stk, m, MS);
+		ut_inject(stk, m, MS);
 		for (off = 1480; off + 1480 < 65512; off += 1480)
-			inject(stk, frag(11, off, 1480, true), MS);
-		inject(stk, frag(11, off, 65512 - off, false), MS);
-		UT_EQ(drops(stk, UST_DROP_IP_FRAG_MALFORMED), 2);
-		UT_EQ(mib(stk, UST_MIB_IP_REASMOKS), 1);
+			ut_inject(stk, frag(11, off, 1480, true), MS);
+		ut_inject(stk, frag(11, off, 65512 - off, false), MS);
+		UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_MALFORMED), 2);
+		UT_EQ(ut_mib(stk, UST_MIB_IP_REASMOKS), 1);
 		UT_EQ(ust_recv(stk, sd, dg, 100, 0), -EAGAIN);
 	}
 	UT_EQ(ust_close(stk, sd), 0);
-	return teardown(stk);
+	return ut_teardown(stk, &nif, pool);
 }
 
 static int
@@ -292,34 +255,34 @@ test_reasm_dup_overlap(void)
 	UT_ASSERT(sd >= 0);
 	/* an exact duplicate is dropped alone; the datagram completes */
 	iplen = make_udp(7, 2000, 1);
-	inject(stk, frag(1, 0, 1480, true), MS);
-	inject(stk, frag(1, 0, 1480, true), MS);
-	UT_EQ(drops(stk, UST_DROP_DUP_FRAG), 1);
-	inject(stk, frag(1, 1480, iplen - 20 - 1480, false), MS);
+	ut_inject(stk, frag(1, 0, 1480, true), MS);
+	ut_inject(stk, frag(1, 0, 1480, true), MS);
+	UT_EQ(ut_drops(stk, UST_DROP_DUP_FRAG), 1);
+	ut_inject(stk, frag(1, 1480, iplen - 20 - 1480, false), MS);
 	UT_EQ(read_check(stk, sd, 2000, 1), 0);
 	/* an overlap drops the datagram: the new piece and those held */
 	make_udp(7, 2000, 2);
-	inject(stk, frag(2, 0, 1480, true), MS);
-	inject(stk, frag(2, 1000, 1008, false), MS);
-	UT_EQ(drops(stk, UST_DROP_IP_FRAG_OVERLAP), 1);
-	UT_EQ(drops(stk, UST_DROP_IP_FRAG_REASM_FAILED), 1);
-	UT_EQ(mib(stk, UST_MIB_IPEXT_REASMOVERLAPS), 1);
-	UT_EQ(mib(stk, UST_MIB_IP_REASMFAILS), 1);
+	ut_inject(stk, frag(2, 0, 1480, true), MS);
+	ut_inject(stk, frag(2, 1000, 1008, false), MS);
+	UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_OVERLAP), 1);
+	UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_REASM_FAILED), 1);
+	UT_EQ(ut_mib(stk, UST_MIB_IPEXT_REASMOVERLAPS), 1);
+	UT_EQ(ut_mib(stk, UST_MIB_IP_REASMFAILS), 1);
 	/* ... and what follows starts a new datagram that never completes */
-	inject(stk, frag(2, 1480, 528, false), MS);
+	ut_inject(stk, frag(2, 1480, 528, false), MS);
 	UT_EQ(ust_recv(stk, sd, dg, 100, 0), -EAGAIN);
 	/* overlapping the one before (the teardrop), and one inside */
 	make_udp(7, 3000, 3);
-	inject(stk, frag(3, 0, 1480, true), MS);
-	inject(stk, frag(3, 1472, 8, true), MS);
-	UT_EQ(drops(stk, UST_DROP_IP_FRAG_OVERLAP), 2);
-	inject(stk, frag(3, 1480, 1480, true), MS);
-	inject(stk, frag(3, 1488, 8, true), MS);
-	UT_EQ(drops(stk, UST_DROP_IP_FRAG_OVERLAP), 3);
+	ut_inject(stk, frag(3, 0, 1480, true), MS);
+	ut_inject(stk, frag(3, 1472, 8, true), MS);
+	UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_OVERLAP), 2);
+	ut_inject(stk, frag(3, 1480, 1480, true), MS);
+	ut_inject(stk, frag(3, 1488, 8, true), MS);
+	UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_OVERLAP), 3);
 	UT_EQ(ust_recv(stk, sd, dg, 100, 0), -EAGAIN);
-	UT_EQ(mib(stk, UST_MIB_IP_REASMOKS), 1);
+	UT_EQ(ut_mib(stk, UST_MIB_IP_REASMOKS), 1);
 	UT_EQ(ust_close(stk, sd), 0);
-	return teardown(stk);
+	return ut_teardown(stk, &nif, pool);
 }
 
 static int
@@ -333,29 +296,29 @@ test_reasm_malformed(void)
 	UT_ASSERT(sd >= 0);
 	make_udp(7, 3000, 1);
 	/* not a multiple of 8 with more to come */
-	inject(stk, frag(1, 0, 1479, true), MS);
-	UT_EQ(drops(stk, UST_DROP_IP_FRAG_MALFORMED), 1);
+	ut_inject(stk, frag(1, 0, 1479, true), MS);
+	UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_MALFORMED), 1);
 	/* empty */
-	inject(stk, frag(1, 8, 0, true), MS);
-	UT_EQ(drops(stk, UST_DROP_IP_FRAG_MALFORMED), 2);
+	ut_inject(stk, frag(1, 8, 0, true), MS);
+	UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_MALFORMED), 2);
 	/* two last fragments that disagree on the end: the datagram goes */
-	inject(stk, frag(2, 0, 1480, true), MS);
-	inject(stk, frag(2, 2960, 40, false), MS);
-	inject(stk, frag(2, 1480, 800, false), MS);
-	UT_EQ(drops(stk, UST_DROP_IP_FRAG_MALFORMED), 3);
-	UT_EQ(drops(stk, UST_DROP_IP_FRAG_REASM_FAILED), 2);
+	ut_inject(stk, frag(2, 0, 1480, true), MS);
+	ut_inject(stk, frag(2, 2960, 40, false), MS);
+	ut_inject(stk, frag(2, 1480, 800, false), MS);
+	UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_MALFORMED), 3);
+	UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_REASM_FAILED), 2);
 	/* a last fragment before data already held */
-	inject(stk, frag(3, 2960, 40, true), MS);
-	inject(stk, frag(3, 1480, 8, false), MS);
-	UT_EQ(drops(stk, UST_DROP_IP_FRAG_MALFORMED), 4);
-	UT_EQ(drops(stk, UST_DROP_IP_FRAG_REASM_FAILED), 3);
+	ut_inject(stk, frag(3, 2960, 40, true), MS);
+	ut_inject(stk, frag(3, 1480, 8, false), MS);
+	UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_MALFORMED), 4);
+	UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_REASM_FAILED), 3);
 	/* data beyond the end the last fragment told */
-	inject(stk, frag(4, 1480, 16, false), MS);
-	inject(stk, frag(4, 1480 + 16, 16, true), MS);
-	UT_EQ(drops(stk, UST_DROP_IP_FRAG_MALFORMED), 5);
-	UT_EQ(mib(stk, UST_MIB_IP_REASMOKS), 0);
+	ut_inject(stk, frag(4, 1480, 16, false), MS);
+	ut_inject(stk, frag(4, 1480 + 16, 16, true), MS);
+	UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_MALFORMED), 5);
+	UT_EQ(ut_mib(stk, UST_MIB_IP_REASMOKS), 0);
 	UT_EQ(ust_close(stk, sd), 0);
-	return teardown(stk);
+	return ut_teardown(stk, &nif, pool);
 }
 
 static int
@@ -375,14 +338,14 @@ test_reasm_timeout(void)
 	UT_ASSERT(sd >= 0);
 	make_udp(7, 3000, 1);
 	/* the first fragment of one, a middle one of another */
-	inject(stk, frag(1, 0, 1480, true), MS);
-	inject(stk, frag(2, 1480, 1480, true), 2 * SEC);
+	ut_inject(stk, frag(1, 0, 1480, true), MS);
+	ut_inject(stk, frag(2, 1480, 1480, true), 2 * SEC);
 	UT_ASSERT(ust_stack_next_deadline(stk) <= MS + 30 * SEC);
 	/* the peer's MAC fresh, so that the error goes without a probe */
 	learn_peer(stk, 29 * SEC);
 	ust_stack_poll(stk, MS + 30 * SEC - 1);
 	UT_EQ(nif.tx_n, 0);
-	UT_EQ(mib(stk, UST_MIB_IP_REASMTIMEOUT), 0);
+	UT_EQ(ut_mib(stk, UST_MIB_IP_REASMTIMEOUT), 0);
 	ust_stack_poll(stk, MS + 30 * SEC);
 	/* time exceeded, reassembly (code 1), quoting the first fragment */
 	UT_EQ(nif.tx_n, 1);
@@ -396,19 +359,19 @@ test_reasm_timeout(void)
 	UT_EQ(ic.data[0], 0x45);
 	UT_EQ(ic.data[4] << 8 | ic.data[5], 1); /* the ID */
 	rte_pktmbuf_free(m);
-	UT_EQ(mib(stk, UST_MIB_IP_REASMTIMEOUT), 1);
-	UT_EQ(drops(stk, UST_DROP_FRAG_REASM_TIMEOUT), 1);
+	UT_EQ(ut_mib(stk, UST_MIB_IP_REASMTIMEOUT), 1);
+	UT_EQ(ut_drops(stk, UST_DROP_FRAG_REASM_TIMEOUT), 1);
 	/* the other, with no first fragment: no ICMP */
 	UT_ASSERT(ust_stack_next_deadline(stk) <= 2 * SEC + 30 * SEC);
 	ust_stack_poll(stk, 2 * SEC + 30 * SEC - 1);
-	UT_EQ(mib(stk, UST_MIB_IP_REASMTIMEOUT), 1);
+	UT_EQ(ut_mib(stk, UST_MIB_IP_REASMTIMEOUT), 1);
 	ust_stack_poll(stk, 2 * SEC + 30 * SEC);
-	UT_EQ(mib(stk, UST_MIB_ICMP_OUTMSGS), 1);
-	UT_EQ(mib(stk, UST_MIB_IP_REASMTIMEOUT), 2);
-	UT_EQ(mib(stk, UST_MIB_IP_REASMFAILS), 2);
-	UT_EQ(drops(stk, UST_DROP_FRAG_REASM_TIMEOUT), 2);
+	UT_EQ(ut_mib(stk, UST_MIB_ICMP_OUTMSGS), 1);
+	UT_EQ(ut_mib(stk, UST_MIB_IP_REASMTIMEOUT), 2);
+	UT_EQ(ut_mib(stk, UST_MIB_IP_REASMFAILS), 2);
+	UT_EQ(ut_drops(stk, UST_DROP_FRAG_REASM_TIMEOUT), 2);
 	UT_EQ(ust_close(stk, sd), 0);
-	return teardown(stk);
+	return ut_teardown(stk, &nif, pool);
 }
 
 static void
@@ -438,36 +401,36 @@ test_reasm_bounds(void)
 	iplen = make_udp(7, 3000, 1);
 	/* a fifth datagram evicts the oldest */
 	for (i = 0; i < 5; i++)
-		inject(stk, frag((uint16_t)(10 + i), 0, 1480, true), MS + i);
-	UT_EQ(drops(stk, UST_DROP_IP_FRAG_EVICTED), 1);
+		ut_inject(stk, frag((uint16_t)(10 + i), 0, 1480, true), MS + i);
+	UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_EVICTED), 1);
 	/* the newest completes; the evicted one does not */
-	inject(stk, frag(14, 1480, 1480, true), MS);
-	inject(stk, frag(14, 2960, iplen - 20 - 2960, false), MS);
+	ut_inject(stk, frag(14, 1480, 1480, true), MS);
+	ut_inject(stk, frag(14, 2960, iplen - 20 - 2960, false), MS);
 	UT_EQ(read_check(stk, sd, 3000, 1), 0);
-	inject(stk, frag(10, 1480, 1480, true), MS);
-	inject(stk, frag(10, 2960, iplen - 20 - 2960, false), MS);
+	ut_inject(stk, frag(10, 1480, 1480, true), MS);
+	ut_inject(stk, frag(10, 2960, iplen - 20 - 2960, false), MS);
 	UT_EQ(ust_recv(stk, sd, dg, 100, 0), -EAGAIN);
 	/* a fifth fragment of one datagram: too many */
 	make_udp(7, 100, 2);
 	for (i = 0; i < 5; i++)
-		inject(stk, frag(20, (uint32_t)i * 8, 8, true), MS);
-	UT_EQ(drops(stk, UST_DROP_IP_FRAG_TOO_MANY), 1);
+		ut_inject(stk, frag(20, (uint32_t)i * 8, 8, true), MS);
+	UT_EQ(ut_drops(stk, UST_DROP_IP_FRAG_TOO_MANY), 1);
 	UT_EQ(ust_close(stk, sd), 0);
-	UT_EQ(teardown(stk), 0);
+	UT_EQ(ut_teardown(stk, &nif, pool), 0);
 
 	/* memory: 64 KiB of fragments (mbuf truesize) at most */
 	stk = ut_stack_create(&nif, pool, tweak_mem);
 	UT_ASSERT(stk != NULL);
 	make_udp(7, 3000, 3);
 	for (i = 0; i < 200; i++)
-		inject(stk, frag((uint16_t)(100 + i), 0, 1480, true), MS);
-	held = (uint32_t)(mib(stk, UST_MIB_IP_REASMREQDS) -
-			  drops(stk, UST_DROP_IP_FRAG_EVICTED));
-	UT_ASSERT(drops(stk, UST_DROP_IP_FRAG_EVICTED) > 150, "%" PRIu64,
-		  drops(stk, UST_DROP_IP_FRAG_EVICTED));
+		ut_inject(stk, frag((uint16_t)(100 + i), 0, 1480, true), MS);
+	held = (uint32_t)(ut_mib(stk, UST_MIB_IP_REASMREQDS) -
+			  ut_drops(stk, UST_DROP_IP_FRAG_EVICTED));
+	UT_ASSERT(ut_drops(stk, UST_DROP_IP_FRAG_EVICTED) > 150, "%" PRIu64,
+		  ut_drops(stk, UST_DROP_IP_FRAG_EVICTED));
 	UT_ASSERT(held > 0 && held * 2048 <= 65536, "%u held", held);
 	UT_EQ(rte_mempool_in_use_count(pool), held);
-	return teardown(stk);
+	return ut_teardown(stk, &nif, pool);
 }
 
 /* Our sends above the MTU: fragments that reassemble into the datagram;
@@ -548,9 +511,9 @@ fragment_out(bool linear)
 			UT_EQ(memcmp(got + 28, msg, len), 0);
 		}
 	}
-	UT_EQ(mib(stk, UST_MIB_IP_FRAGOKS), 4);
-	UT_EQ(mib(stk, UST_MIB_IP_FRAGCREATES), 2 + 3 + 45 + 6);
-	UT_EQ(mib(stk, UST_MIB_UDP_OUTDATAGRAMS), 4);
+	UT_EQ(ut_mib(stk, UST_MIB_IP_FRAGOKS), 4);
+	UT_EQ(ut_mib(stk, UST_MIB_IP_FRAGCREATES), 2 + 3 + 45 + 6);
+	UT_EQ(ut_mib(stk, UST_MIB_UDP_OUTDATAGRAMS), 4);
 	/* the sender's memory is back once the last fragment has left */
 	{
 		struct ust_sock_meminfo mi;
@@ -565,7 +528,7 @@ fragment_out(bool linear)
 			 sizeof(to)), -EMSGSIZE);
 	UT_EQ(nif.tx_n, 0);
 	UT_EQ(ust_close(stk, sd), 0);
-	return teardown(stk);
+	return ut_teardown(stk, &nif, pool);
 }
 
 static int
@@ -608,7 +571,7 @@ test_fragment_loop_echo(void)
 	ust_stack_poll(stk, MS);
 	UT_EQ(read_check(stk, sd, sizeof(msg), 4), 0);
 	UT_EQ(nif.tx_n, 0);
-	UT_EQ(mib(stk, UST_MIB_IP_REASMOKS), 1);
+	UT_EQ(ut_mib(stk, UST_MIB_IP_REASMOKS), 1);
 	/* ping -s 3000: the request in three fragments, the reply too */
 	iplen = make_udp(7, 3000, 0);
 	dg[9] = IPPROTO_ICMP;
@@ -649,7 +612,7 @@ test_fragment_loop_echo(void)
 	}
 	UT_EQ(ust_close(stk, tx), 0);
 	UT_EQ(ust_close(stk, sd), 0);
-	return teardown(stk);
+	return ut_teardown(stk, &nif, pool);
 }
 
 static const struct ut_case cases[] = {

@@ -418,3 +418,40 @@ ut_tx_tcp(struct ut_netif *n, struct ust_tcp_repr *th, void *data, size_t cap)
 	}
 	return -1;
 }
+
+uint64_t
+ut_mib(struct ust_stack *stk, enum ust_mib c)
+{
+	struct ust_stats st;
+
+	ust_stack_stats_get(stk, &st);
+	return st.mib[c];
+}
+
+uint64_t
+ut_drops(struct ust_stack *stk, enum ust_drop_reason r)
+{
+	struct ust_stats st;
+
+	ust_stack_stats_get(stk, &st);
+	return st.drop[r];
+}
+
+void
+ut_inject(struct ust_stack *stk, struct rte_mbuf *m, uint64_t now)
+{
+	ust_stack_input(stk, &m, 1, now);
+	ust_stack_flush(stk);
+}
+
+int
+ut_teardown(struct ust_stack *stk, struct ut_netif *n, struct rte_mempool *mp)
+{
+	int rc = ut_check_conservation(stk);
+
+	ust_stack_destroy(stk);
+	ut_tx_drain(n);
+	if (ut_leak_check(mp) != 0)
+		rc = -1;
+	return rc;
+}

@@ -99,6 +99,18 @@ const uint8_t *ut_parse_ipv4_frame(struct rte_mbuf *m,
 				   struct ust_eth_repr *eth,
 				   struct ust_ipv4_repr *ip);
 
+/* One counter of @stk. */
+uint64_t ut_mib(struct ust_stack *stk, enum ust_mib c);
+uint64_t ut_drops(struct ust_stack *stk, enum ust_drop_reason r);
+
+/* @m received at @now, and what the stack staged flushed to its netif. */
+void ut_inject(struct ust_stack *stk, struct rte_mbuf *m, uint64_t now);
+
+/* The end of a test: the conservation law checked, @stk destroyed, @n's
+ * TX frames freed, and every mbuf of @mp back; 0 when all holds. */
+int ut_teardown(struct ust_stack *stk, struct ut_netif *n,
+		struct rte_mempool *mp);
+
 /* Check mib[ETH_INFRAMES] == rx_consumed + RX drops; 0 when it holds. */
 int ut_check_conservation(struct ust_stack *stk);
 
