@@ -551,4 +551,19 @@ void ust_tx_release(struct ust_stack *stk, struct rte_mbuf *m);
 void ust_tx_drop(struct ust_stack *stk, struct rte_mbuf *m,
 		 enum ust_drop_reason r);
 
+/* A frame to our own address (data at its Ethernet header, checksums
+ * settled): into the loopback queue, input at the next poll, bounded by
+ * the staging size (TX_STAGE_FULL beyond); its owner's wmem is released
+ * now, as it never reaches TX. IPv4's and IPv6's output call it. */
+static inline void
+ust_loop_enqueue(struct ust_stack *stk, struct rte_mbuf *m)
+{
+	if (stk->loopq.len >= stk->tx_cap) {
+		ust_tx_drop(stk, m, UST_DROP_TX_STAGE_FULL);
+		return;
+	}
+	ust_tx_release(stk, m);
+	ust_pktq_push(stk->meta_off, &stk->loopq, m);
+}
+
 #endif /* UST_STACK_PRIVATE_H */

@@ -264,13 +264,7 @@ ipv4_send_l2(struct ust_stack *stk, struct rte_mbuf *m, rte_be32_t dst,
 	case UST_ROUTE_LOCAL:
 		eh->dst_addr = stk->netif.mac;
 		ipv4_loop_fix_csum(m);
-		if (stk->loopq.len >= stk->tx_cap) {
-			ust_tx_drop(stk, m, UST_DROP_TX_STAGE_FULL);
-			break;
-		}
-		/* the owner's wmem is released now: it never reaches TX */
-		ust_tx_release(stk, m);
-		ust_pktq_push(stk->meta_off, &stk->loopq, m);
+		ust_loop_enqueue(stk, m);
 		break;
 	}
 }

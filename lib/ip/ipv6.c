@@ -543,12 +543,7 @@ ipv6_send_l2(struct ust_stack *stk, struct rte_mbuf *m, const uint8_t *dst,
 		/* as Linux's loopback: checksums need no verification */
 		m->ol_flags = RTE_MBUF_F_RX_IP_CKSUM_GOOD |
 			      RTE_MBUF_F_RX_L4_CKSUM_GOOD;
-		if (stk->loopq.len >= stk->tx_cap) {
-			ust_tx_drop(stk, m, UST_DROP_TX_STAGE_FULL);
-			break;
-		}
-		ust_tx_release(stk, m);
-		ust_pktq_push(stk->meta_off, &stk->loopq, m);
+		ust_loop_enqueue(stk, m);
 		break;
 	case IP6_ROUTE_UNICAST:
 		ust_nd_output(stk, m, nexthop);
