@@ -127,6 +127,9 @@ struct echo_worker {
 	uint16_t nb;             /* stacks */
 	unsigned int lcore;
 	rte_be32_t peer;         /* a client's server */
+	bool peer_is6;           /* ... an IPv6 one (udp-client) */
+	uint8_t peer6[16];
+	bool ip6;                /* IPv6 on: UDP servers are dual-stack */
 	uint32_t nflows;         /* clients: flows k with k % nb == idx */
 	uint64_t count;          /* tcp-client: this stack's share of --count */
 	struct echo_result res;

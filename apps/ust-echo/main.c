@@ -79,6 +79,8 @@ struct echo_ctx {
 	const struct opts *o;
 	struct ust_env *env;
 	rte_be32_t peer;
+	bool peer_is6;
+	uint8_t peer6[16];
 	uint16_t nb;
 	uint16_t active;           /* workers with something to do */
 	struct echo_worker *w;     /* nb of them */
@@ -149,7 +151,8 @@ usage(void)
 "                         clients put flow k on stack k %% N. The EAL list\n"
 "                         needs N lcores and the port N queue pairs, else\n"
 "                         exit status 2 (see \"Several lcores\" below)\n"
-"  --peer A.B.C.D         clients: the server's address (required)\n"
+"  --peer ADDR            clients: the server's address, A.B.C.D or (UDP,\n"
+"                         with --addr6) an IPv6 one (required)\n"
 "  --size BYTES           udp-client, tcp-client: request size, 1-65507\n"
 "                         for UDP (above the MTU's 1472: IPv4 fragments),\n"
 "                         1-65536 for TCP (default: 64);\n"
@@ -586,7 +589,8 @@ parse_opts(int argc, char **argv, struct opts *o)
 
 /* Defaults, then --config, then flags. */
 static void
-build_config(const struct opts *o, struct ust_config *cfg, rte_be32_t *peer)
+build_config(const struct opts *o, struct ust_config *cfg, rte_be32_t *peer,
+	     uint8_t *peer6, bool *peer_is6)
 {
 	char err[256];
 
@@ -611,13 +615,23 @@ build_config(const struct opts *o, struct ust_config *cfg, rte_be32_t *peer)
 		cfg->port.port_id = (uint16_t)parse_num("--port-id",
 			o->port_id, 0, RTE_MAX_ETHPORTS - 1);
 	*peer = 0;
+	*peer_is6 = false;
 	if (!o->server) {
 		if (o->peer == NULL)
 			app_usage_error(PROG, "client mode needs --peer "
 					"A.B.C.D");
-		if (ust_parse_ipv4(o->peer, peer) != 0)
-			app_usage_error(PROG, "--peer %s: expected A.B.C.D",
-					o->peer);
+		if (ust_parse_ipv4(o->peer, peer) == 0)
+			return;
+		if (ust_parse_ipv6(o->peer, peer6) != 0)
+			app_usage_error(PROG, "--peer %s: expected A.B.C.D or "
+					"an IPv6 address", o->peer);
+		if (o->tcp)
+			app_usage_error(PROG, "--peer %s: TCP over IPv6 is not "
+					"built yet", o->peer);
+		if (!cfg->stack.ip6.enable)
+			app_usage_error(PROG, "--peer %s: IPv6 is off (no "
+					"--addr6, no [ip6])", o->peer);
+		*peer_is6 = true;
 	}
 }
 
@@ -655,19 +669,28 @@ run_server(struct echo_worker *w)
 	const struct opts *o = w->o;
 	struct server_result *res = &w->res.srv;
 	struct ust_stack *stk = w->stk;
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	union ust_sockaddr sa;
 	uint64_t next_stats, period = (uint64_t)o->stats_period * 1000000000u;
 	int sd;
 
-	sin.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
-	sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
-	if (sd < 0 || ust_bind(stk, sd, (struct sockaddr *)&sin,
-			       sizeof(sin)) != 0)
+	/* with IPv6 on, one dual-stack socket on :: takes both families */
+	memset(&sa, 0, sizeof(sa));
+	if (w->ip6) {
+		sa.sin6.sin6_family = AF_INET6;
+		sa.sin6.sin6_port = rte_cpu_to_be_16((uint16_t)o->port);
+	} else {
+		sa.sin.sin_family = AF_INET;
+		sa.sin.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
+	}
+	sd = ust_socket(stk, sa.sa.sa_family, SOCK_DGRAM, 0);
+	if (sd < 0 || ust_bind(stk, sd, &sa.sa, w->ip6 ? sizeof(sa.sin6) :
+			       sizeof(sa.sin)) != 0)
 		app_usage_error(PROG, "cannot bind UDP port %u", o->port);
 	/* every stack has its socket before any polls */
 	echo_ready(w);
 	if (w->idx == 0) {
-		printf("%s: serving UDP echo on port %u", PROG, o->port);
+		printf("%s: serving UDP echo on port %u%s", PROG, o->port,
+		       w->ip6 ? " (IPv4 and IPv6)" : "");
 		if (w->nb > 1)
 			printf(" on %u stacks", w->nb);
 		printf("\n");
@@ -676,7 +699,7 @@ run_server(struct echo_worker *w)
 	next_stats = ust_clock_ns() + period;
 	while (!quit) {
 		struct rte_mbuf *pk[32];
-		struct sockaddr_in from[32];
+		union ust_sockaddr from[32];
 		uint64_t now = ust_clock_ns();
 		uint16_t rx = ust_stack_poll(stk, now);
 		int n = ust_recv_burst(stk, sd, pk, 32, from);
@@ -730,7 +753,8 @@ run_client(struct echo_worker *w)
 	struct client_result *res = &w->res.cli;
 	struct ust_stack *stk = w->stk;
 	rte_be32_t peer = w->peer;
-	struct sockaddr_in to = { .sin_family = AF_INET };
+	union ust_sockaddr to;
+	socklen_t tolen;
 	struct flow *fl;
 	uint8_t req[MAX_UDP_SIZE], rsp[MAX_UDP_SIZE + 1];
 	uint64_t start, measure_from, end, tmo = (uint64_t)o->timeout_ms * 1000000;
@@ -742,21 +766,30 @@ run_client(struct echo_worker *w)
 	fl = calloc(w->nflows, sizeof(*fl));
 	if (fl == NULL)
 		app_usage_error(PROG, "out of memory for %u flows", w->nflows);
-	to.sin_addr.s_addr = peer;
-	to.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
+	memset(&to, 0, sizeof(to));
+	if (w->peer_is6) {
+		to.sin6.sin6_family = AF_INET6;
+		memcpy(to.sin6.sin6_addr.s6_addr, w->peer6, 16);
+		to.sin6.sin6_port = rte_cpu_to_be_16((uint16_t)o->port);
+		tolen = sizeof(to.sin6);
+	} else {
+		to.sin.sin_family = AF_INET;
+		to.sin.sin_addr.s_addr = peer;
+		to.sin.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
+		tolen = sizeof(to.sin);
+	}
 	ep = app_epoll_create(PROG, stk);
 	for (f = 0; f < w->nflows; f++) {
 		struct ust_epoll_event ev = { .events = UST_EPOLLIN,
 					      .data = f };
 		int rc;
 
-		fl[f].sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
+		fl[f].sd = ust_socket(stk, to.sa.sa_family, SOCK_DGRAM, 0);
 		if (fl[f].sd < 0)
 			app_usage_error(PROG, "flow %u: socket: %s (raise "
 					"[stack] max_sockets)", f,
 					strerror(-fl[f].sd));
-		rc = ust_connect(stk, fl[f].sd, (struct sockaddr *)&to,
-				 sizeof(to));
+		rc = ust_connect(stk, fl[f].sd, &to.sa, tolen);
 		if (rc != 0)
 			app_usage_error(PROG, "--peer %s: %s", o->peer,
 					strerror(-rc));
@@ -1005,6 +1038,9 @@ echo_workers(struct echo_ctx *c)
 		w[i].nb = c->nb;
 		w[i].lcore = c->env->lcores[i];
 		w[i].peer = c->peer;
+		w[i].peer_is6 = c->peer_is6;
+		memcpy(w[i].peer6, c->peer6, sizeof(w[i].peer6));
+		w[i].ip6 = c->env->cfg.stack.ip6.enable;
 		w[i].nflows = flows / c->nb + (i < flows % c->nb ? 1 : 0);
 		w[i].count = o->count / c->nb +
 			(i < o->count % c->nb ? 1 : 0);
@@ -1158,6 +1194,8 @@ main(int argc, char **argv)
 	FILE *json = NULL;
 	struct app_json j;
 	rte_be32_t peer;
+	uint8_t peer6[16];
+	bool peer_is6;
 	uint16_t i;
 	int rc = 0;
 
@@ -1170,7 +1208,7 @@ main(int argc, char **argv)
 	env.prog = PROG;
 	env.fault_spec = o.fault;
 	env.pcap_path = o.pcap;
-	build_config(&o, &env.cfg, &peer);
+	build_config(&o, &env.cfg, &peer, peer6, &peer_is6);
 	/* the flag wins over [port] queues */
 	if (o.nb_cores != NULL)
 		app_env_nb_cores(&env, o.nb_cores);
@@ -1196,6 +1234,8 @@ main(int argc, char **argv)
 	ctx.o = &o;
 	ctx.env = &env;
 	ctx.peer = peer;
+	ctx.peer_is6 = peer_is6;
+	memcpy(ctx.peer6, peer6, sizeof(ctx.peer6));
 	ctx.nb = env.nb_stacks;
 	ctx.w = echo_workers(&ctx);
 	rc = ust_group_launch(env.grp, echo_worker_main, &ctx);

@@ -47,7 +47,7 @@ static int
 echo(struct ust_env *e, uint16_t i, struct ust_stack *stk, void *arg)
 {
 	struct rte_mbuf *pkts[32];
-	struct sockaddr_in from[32];
+	union ust_sockaddr from[32];
 	int k, sent;
 
 	(void)e;

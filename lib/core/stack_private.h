@@ -71,9 +71,12 @@ struct ust_mbuf_meta {
 	uint32_t truesize;        /* RX: bytes charged to the socket */
 	union {
 		struct {
-			rte_be32_t addr;    /* RX: source address */
+			rte_be32_t addr;    /* RX: IPv4 source address */
 			rte_be16_t port;    /* RX: source port */
-			uint16_t rx_pad;
+			uint16_t rx_src6;   /* RX, IPv6: the source address's
+					     * offset from buf_addr (in its
+					     * own header, in the headroom);
+					     * 0: IPv4, @addr */
 			uint32_t rx_hops;   /* RX, between sibling stacks
 					     * (lib/group): stacks a segment
 					     * whose owner is not known has
@@ -274,6 +277,15 @@ struct ust_sd_slot {
 	uint32_t next_free;
 };
 
+/* An AF_INET6 socket's IPv6 addresses, beside the descriptor table (one
+ * per slot, allocated with the stack's first AF_INET6 socket): kept out
+ * of struct ust_sock, whose every byte a TCP connection's 14 cache lines
+ * count (lib/tcp/tcp.c, TCP_BLOCK_MAX). */
+struct ust_sd_addr6 {
+	uint8_t local[16];
+	uint8_t remote[16];
+};
+
 /* ---- sibling stacks (lib/group) ---- */
 
 /*
@@ -399,6 +411,7 @@ struct ust_stack {
 	 * telemetry, which reads sockets from another thread */
 	rte_spinlock_t ctl_lock;
 	struct ust_sd_slot *sds;
+	struct ust_sd_addr6 *sd_addr6;  /* NULL until an AF_INET6 socket */
 	uint32_t sd_cap;
 	uint32_t sd_free;
 	uint32_t sd_used;

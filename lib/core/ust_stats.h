@@ -162,6 +162,15 @@ extern "C" {
 	X(Udp, UDP_INCSUMERRORS, "InCsumErrors") \
 	X(Udp, UDP_IGNOREDMULTI, "IgnoredMulti") \
 	X(Udp, UDP_MEMERRORS, "MemErrors") \
+	X(Udp6, UDP6_INDATAGRAMS, "InDatagrams") \
+	X(Udp6, UDP6_NOPORTS, "NoPorts") \
+	X(Udp6, UDP6_INERRORS, "InErrors") \
+	X(Udp6, UDP6_OUTDATAGRAMS, "OutDatagrams") \
+	X(Udp6, UDP6_RCVBUFERRORS, "RcvbufErrors") \
+	X(Udp6, UDP6_SNDBUFERRORS, "SndbufErrors") \
+	X(Udp6, UDP6_INCSUMERRORS, "InCsumErrors") \
+	X(Udp6, UDP6_IGNOREDMULTI, "IgnoredMulti") \
+	X(Udp6, UDP6_MEMERRORS, "MemErrors") \
 	X(Tcp, TCP_ACTIVEOPENS, "ActiveOpens") \
 	X(Tcp, TCP_PASSIVEOPENS, "PassiveOpens") \
 	X(Tcp, TCP_ATTEMPTFAILS, "AttemptFails") \

@@ -176,10 +176,11 @@ void ust_icmp_send_error(struct ust_stack *stk, struct rte_mbuf *orig,
 
 /* An IPv6 upper protocol (ust_ipv4_proto's counterpart): @input takes one
  * packet, data at its upper-layer header, with the fixed header parsed in
- * @ip6 (the extension headers were walked and removed). */
+ * @ip6 (the extension headers were walked); the fixed header starts
+ * @l3_len bytes before the data (what an ICMPv6 error about it quotes). */
 struct ust_ipv6_proto {
 	void (*input)(struct ust_stack *stk, struct rte_mbuf *m,
-		      const struct ust_ipv6_repr *ip6);
+		      const struct ust_ipv6_repr *ip6, uint32_t l3_len);
 };
 
 /* Register what takes IPv6 next header @nh; 0, -EINVAL (no handler, IPv6
@@ -350,6 +351,9 @@ int ust_ipv6_output(struct ust_stack *stk, struct rte_mbuf *m,
 /* Our address @a: its index, or -1; with @usable only PREFERRED ones. */
 int ust_ip6_our_addr(const struct ust_stack *stk, const uint8_t *a,
 		     bool usable);
+/* Whether @dst has a route now: 0, or -ENETUNREACH (Ip6OutNoRoutes; also
+ * when IPv6 is off). */
+int ust_ip6_route_check(struct ust_stack *stk, const uint8_t *dst);
 /* The source address for @dst, or NULL when none is usable. */
 const uint8_t *ust_ip6_select_src(const struct ust_stack *stk,
 				  const uint8_t *dst);

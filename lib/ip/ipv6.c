@@ -366,7 +366,7 @@ again:
 	}
 	stk->mib[UST_MIB_IP6_INDELIVERS]++;
 	rte_pktmbuf_adj(m, x.upper_off);
-	p->input(stk, m, &ip6);
+	p->input(stk, m, &ip6, x.upper_off);
 }
 
 /* ---- output ---- */
@@ -403,6 +403,21 @@ ip6_route(const struct ust_stack *stk, const uint8_t *dst, const uint8_t **nh,
 		return 0;
 	}
 	return -ENETUNREACH;
+}
+
+int
+ust_ip6_route_check(struct ust_stack *stk, const uint8_t *dst)
+{
+	enum ip6_route_kind kind;
+	const uint8_t *nh;
+
+	if (stk->ip6 == NULL)
+		return -ENETUNREACH;
+	if (ip6_route(stk, dst, &nh, &kind) != 0) {
+		stk->mib[UST_MIB_IP6_OUTNOROUTES]++;
+		return -ENETUNREACH;
+	}
+	return 0;
 }
 
 static void ipv6_send_l2(struct ust_stack *stk, struct rte_mbuf *m,

@@ -37,9 +37,19 @@ enum ust_sock_kind {
 /* SO_RCVBUF was set: no receive-buffer autotuning (SOCK_RCVBUF_LOCK) */
 #define UST_SKF_RCVBUF_LOCK (1u << 7)
 
+/* The family side of a socket (ust_sock.inet6). An AF_INET socket has none
+ * of them; an AF_INET6 socket bound or connected to an IPv4-mapped address
+ * keeps that address in laddr/raddr (its flow is IPv4) and has LOCAL6 or
+ * REMOTE6 clear. */
+#define UST_SK6_INET6 (1u << 0)   /* an AF_INET6 socket */
+#define UST_SK6_V6ONLY (1u << 1)  /* IPV6_V6ONLY */
+#define UST_SK6_LOCAL6 (1u << 2)  /* bound in IPv6: laddr6 (:: for any) */
+#define UST_SK6_REMOTE6 (1u << 3) /* connected to an IPv6 peer: raddr6 */
+
 struct ust_epoll;
 
-/* What every socket starts with; read-mostly, one cache line. */
+/* What every socket starts with; read-mostly. (An AF_INET6 socket's IPv6
+ * addresses: ust_sock_laddr6(), ust_sock_raddr6().) */
 struct ust_sock {
 	uint8_t kind;
 	uint8_t flags;
@@ -47,6 +57,7 @@ struct ust_sock {
 	bool ep_listed;            /* on its event set's ready list */
 	bool ep_edge;              /* EPOLLET: a change not yet reported */
 	bool tx_waiting;           /* on the TX-room waiters' list */
+	uint8_t inet6;             /* UST_SK6_* */
 	uint32_t sd;
 	uint32_t gen;
 	struct ust_stack *stk;
@@ -68,6 +79,58 @@ struct ust_sock {
 	struct ust_sock *tx_prev;
 };
 
+/* An AF_INET6 socket's IPv6 addresses (UST_SK6_LOCAL6: the local one, ::
+ * for any; UST_SK6_REMOTE6: the peer), in its owner's table beside the
+ * descriptors (struct ust_sd_addr6); only AF_INET6 sockets have them. */
+static inline uint8_t *
+ust_sock_laddr6(const struct ust_sock *s)
+{
+	return s->stk->sd_addr6[s->sd].local;
+}
+
+static inline uint8_t *
+ust_sock_raddr6(const struct ust_sock *s)
+{
+	return s->stk->sd_addr6[s->sd].remote;
+}
+
+/* A socket address as the protocols take it: socket.c converts the
+ * caller's sockaddr_in or sockaddr_in6 to it. AF_INET is IPv4, from a
+ * sockaddr_in or an IPv4-mapped sockaddr_in6 (@mapped); AF_INET6 is a
+ * native IPv6 address; AF_UNSPEC (connect) dissolves an association. */
+struct ust_saddr {
+	sa_family_t family;
+	bool mapped;
+	rte_be16_t port;
+	rte_be32_t v4;
+	uint8_t v6[16];
+	uint32_t scope_id;
+};
+
+/* @addr (@len bytes, the caller's) for socket @s of @type, to @bind to or
+ * to reach (connect, send): -EFAULT, -EINVAL (too short; a mapped address
+ * to bind on a V6ONLY socket), -EAFNOSUPPORT (AF_INET6 on an AF_INET
+ * socket; AF_INET on an AF_INET6 one except to reach from a datagram
+ * socket that is not V6ONLY), -ENETUNREACH (a mapped address to reach
+ * from a V6ONLY socket): Linux's rules. */
+int ust_saddr_from(const struct ust_sock *s, int type, bool bind,
+		   const struct sockaddr *addr, socklen_t len,
+		   struct ust_saddr *out);
+/* @a as the socket's family writes it: sockaddr_in for AF_INET sockets,
+ * sockaddr_in6 (IPv4 ones mapped) for AF_INET6; its length. */
+socklen_t ust_saddr_to(const struct ust_sock *s, const struct ust_saddr *a,
+		       union ust_sockaddr *out);
+/* An IPv4 address and port as a ust_saddr. */
+static inline void
+ust_saddr_v4(struct ust_saddr *a, rte_be32_t addr, rte_be16_t port)
+{
+	a->family = AF_INET;
+	a->mapped = false;
+	a->port = port;
+	a->v4 = addr;
+	a->scope_id = 0;
+}
+
 /* An event set: the sockets that may be ready, in a list. */
 struct ust_epoll {
 	struct ust_sock base;
@@ -83,8 +146,9 @@ struct ust_epoll {
  * address family) and dispatches by the socket's kind, never naming a
  * protocol. A NULL member: the kind does not do that call (listen, accept
  * and send_zc: -EOPNOTSUPP; shutdown: -ENOTCONN, as Linux answers for an
- * unconnected UDP socket). Addresses are IPv4, already checked; @to and
- * @from may be NULL.
+ * unconnected UDP socket). Addresses are ust_saddr, converted from the
+ * caller's (the burst calls' arrays are the caller's own: the protocol
+ * converts each with ust_saddr_from()); @to and @from may be NULL.
  */
 struct ust_sock_ops {
 	int type;       /* SOCK_DGRAM, SOCK_STREAM */
@@ -92,25 +156,25 @@ struct ust_sock_ops {
 	struct ust_sock *(*create)(struct ust_stack *stk);
 	void (*close)(struct ust_stack *stk, struct ust_sock *s);
 	int (*bind)(struct ust_stack *stk, struct ust_sock *s,
-		    rte_be32_t addr, rte_be16_t port);
+		    const struct ust_saddr *a);
 	int (*connect)(struct ust_stack *stk, struct ust_sock *s,
-		       const struct sockaddr_in *sin);
+		       const struct ust_saddr *a);
 	int (*listen)(struct ust_stack *stk, struct ust_sock *s, int backlog);
 	int (*accept)(struct ust_stack *stk, struct ust_sock *s,
-		      struct sockaddr_in *from);
+		      struct ust_saddr *from);
 	int (*shutdown)(struct ust_stack *stk, struct ust_sock *s, int how);
 	ssize_t (*sendto)(struct ust_stack *stk, struct ust_sock *s,
 			  const void *buf, size_t len, int flags,
-			  const struct sockaddr_in *to);
+			  const struct ust_saddr *to);
 	ssize_t (*recvfrom)(struct ust_stack *stk, struct ust_sock *s,
 			    void *buf, size_t len, int flags,
-			    struct sockaddr_in *from);
+			    struct ust_saddr *from);
 	int (*send_burst)(struct ust_stack *stk, struct ust_sock *s,
 			  struct rte_mbuf **pkts, unsigned int n,
-			  const struct sockaddr_in *to);
+			  const union ust_sockaddr *to);
 	int (*recv_burst)(struct ust_stack *stk, struct ust_sock *s,
 			  struct rte_mbuf **pkts, unsigned int n,
-			  struct sockaddr_in *from);
+			  union ust_sockaddr *from);
 	ssize_t (*send_zc)(struct ust_stack *stk, struct ust_sock *s,
 			   const void *buf, size_t len, uint64_t cookie);
 	int (*setsockopt)(struct ust_sock *s, int level, int name,

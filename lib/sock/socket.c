@@ -94,6 +94,8 @@ ust_sock_table_fini(struct ust_stack *stk)
 			sock_destroy(stk, stk->sds[i].s);
 	rte_free(stk->sds);
 	stk->sds = NULL;
+	rte_free(stk->sd_addr6);
+	stk->sd_addr6 = NULL;
 }
 
 int
@@ -112,6 +114,8 @@ ust_sd_alloc(struct ust_stack *stk, struct ust_sock *s)
 	stk->sds[sd].gen = s->gen;
 	stk->sd_used++;
 	rte_spinlock_unlock(&stk->ctl_lock);
+	if (stk->sd_addr6 != NULL)
+		memset(&stk->sd_addr6[sd], 0, sizeof(stk->sd_addr6[sd]));
 	return (int)sd;
 }
 
@@ -222,24 +226,123 @@ sock_get(struct ust_stack *stk, int sd, struct ust_sock **out,
 	return 0;
 }
 
-static int
-sin_from(const struct sockaddr *addr, socklen_t len,
-	 const struct sockaddr_in **sin)
+/* ::ffff:0:0/96 */
+static bool
+saddr_is_mapped(const uint8_t *a)
 {
+	static const uint8_t pfx[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+					 0xff, 0xff };
+
+	return memcmp(a, pfx, sizeof(pfx)) == 0;
+}
+
+/* The address itself, whatever the socket's rules. */
+static int
+saddr_parse(const struct ust_sock *s, const struct sockaddr *addr,
+	    socklen_t len, struct ust_saddr *out)
+{
+	memset(out, 0, sizeof(*out));
 	if (addr == NULL)
 		return -EFAULT;
 	if (len < (socklen_t)sizeof(sa_family_t))
 		return -EINVAL;
-	if (addr->sa_family == AF_UNSPEC) {
-		*sin = (const struct sockaddr_in *)addr;
+	switch (addr->sa_family) {
+	case AF_UNSPEC:
+		out->family = AF_UNSPEC;
+		return 0;
+	case AF_INET: {
+		const struct sockaddr_in *sin = (const void *)addr;
+
+		if (len < (socklen_t)sizeof(*sin))
+			return -EINVAL;
+		ust_saddr_v4(out, sin->sin_addr.s_addr, sin->sin_port);
 		return 0;
 	}
-	if (addr->sa_family != AF_INET)
+	case AF_INET6: {
+		const struct sockaddr_in6 *sin6 = (const void *)addr;
+
+		if (!(s->inet6 & UST_SK6_INET6))
+			return -EAFNOSUPPORT;
+		/* 24: RFC 2133's sockaddr_in6, without the scope (as
+		 * Linux's SIN6_LEN_RFC2133) */
+		if (len < 24)
+			return -EINVAL;
+		out->port = sin6->sin6_port;
+		if (saddr_is_mapped(sin6->sin6_addr.s6_addr)) {
+			out->family = AF_INET;
+			out->mapped = true;
+			memcpy(&out->v4, &sin6->sin6_addr.s6_addr[12], 4);
+			return 0;
+		}
+		out->family = AF_INET6;
+		memcpy(out->v6, sin6->sin6_addr.s6_addr, sizeof(out->v6));
+		if (len >= (socklen_t)sizeof(*sin6))
+			out->scope_id = sin6->sin6_scope_id;
+		return 0;
+	}
+	default:
 		return -EAFNOSUPPORT;
-	if (len < (socklen_t)sizeof(struct sockaddr_in))
-		return -EINVAL;
-	*sin = (const struct sockaddr_in *)addr;
+	}
+}
+
+int
+ust_saddr_from(const struct ust_sock *s, int type, bool bind,
+	       const struct sockaddr *addr, socklen_t len,
+	       struct ust_saddr *out)
+{
+	int rc = saddr_parse(s, addr, len, out);
+	bool v6only = (s->inet6 & UST_SK6_V6ONLY) != 0;
+
+	if (rc != 0 || !(s->inet6 & UST_SK6_INET6))
+		return rc;
+	/* an AF_INET6 socket: Linux's inet6_bind(), ip6_datagram_connect(),
+	 * udpv6_sendmsg(), tcp_v6_connect() */
+	if (out->family == AF_INET && !out->mapped) {
+		/* a sockaddr_in: a dual-stack datagram socket may reach
+		 * with one; nothing else takes it */
+		if (bind || type != SOCK_DGRAM || v6only)
+			return -EAFNOSUPPORT;
+	}
+	if (out->mapped && v6only)
+		return bind ? -EINVAL : -ENETUNREACH;
 	return 0;
+}
+
+socklen_t
+ust_saddr_to(const struct ust_sock *s, const struct ust_saddr *a,
+	     union ust_sockaddr *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!(s->inet6 & UST_SK6_INET6)) {
+		out->sin.sin_family = AF_INET;
+		out->sin.sin_addr.s_addr = a->v4;
+		out->sin.sin_port = a->port;
+		return sizeof(out->sin);
+	}
+	out->sin6.sin6_family = AF_INET6;
+	out->sin6.sin6_port = a->port;
+	if (a->family == AF_INET6) {
+		memcpy(out->sin6.sin6_addr.s6_addr, a->v6, 16);
+		out->sin6.sin6_scope_id = a->scope_id;
+	} else {
+		out->sin6.sin6_addr.s6_addr[10] = 0xff;
+		out->sin6.sin6_addr.s6_addr[11] = 0xff;
+		memcpy(&out->sin6.sin6_addr.s6_addr[12], &a->v4, 4);
+	}
+	return sizeof(out->sin6);
+}
+
+/* a result address out to the caller's (@addr, @addrlen) */
+static void
+sock_addr_out(const struct ust_sock *s, const struct ust_saddr *a,
+	      struct sockaddr *addr, socklen_t *addrlen)
+{
+	union ust_sockaddr u;
+	socklen_t n = ust_saddr_to(s, a, &u);
+	socklen_t l = *addrlen < n ? *addrlen : n;
+
+	memcpy(addr, &u, l);
+	*addrlen = n;
 }
 
 int
@@ -252,7 +355,7 @@ ust_socket(struct ust_stack *stk, int domain, int type, int protocol)
 
 	if (stk == NULL)
 		return -EINVAL;
-	if (domain != AF_INET)
+	if (domain != AF_INET && domain != AF_INET6)
 		return -EAFNOSUPPORT;
 	type &= ~(SOCK_NONBLOCK | SOCK_CLOEXEC);
 	for (k = 0; k < UST_SK_KINDS && ops == NULL; k++)
@@ -264,9 +367,19 @@ ust_socket(struct ust_stack *stk, int domain, int type, int protocol)
 		return -EPROTONOSUPPORT;
 	if (stk->sd_free == UST_SD_NONE)
 		return -EMFILE;
+	/* the IPv6 addresses' table, with the first AF_INET6 socket */
+	if (domain == AF_INET6 && stk->sd_addr6 == NULL) {
+		stk->sd_addr6 = rte_zmalloc_socket("ust_sd_addr6",
+			sizeof(*stk->sd_addr6) * stk->sd_cap,
+			RTE_CACHE_LINE_SIZE, stk->conf.socket_id);
+		if (stk->sd_addr6 == NULL)
+			return -ENOMEM;
+	}
 	s = ops->create(stk);
 	if (s == NULL)
 		return -ENOMEM;
+	if (domain == AF_INET6)
+		s->inet6 = UST_SK6_INET6;
 	sd = ust_sd_alloc(stk, s);
 	if (sd < 0)
 		ops->close(stk, s);
@@ -278,18 +391,19 @@ ust_bind(struct ust_stack *stk, int sd, const struct sockaddr *addr,
 	 socklen_t addrlen)
 {
 	const struct ust_sock_ops *ops;
-	const struct sockaddr_in *sin;
+	struct ust_saddr a;
 	struct ust_sock *s;
 	int rc;
 
 	rc = sock_get(stk, sd, &s, &ops);
 	if (rc == 0)
-		rc = sin_from(addr, addrlen, &sin);
+		rc = ust_saddr_from(s, ops->type, true, addr, addrlen,
+				    &a);
 	if (rc != 0)
 		return rc;
-	if (sin->sin_family != AF_INET)
+	if (a.family == AF_UNSPEC)
 		return -EAFNOSUPPORT;
-	return ops->bind(stk, s, sin->sin_addr.s_addr, sin->sin_port);
+	return ops->bind(stk, s, &a);
 }
 
 int
@@ -312,7 +426,7 @@ ust_accept(struct ust_stack *stk, int sd, struct sockaddr *addr,
 	   socklen_t *addrlen)
 {
 	const struct ust_sock_ops *ops;
-	struct sockaddr_in sin;
+	struct ust_saddr a;
 	struct ust_sock *s;
 	int rc;
 
@@ -323,14 +437,10 @@ ust_accept(struct ust_stack *stk, int sd, struct sockaddr *addr,
 		return -EOPNOTSUPP;
 	if (addr != NULL && addrlen == NULL)
 		return -EFAULT;
-	rc = ops->accept(stk, s, &sin);
-	if (rc >= 0 && addr != NULL) {
-		socklen_t l = *addrlen < (socklen_t)sizeof(sin) ?
-			*addrlen : (socklen_t)sizeof(sin);
-
-		memcpy(addr, &sin, l);
-		*addrlen = sizeof(sin);
-	}
+	memset(&a, 0, sizeof(a));
+	rc = ops->accept(stk, s, &a);
+	if (rc >= 0 && addr != NULL)
+		sock_addr_out(s, &a, addr, addrlen);
 	return rc;
 }
 
@@ -354,16 +464,17 @@ ust_connect(struct ust_stack *stk, int sd, const struct sockaddr *addr,
 	    socklen_t addrlen)
 {
 	const struct ust_sock_ops *ops;
-	const struct sockaddr_in *sin;
+	struct ust_saddr a;
 	struct ust_sock *s;
 	int rc;
 
 	rc = sock_get(stk, sd, &s, &ops);
 	if (rc == 0)
-		rc = sin_from(addr, addrlen, &sin);
+		rc = ust_saddr_from(s, ops->type, false, addr, addrlen,
+				    &a);
 	if (rc != 0)
 		return rc;
-	return ops->connect(stk, s, sin);
+	return ops->connect(stk, s, &a);
 }
 
 #define UST_SEND_FLAGS (MSG_DONTWAIT | MSG_NOSIGNAL | MSG_MORE | MSG_EOR)
@@ -373,8 +484,8 @@ ssize_t
 ust_sendto(struct ust_stack *stk, int sd, const void *buf, size_t len,
 	   int flags, const struct sockaddr *to, socklen_t tolen)
 {
-	const struct sockaddr_in *sin = NULL;
 	const struct ust_sock_ops *ops;
+	struct ust_saddr a, *pa = NULL;
 	struct ust_sock *s;
 	int rc;
 
@@ -387,11 +498,12 @@ ust_sendto(struct ust_stack *stk, int sd, const void *buf, size_t len,
 		return -EFAULT;
 	/* a datagram's destination; a connection ignores one (as Linux) */
 	if (to != NULL && ops->type == SOCK_DGRAM) {
-		rc = sin_from(to, tolen, &sin);
+		rc = ust_saddr_from(s, ops->type, false, to, tolen, &a);
 		if (rc != 0)
 			return rc;
+		pa = &a;
 	}
-	return ops->sendto(stk, s, buf, len, flags, sin);
+	return ops->sendto(stk, s, buf, len, flags, pa);
 }
 
 ssize_t
@@ -406,7 +518,7 @@ ust_recvfrom(struct ust_stack *stk, int sd, void *buf, size_t len, int flags,
 	     struct sockaddr *from, socklen_t *fromlen)
 {
 	const struct ust_sock_ops *ops;
-	struct sockaddr_in sin;
+	struct ust_saddr a;
 	struct ust_sock *s;
 	ssize_t n;
 	int rc;
@@ -420,14 +532,9 @@ ust_recvfrom(struct ust_stack *stk, int sd, void *buf, size_t len, int flags,
 		return -EFAULT;
 	if (from != NULL && fromlen == NULL)
 		return -EFAULT;
-	n = ops->recvfrom(stk, s, buf, len, flags, from != NULL ? &sin : NULL);
-	if (n >= 0 && from != NULL) {
-		socklen_t l = *fromlen < (socklen_t)sizeof(sin) ?
-			*fromlen : (socklen_t)sizeof(sin);
-
-		memcpy(from, &sin, l);
-		*fromlen = sizeof(sin);
-	}
+	n = ops->recvfrom(stk, s, buf, len, flags, from != NULL ? &a : NULL);
+	if (n >= 0 && from != NULL)
+		sock_addr_out(s, &a, from, fromlen);
 	return n;
 }
 
@@ -439,7 +546,7 @@ ust_recv(struct ust_stack *stk, int sd, void *buf, size_t len, int flags)
 
 int
 ust_recv_burst(struct ust_stack *stk, int sd, struct rte_mbuf **pkts,
-	       unsigned int n, struct sockaddr_in *from)
+	       unsigned int n, union ust_sockaddr *from)
 {
 	const struct ust_sock_ops *ops;
 	struct ust_sock *s;
@@ -455,7 +562,7 @@ ust_recv_burst(struct ust_stack *stk, int sd, struct rte_mbuf **pkts,
 
 int
 ust_send_burst(struct ust_stack *stk, int sd, struct rte_mbuf **pkts,
-	       unsigned int n, const struct sockaddr_in *to)
+	       unsigned int n, const union ust_sockaddr *to)
 {
 	const struct ust_sock_ops *ops;
 	struct ust_sock *s;
@@ -579,6 +686,21 @@ ust_setsockopt(struct ust_stack *stk, int sd, int level, int optname,
 			s->flags &= ~UST_SKF_REUSEADDR;
 		return 0;
 	}
+	if (level == IPPROTO_IPV6 && optname == IPV6_V6ONLY) {
+		if (!(s->inet6 & UST_SK6_INET6))
+			return -ENOPROTOOPT;
+		if (optval == NULL || optlen < (socklen_t)sizeof(int))
+			return -EINVAL;
+		/* as Linux: fixed once the socket has a port */
+		if (s->lport != 0)
+			return -EINVAL;
+		memcpy(&v, optval, sizeof(v));
+		if (v)
+			s->inet6 |= UST_SK6_V6ONLY;
+		else
+			s->inet6 &= ~UST_SK6_V6ONLY;
+		return 0;
+	}
 	return ops->setsockopt(s, level, optname, optval, optlen);
 }
 
@@ -611,26 +733,45 @@ ust_getsockopt(struct ust_stack *stk, int sd, int level, int optname,
 				       optname == SO_TYPE ? ops->type :
 				       !!(s->flags & UST_SKF_REUSEADDR));
 	}
+	if (level == IPPROTO_IPV6 && optname == IPV6_V6ONLY) {
+		if (!(s->inet6 & UST_SK6_INET6))
+			return -ENOPROTOOPT;
+		if (optval == NULL || optlen == NULL)
+			return -EINVAL;
+		return ust_sockopt_put_int(optval, optlen,
+				       !!(s->inet6 & UST_SK6_V6ONLY));
+	}
 	return ops->getsockopt(s, level, optname, optval, optlen);
 }
 
+/* The local (@local) or remote end of @s, as getsockname() and
+ * getpeername() report it: an AF_INET6 socket's IPv6 address when it has
+ * one (:: when unbound), else its IPv4 address mapped. */
 static int
-put_sin(struct sockaddr *addr, socklen_t *addrlen, rte_be32_t a,
-	rte_be16_t p)
+put_end(const struct ust_sock *s, bool local, struct sockaddr *addr,
+	socklen_t *addrlen)
 {
-	struct sockaddr_in sin;
-	socklen_t l;
+	struct ust_saddr a;
 
 	if (addr == NULL || addrlen == NULL)
 		return -EFAULT;
-	memset(&sin, 0, sizeof(sin));
-	sin.sin_family = AF_INET;
-	sin.sin_addr.s_addr = a;
-	sin.sin_port = p;
-	l = *addrlen < (socklen_t)sizeof(sin) ? *addrlen :
-		(socklen_t)sizeof(sin);
-	memcpy(addr, &sin, l);
-	*addrlen = sizeof(sin);
+	memset(&a, 0, sizeof(a));
+	if (local) {
+		ust_saddr_v4(&a, s->laddr, s->lport);
+		if ((s->inet6 & UST_SK6_LOCAL6) ||
+		    ((s->inet6 & UST_SK6_INET6) &&
+		     !(s->flags & UST_SKF_BOUND) && s->laddr == 0)) {
+			a.family = AF_INET6;
+			memcpy(a.v6, ust_sock_laddr6(s), sizeof(a.v6));
+		}
+	} else {
+		ust_saddr_v4(&a, s->raddr, s->rport);
+		if (s->inet6 & UST_SK6_REMOTE6) {
+			a.family = AF_INET6;
+			memcpy(a.v6, ust_sock_raddr6(s), sizeof(a.v6));
+		}
+	}
+	sock_addr_out(s, &a, addr, addrlen);
 	return 0;
 }
 
@@ -645,7 +786,7 @@ ust_getsockname(struct ust_stack *stk, int sd, struct sockaddr *addr,
 	rc = sock_get(stk, sd, &s, &ops);
 	if (rc != 0)
 		return rc;
-	return put_sin(addr, addrlen, s->laddr, s->lport);
+	return put_end(s, true, addr, addrlen);
 }
 
 int
@@ -661,5 +802,5 @@ ust_getpeername(struct ust_stack *stk, int sd, struct sockaddr *addr,
 		return rc;
 	if (!(s->flags & UST_SKF_CONNECTED))
 		return -ENOTCONN;
-	return put_sin(addr, addrlen, s->raddr, s->rport);
+	return put_end(s, false, addr, addrlen);
 }

@@ -6,8 +6,9 @@
  * @file
  * The ustack socket API.
  *
- * The calls mirror BSD sockets (same arguments, struct sockaddr_in, the
- * errno values a socket programmer expects) with two differences:
+ * The calls mirror BSD sockets (same arguments, struct sockaddr_in and
+ * struct sockaddr_in6, the errno values a socket programmer expects) with
+ * two differences:
  *
  *  - every call takes the stack instance first, and a socket descriptor is
  *    an index in that instance's table, not a kernel file descriptor;
@@ -44,6 +45,18 @@ extern "C" {
 
 struct rte_mbuf;
 struct ust_stack;
+
+/**
+ * An address of either family, as the burst calls take arrays of them:
+ * an AF_INET socket's are sockaddr_in, an AF_INET6 socket's sockaddr_in6
+ * (IPv4 peers of a dual-stack socket as IPv4-mapped addresses,
+ * ::ffff:a.b.c.d, as Linux reports them).
+ */
+union ust_sockaddr {
+	struct sockaddr sa;
+	struct sockaddr_in sin;
+	struct sockaddr_in6 sin6;
+};
 
 /** Option level of ustack's own socket options. */
 #define UST_SOL_USTACK 0x5553
@@ -86,9 +99,19 @@ struct ust_sock_meminfo {
 	uint32_t rmem_alloc_hw;     /**< high-water mark of rmem_alloc */
 };
 
-/** Create a socket: AF_INET with SOCK_DGRAM (UDP) or SOCK_STREAM (TCP,
- *  see ust_tcp.h). SOCK_NONBLOCK and SOCK_CLOEXEC are accepted and
- *  ignored: every socket is non-blocking. Returns sd >= 0. */
+/** Create a socket: AF_INET or AF_INET6 with SOCK_DGRAM (UDP) or
+ *  SOCK_STREAM (TCP, see ust_tcp.h). SOCK_NONBLOCK and SOCK_CLOEXEC are
+ *  accepted and ignored: every socket is non-blocking. Returns sd >= 0.
+ *
+ *  AF_INET6 sockets are dual-stack as Linux's (net.ipv6.bindv6only 0):
+ *  bound to :: they take IPv4 too, and IPv4 peers appear as IPv4-mapped
+ *  addresses (::ffff:a.b.c.d), which they may also connect and send to;
+ *  IPPROTO_IPV6 IPV6_V6ONLY (int, before bind: -EINVAL after) restricts
+ *  them to IPv6 (a mapped address is then -EINVAL to bind, -ENETUNREACH
+ *  to reach). TCP over IPv6 itself is not built yet: an AF_INET6 TCP
+ *  socket reaches IPv4 peers through mapped addresses only (a native IPv6
+ *  address is -EAFNOSUPPORT), and one bound to :: takes IPv4's
+ *  connections. */
 int ust_socket(struct ust_stack *stk, int domain, int type, int protocol);
 
 /** TCP: listen for connections, at most @p backlog waiting in accept's
@@ -152,21 +175,23 @@ ssize_t ust_recv(struct ust_stack *stk, int sd, void *buf, size_t len,
 /**
  * Zero-copy receive: up to @p n datagrams as mbufs whose data is the UDP
  * payload (the headers stay in the headroom). The caller owns them. @p from,
- * if not NULL, is an array of @p n addresses. Returns the count (0 when
- * nothing is queued) or a negative errno.
+ * if not NULL, is an array of @p n addresses (union ust_sockaddr: the
+ * socket's family). Returns the count (0 when nothing is queued) or a
+ * negative errno.
  */
 int ust_recv_burst(struct ust_stack *stk, int sd, struct rte_mbuf **pkts,
-		   unsigned int n, struct sockaddr_in *from);
+		   unsigned int n, union ust_sockaddr *from);
 
 /**
  * Zero-copy send: each mbuf holds one datagram's payload and at least 42
- * bytes of headroom (a received mbuf always has). @p to is an array of @p n
- * destinations, or NULL for the connected peer. Returns how many the stack
+ * bytes of headroom for IPv4, 62 for IPv6 (a received mbuf always has).
+ * @p to is an array of @p n destinations (sockaddr_in, or sockaddr_in6 on
+ * an AF_INET6 socket), or NULL for the connected peer. Returns how many the stack
  * took (it owns those; the caller keeps the rest), or a negative errno when
  * it took none.
  */
 int ust_send_burst(struct ust_stack *stk, int sd, struct rte_mbuf **pkts,
-		   unsigned int n, const struct sockaddr_in *to);
+		   unsigned int n, const union ust_sockaddr *to);
 
 /** Close a socket; its queued datagrams are dropped (SOCKET_CLOSE) and its
  *  memory goes back to the pool. */
@@ -233,7 +258,8 @@ int ust_socket_detach(struct ust_stack *producer, struct ust_stack *owner,
 /**
  * Options: SOL_SOCKET SO_RCVBUF, SO_RCVBUFFORCE, SO_SNDBUF, SO_SNDBUFFORCE
  * (int, as Linux: clamped, doubled, floored), SO_BROADCAST, SO_REUSEADDR
- * (int), SO_ERROR, SO_TYPE (get); UST_SOL_USTACK UST_SO_SPLIT (int),
+ * (int), SO_ERROR, SO_TYPE (get); IPPROTO_IPV6 IPV6_V6ONLY (int, AF_INET6
+ * sockets, set before bind); UST_SOL_USTACK UST_SO_SPLIT (int),
  * UST_SO_MEMINFO (get). TCP sockets take more (IPPROTO_TCP, IPPROTO_IP:
  * ust_tcp.h).
  */

@@ -1171,13 +1171,13 @@ void ust_tcp_reass_purge(struct ust_stack *stk, struct ust_tcp_sock *tp,
 /* ---- tcp_sock.c: the socket calls, dispatched from lib/sock ---- */
 struct ust_sock *ust_tcp_create(struct ust_stack *stk);
 void ust_tcp_close(struct ust_stack *stk, struct ust_sock *s);
-int ust_tcp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
-		 rte_be16_t port);
+int ust_tcp_bind(struct ust_stack *stk, struct ust_sock *s,
+		 const struct ust_saddr *a);
 int ust_tcp_listen(struct ust_stack *stk, struct ust_sock *s, int backlog);
 int ust_tcp_accept(struct ust_stack *stk, struct ust_sock *s,
-		   struct sockaddr_in *peer);
+		   struct ust_saddr *peer);
 int ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
-		    const struct sockaddr_in *sin);
+		    const struct ust_saddr *a);
 ssize_t ust_tcp_send(struct ust_stack *stk, struct ust_sock *s,
 		     const void *buf, size_t len, int flags);
 ssize_t ust_tcp_recv(struct ust_stack *stk, struct ust_sock *s, void *buf,

@@ -72,16 +72,28 @@ tcp_port_take(struct ust_stack *stk, struct ust_tcp_sock *tp, uint16_t port)
 	return 0;
 }
 
+/* TCP over IPv6 is not built yet: an AF_INET6 socket binds IPv4 through a
+ * mapped address, and :: (not V6ONLY) as IPv4's any address, so that a
+ * dual-stack listener takes IPv4's connections; a native IPv6 address is
+ * -EAFNOSUPPORT. */
 int
-ust_tcp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
-	     rte_be16_t port)
+ust_tcp_bind(struct ust_stack *stk, struct ust_sock *s,
+	     const struct ust_saddr *a)
 {
+	static const uint8_t any6[16];
 	struct ust_tcp_sock *tp = tcp_sk(s);
-	uint16_t p = rte_be_to_cpu_16(port);
+	uint16_t p = rte_be_to_cpu_16(a->port);
+	rte_be32_t addr = a->v4;
 	int rc = 0;
 
 	if ((s->flags & UST_SKF_BOUND) || tp->state != UST_TCP_CLOSED)
 		return -EINVAL;
+	if (a->family == AF_INET6) {
+		if (memcmp(a->v6, any6, sizeof(any6)) != 0 ||
+		    (s->inet6 & UST_SK6_V6ONLY))
+			return -EAFNOSUPPORT;
+		addr = 0;
+	}
 	if (addr != 0 && addr != stk->addr)
 		return -EADDRNOTAVAIL;
 	if (p != 0) {
@@ -105,6 +117,8 @@ ust_tcp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
 	s->laddr = addr;
 	s->lport = rte_cpu_to_be_16(p);
 	s->flags |= UST_SKF_BOUND;
+	if (a->family == AF_INET6)
+		s->inet6 |= UST_SK6_LOCAL6;   /* reported as :: */
 	return 0;
 }
 
@@ -127,7 +141,12 @@ ust_tcp_listen(struct ust_stack *stk, struct ust_sock *s, int backlog)
 	if (tp->state != UST_TCP_CLOSED || (tp->tflags & TF_WAS_CONN))
 		return -EINVAL;
 	if (!(s->flags & UST_SKF_BOUND)) {
-		rc = ust_tcp_bind(stk, s, 0, 0);
+		struct ust_saddr any;
+
+		/* the family's any address, an ephemeral port (as Linux) */
+		memset(&any, 0, sizeof(any));
+		any.family = (s->inet6 & UST_SK6_INET6) ? AF_INET6 : AF_INET;
+		rc = ust_tcp_bind(stk, s, &any);
 		if (rc != 0)
 			return rc;
 	}
@@ -150,7 +169,7 @@ ust_tcp_listen(struct ust_stack *stk, struct ust_sock *s, int backlog)
 
 int
 ust_tcp_accept(struct ust_stack *stk, struct ust_sock *s,
-	       struct sockaddr_in *peer)
+	       struct ust_saddr *peer)
 {
 	struct ust_tcp_sock *lp = tcp_sk(s), *tp;
 	struct ust_tcp_listen *l = lp->listen;
@@ -174,12 +193,11 @@ ust_tcp_accept(struct ust_stack *stk, struct ust_sock *s,
 	tp->accept_next = NULL;
 	tp->parent = NULL;
 	tp->tflags &= ~TF_ORPHAN;
-	if (peer != NULL) {
-		memset(peer, 0, sizeof(*peer));
-		peer->sin_family = AF_INET;
-		peer->sin_addr.s_addr = tp->base.raddr;
-		peer->sin_port = tp->base.rport;
-	}
+	/* the listener's family: an AF_INET6 one's children report their
+	 * IPv4 ends mapped */
+	tp->base.inet6 = s->inet6 & (UST_SK6_INET6 | UST_SK6_V6ONLY);
+	if (peer != NULL)
+		ust_saddr_v4(peer, tp->base.raddr, tp->base.rport);
 	return sd;
 }
 
@@ -267,7 +285,7 @@ tcp_connect_port(struct ust_stack *stk, struct ust_tcp_key *k)
 
 int
 ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
-		const struct sockaddr_in *sin)
+		const struct ust_saddr *a)
 {
 	struct ust_tcp_sock *tp = tcp_sk(s);
 	struct ust_tcp_stack *ts = stk->tcp;
@@ -286,11 +304,12 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 	default:
 		return -EISCONN;
 	}
-	if (sin->sin_family != AF_INET)
+	/* (no TCP over IPv6 yet: IPv4, mapped on an AF_INET6 socket) */
+	if (a->family != AF_INET)
 		return -EAFNOSUPPORT;
-	if (sin->sin_addr.s_addr == 0 || sin->sin_port == 0)
+	if (a->v4 == 0 || a->port == 0)
 		return -EINVAL;
-	if (ust_route(stk, sin->sin_addr.s_addr, &nh, &kind) != 0) {
+	if (ust_route(stk, a->v4, &nh, &kind) != 0) {
 		stk->mib[UST_MIB_IP_OUTNOROUTES]++;
 		return -ENETUNREACH;
 	}
@@ -299,8 +318,8 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 	if (ts->n_conns + ts->n_req + ts->n_tw >= stk->conf.tcp.max_conns)
 		return -EAGAIN;
 	k.laddr = stk->addr;
-	k.raddr = sin->sin_addr.s_addr;
-	k.rport = sin->sin_port;
+	k.raddr = a->v4;
+	k.rport = a->port;
 	if (s->flags & UST_SKF_BOUND) {
 		k.lport = s->lport;
 		if (!tcp_tuple_usable(stk, &k))
@@ -318,6 +337,7 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 	s->raddr = k.raddr;
 	s->rport = k.rport;
 	s->flags |= UST_SKF_BOUND | UST_SKF_CONNECTED;
+	s->inet6 &= ~UST_SK6_LOCAL6;
 	s->so_error = 0;
 	/* a socket used before starts afresh */
 	ust_tcp_purge_queues(stk, tp, true);
@@ -1501,20 +1521,12 @@ ust_tcp_events(const struct ust_sock *s)
 
 /* ---- the socket-ops table (struct ust_sock_ops, lib/sock) ---- */
 
-static void
-tcp_peer_sin(const struct ust_sock *s, struct sockaddr_in *sin)
-{
-	memset(sin, 0, sizeof(*sin));
-	sin->sin_family = AF_INET;
-	sin->sin_addr.s_addr = s->raddr;
-	sin->sin_port = s->rport;
-}
 
 /* A connection's destination is its peer's: a given one is ignored (as
  * Linux). */
 static ssize_t
 tcp_sock_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
-		size_t len, int flags, const struct sockaddr_in *to)
+		size_t len, int flags, const struct ust_saddr *to)
 {
 	RTE_SET_USED(to);
 	return ust_tcp_send(stk, s, buf, len, flags);
@@ -1522,29 +1534,33 @@ tcp_sock_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 
 static ssize_t
 tcp_sock_recvfrom(struct ust_stack *stk, struct ust_sock *s, void *buf,
-		  size_t len, int flags, struct sockaddr_in *from)
+		  size_t len, int flags, struct ust_saddr *from)
 {
 	if (flags & MSG_TRUNC)
 		return -EOPNOTSUPP;
 	if (from != NULL)
-		tcp_peer_sin(s, from);
+		ust_saddr_v4(from, s->raddr, s->rport);
 	return ust_tcp_recv(stk, s, buf, len, flags);
 }
 
 static int
 tcp_sock_recv_burst(struct ust_stack *stk, struct ust_sock *s,
 		    struct rte_mbuf **pkts, unsigned int n,
-		    struct sockaddr_in *from)
+		    union ust_sockaddr *from)
 {
-	if (from != NULL)
-		tcp_peer_sin(s, from);
+	if (from != NULL) {
+		struct ust_saddr a;
+
+		ust_saddr_v4(&a, s->raddr, s->rport);
+		ust_saddr_to(s, &a, from);
+	}
 	return ust_tcp_recv_burst(stk, s, pkts, n);
 }
 
 static int
 tcp_sock_send_burst(struct ust_stack *stk, struct ust_sock *s,
 		    struct rte_mbuf **pkts, unsigned int n,
-		    const struct sockaddr_in *to)
+		    const union ust_sockaddr *to)
 {
 	if (to != NULL)
 		return -EISCONN;

@@ -20,7 +20,13 @@
  *    batches the release of memory (rcvbuf/4, or at once when the reader's
  *    queue is empty).
  *  - TX: ust_udp_sendto() (copy) and ust_udp_send_burst() (zero copy) build
- *    the UDP header and go to ust_ipv4_output().
+ *    the UDP header and go to ust_ipv4_output() or ust_ipv6_output().
+ *  - IPv6: udp6_input() takes one datagram from IPv6 input (registered
+ *    with ust_ipv6_register()) into the same udp_enqueue_batch(), counted
+ *    in Udp6. The port table holds IPv4's key (the port) and IPv6's (the
+ *    port | UDP_KEY6): an AF_INET6 socket bound to :: holds both unless
+ *    IPV6_V6ONLY, so that an AF_INET socket and a V6ONLY one may share a
+ *    port as on Linux; the IPv4 path is unchanged.
  *  - Shared: a socket attached to other stacks (udp_sock_attach()) is in
  *    their port tables too, so their ust_udp_input_burst() queues into it
  *    with the same udp_enqueue_batch(), locked as for a split socket: one
@@ -53,6 +59,23 @@
 RTE_LOG_REGISTER(ust_udp_logtype, ustack.udp, INFO);
 
 #define UDP_HDRS_ROOM (UST_ETH_HDR_LEN + UST_IPV4_HDR_LEN + UST_UDP_HDR_LEN)
+#define UDP_HDRS_ROOM6 (UST_ETH_HDR_LEN + UST_IPV6_HDR_LEN + UST_UDP_HDR_LEN)
+/* the largest payload over IPv6 without a jumbogram: 65535 - 8 */
+#define UDP6_MAX_PAYLOAD 65527
+
+/* the port table's keys a socket holds (ust_udp_sock.keys) */
+#define UDP_K4 1u
+#define UDP_K6 2u
+#define UDP_KEY6 0x10000u   /* IPv6's key: the port | this */
+
+/* Udp6's counters are Udp's, in the same order further on: one offset */
+#define UDP_MIB6 (UST_MIB_UDP6_INDATAGRAMS - UST_MIB_UDP_INDATAGRAMS)
+_Static_assert(UST_MIB_UDP6_MEMERRORS - UST_MIB_UDP_MEMERRORS == UDP_MIB6 &&
+	       UST_MIB_UDP6_NOPORTS - UST_MIB_UDP_NOPORTS == UDP_MIB6 &&
+	       UST_MIB_UDP6_SNDBUFERRORS - UST_MIB_UDP_SNDBUFERRORS ==
+	       UDP_MIB6, "Udp6's counters in Udp's order");
+
+static const uint8_t udp_any6[UST_IPV6_ADDR_LEN];
 
 static inline struct ust_udp_sock *
 udp_sk(struct ust_sock *s)
@@ -78,6 +101,14 @@ udp_split(const struct ust_udp_sock *us)
 static const struct ust_ipv4_proto udp_ipv4_proto = {
 	.input_burst = ust_udp_input_burst,
 	.err_handler = ust_udp_icmp_error,
+};
+
+static void udp6_input(struct ust_stack *stk, struct rte_mbuf *m,
+		       const struct ust_ipv6_repr *ip6, uint32_t l3_len);
+
+/* ... and in IPv6 input (struct ust_ipv6_proto) */
+static const struct ust_ipv6_proto udp_ipv6_proto = {
+	.input = udp6_input,
 };
 
 int
@@ -116,6 +147,12 @@ ust_udp_init(struct ust_stack *stk)
 	rc = ust_ipv4_register(stk, IPPROTO_UDP, &udp_ipv4_proto);
 	if (rc != 0)
 		return rc;
+	/* (-EINVAL: IPv6 is off) */
+	if (stk->ip6 != NULL) {
+		rc = ust_ipv6_register(stk, IPPROTO_UDP, &udp_ipv6_proto);
+		if (rc != 0)
+			return rc;
+	}
 	return ust_udp_sock_register(stk);
 }
 
@@ -191,9 +228,10 @@ udp_rmem_release(struct ust_udp_sock *us, uint32_t size, bool empty,
 
 /* ---- receive: the producer's enqueue ---- */
 
+/* @mo: 0 for IPv4's datagrams (Udp), UDP_MIB6 for IPv6's (Udp6) */
 static void
 udp_enqueue_batch(struct ust_stack *stk, struct ust_udp_sock *us,
-		  struct rte_mbuf **pkts, uint16_t n)
+		  struct rte_mbuf **pkts, uint16_t n, unsigned int mo)
 {
 	enum ust_mem_schedule mode = ust_mem_pool_conf(us->mem)->schedule;
 	bool split = udp_split(us);
@@ -230,8 +268,8 @@ udp_enqueue_batch(struct ust_stack *stk, struct ust_udp_sock *us,
 			if (deficit != 0 && held - deficit + ts <= rcvbuf)
 				us->deficit_drops++;
 			us->rcvbuf_drops++;
-			stk->mib[UST_MIB_UDP_RCVBUFERRORS]++;
-			stk->mib[UST_MIB_UDP_INERRORS]++;
+			stk->mib[UST_MIB_UDP_RCVBUFERRORS + mo]++;
+			stk->mib[UST_MIB_UDP_INERRORS + mo]++;
 			ust_drop(stk, m, UST_DROP_SOCKET_RCVBUFF);
 			continue;
 		}
@@ -241,8 +279,8 @@ udp_enqueue_batch(struct ust_stack *stk, struct ust_udp_sock *us,
 		    !ust_mem_pool_charge(us->mem, pages,
 					 (uint32_t)(held + ts))) {
 			us->mem_drops++;
-			stk->mib[UST_MIB_UDP_MEMERRORS]++;
-			stk->mib[UST_MIB_UDP_INERRORS]++;
+			stk->mib[UST_MIB_UDP_MEMERRORS + mo]++;
+			stk->mib[UST_MIB_UDP_INERRORS + mo]++;
 			ust_drop(stk, m, UST_DROP_PROTO_MEM);
 			continue;
 		}
@@ -265,7 +303,7 @@ udp_enqueue_batch(struct ust_stack *stk, struct ust_udp_sock *us,
 	} else {
 		us->rmem_alloc += (uint32_t)added;
 	}
-	stk->mib[UST_MIB_UDP_INDATAGRAMS] += queued;
+	stk->mib[UST_MIB_UDP_INDATAGRAMS + mo] += queued;
 	stk->rx_consumed += queued;
 	/* level-triggered sets hear of the first datagram into an empty
 	 * queue; edge-triggered ones of every burst (EPOLLET) */
@@ -330,6 +368,7 @@ udp_validate(struct ust_stack *stk, struct rte_mbuf *m,
 	meta = ust_meta(stk->meta_off, m);
 	meta->addr = ip->src;
 	meta->port = rte_cpu_to_be_16(u.src_port);
+	meta->rx_src6 = 0;
 	meta->truesize = ust_truesize(m);
 	*dport = u.dst_port;
 	return u.len;
@@ -431,7 +470,7 @@ ust_udp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
 		gp[nd++] = m;
 	}
 	if (ng == 1) {
-		udp_enqueue_batch(stk, gs[0], gp, nd);
+		udp_enqueue_batch(stk, gs[0], gp, nd, 0);
 		return;
 	}
 	/* several sockets in one burst: a counting sort keeps each socket's
@@ -450,7 +489,128 @@ ust_udp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
 			sorted[pos[gof[i]]++] = gp[i];
 		for (g = 0; g < ng; g++)
 			udp_enqueue_batch(stk, gs[g], sorted + start[g],
-					  gcount[g]);
+					  gcount[g], 0);
+	}
+}
+
+/* ---- receive over IPv6 ---- */
+
+static inline bool
+udp6_sock_match(const struct ust_sock *s, const struct ust_ipv6_repr *ip6,
+		rte_be16_t sport)
+{
+	/* bound to one of our addresses (not ::): that one */
+	if (memcmp(ust_sock_laddr6(s), udp_any6, sizeof(udp_any6)) != 0 &&
+	    memcmp(ust_sock_laddr6(s), ip6->dst, sizeof(udp_any6)) != 0)
+		return false;
+	if ((s->flags & UST_SKF_CONNECTED) &&
+	    (!(s->inet6 & UST_SK6_REMOTE6) || s->rport != sport ||
+	     memcmp(ust_sock_raddr6(s), ip6->src, sizeof(udp_any6)) != 0))
+		return false;
+	return true;
+}
+
+/* One datagram from IPv6 input (data at the UDP header, the fixed header
+ * @l3_len bytes before it): validated (RFC 8200 8.1: the checksum is
+ * mandatory), looked up by IPv6's key, queued as IPv4's are. One at a
+ * time: IPv6 input hands its packets over singly. Sibling stacks do not
+ * steer IPv6 (lib/group's hash is IPv4's): a datagram for a socket that
+ * another stack owns finds none here. */
+static void
+udp6_input(struct ust_stack *stk, struct rte_mbuf *m,
+	   const struct ust_ipv6_repr *ip6, uint32_t l3_len)
+{
+	uint64_t l4f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	uint32_t l4len = m->pkt_len;
+	bool verified = l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD ||
+			l4f == RTE_MBUF_F_RX_L4_CKSUM_NONE;
+	struct ust_udp_sock *us = NULL;
+	struct ust_mbuf_meta *meta;
+	struct ust_udp_repr u;
+	bool contig;
+	uint32_t key;
+	void *data;
+	int rc = UST_WIRE_ETRUNC;
+
+	if (ust_mbuf_pull(m, UST_UDP_HDR_LEN)) {
+		contig = l4len <= m->data_len;
+		/* (the sum over a chain is taken below) */
+		rc = ust_udp6_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+				    l4len, ip6->src, ip6->dst,
+				    verified || !contig ?
+				    UST_WIRE_F_NO_CSUM : 0, &u);
+		if (rc == UST_WIRE_OK) {
+			if (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
+				rc = UST_WIRE_ECSUM;
+			} else if (!contig && !verified) {
+				uint16_t raw;
+				uint32_t sum;
+
+				if (ust_mbuf_raw_cksum(m, 0, u.len, &raw) != 0)
+					rc = UST_WIRE_ECSUM;
+				sum = (uint32_t)raw +
+				      ust_ipv6_phdr_sum(ip6->src, ip6->dst,
+							IPPROTO_UDP, u.len);
+				sum = (sum & 0xffff) + (sum >> 16);
+				sum = (sum & 0xffff) + (sum >> 16);
+				if (sum != 0xffff)
+					rc = UST_WIRE_ECSUM;
+			}
+		}
+	}
+	if (rc != UST_WIRE_OK) {
+		stk->mib[UST_MIB_UDP6_INERRORS]++;
+		if (rc == UST_WIRE_ECSUM) {
+			stk->mib[UST_MIB_UDP6_INCSUMERRORS]++;
+			ust_drop(stk, m, UST_DROP_UDP_CSUM);
+		} else {
+			ust_drop(stk, m, UST_DROP_UDP_BADLEN);
+		}
+		return;
+	}
+	key = u.dst_port | UDP_KEY6;
+	if (rte_hash_lookup_data(stk->udp_ports, &key, &data) >= 0) {
+		us = data;
+		if (!udp6_sock_match(&us->base, ip6,
+				     rte_cpu_to_be_16(u.src_port)))
+			us = NULL;
+	}
+	if (us == NULL) {
+		if (ust_ipv6_is_multicast(ip6->dst)) {
+			stk->mib[UST_MIB_UDP6_IGNOREDMULTI]++;
+		} else {
+			stk->mib[UST_MIB_UDP6_NOPORTS]++;
+			/* the error quotes the packet from its fixed header */
+			rte_pktmbuf_prepend(m, (uint16_t)l3_len);
+			ust_icmp6_send_error(stk, m, ip6,
+					     UST_ICMP6_DEST_UNREACH,
+					     UST_ICMP6_CODE_PORT_UNREACH, 0);
+		}
+		ust_drop(stk, m, UST_DROP_NO_SOCKET);
+		return;
+	}
+	meta = ust_meta(stk->meta_off, m);
+	meta->addr = 0;
+	meta->port = rte_cpu_to_be_16(u.src_port);
+	/* the source stays in its header, in the headroom: read there */
+	meta->rx_src6 = (uint16_t)(m->data_off - l3_len +
+				   offsetof(struct rte_ipv6_hdr, src_addr));
+	meta->truesize = ust_truesize(m);
+	rte_pktmbuf_adj(m, UST_UDP_HDR_LEN);
+	ust_mbuf_trim_to(m, (uint32_t)u.len - UST_UDP_HDR_LEN);
+	udp_enqueue_batch(stk, us, &m, 1, UDP_MIB6);
+}
+
+/* The source address of a queued datagram, and its port. */
+static inline void
+udp_from(const struct ust_mbuf_meta *meta, const struct rte_mbuf *m,
+	 struct ust_saddr *a)
+{
+	ust_saddr_v4(a, meta->addr, meta->port);
+	if (meta->rx_src6 != 0) {
+		a->family = AF_INET6;
+		memcpy(a->v6, (const uint8_t *)m->buf_addr + meta->rx_src6,
+		       sizeof(a->v6));
 	}
 }
 
@@ -527,25 +687,48 @@ ust_udp_create(struct ust_stack *stk)
 	return &us->base;
 }
 
+/* Put @us in @stk's port table under @port's @keys (UDP_K4, UDP_K6): all
+ * of them or none. */
 static int
-udp_port_add(struct ust_stack *stk, struct ust_udp_sock *us, uint16_t port)
+udp_port_add(struct ust_stack *stk, struct ust_udp_sock *us, uint16_t port,
+	     unsigned int keys)
 {
-	uint32_t key = port;
+	uint32_t k4 = port, k6 = port | UDP_KEY6;
 
-	if (rte_hash_lookup(stk->udp_ports, &key) >= 0)
+	if (((keys & UDP_K4) && rte_hash_lookup(stk->udp_ports, &k4) >= 0) ||
+	    ((keys & UDP_K6) && rte_hash_lookup(stk->udp_ports, &k6) >= 0))
 		return -EADDRINUSE;
-	if (rte_hash_add_key_data(stk->udp_ports, &key, us) < 0)
+	if ((keys & UDP_K4) &&
+	    rte_hash_add_key_data(stk->udp_ports, &k4, us) < 0)
 		return -ENOBUFS;
+	if ((keys & UDP_K6) &&
+	    rte_hash_add_key_data(stk->udp_ports, &k6, us) < 0) {
+		if (keys & UDP_K4)
+			rte_hash_del_key(stk->udp_ports, &k4);
+		return -ENOBUFS;
+	}
 	return 0;
 }
 
+static void
+udp_port_del(struct ust_stack *stk, uint16_t port, unsigned int keys)
+{
+	uint32_t k4 = port, k6 = port | UDP_KEY6;
+
+	if (keys & UDP_K4)
+		rte_hash_del_key(stk->udp_ports, &k4);
+	if (keys & UDP_K6)
+		rte_hash_del_key(stk->udp_ports, &k6);
+}
+
 /* An ephemeral port for @us, RFC 6056 algorithm 1 flavour: random start,
- * linear probe. With sibling stacks and a known peer (@raddr, @rport: the
- * bind of a connect or a first send), only a port whose replies arrive on
- * this stack's queue (lib/group says which). */
+ * linear probe. With sibling stacks and a known IPv4 peer (@raddr,
+ * @rport: the bind of a connect or a first send), only a port whose
+ * replies arrive on this stack's queue (lib/group says which). */
 static int
 udp_port_pick(struct ust_stack *stk, struct ust_udp_sock *us,
-	      rte_be32_t raddr, rte_be16_t rport, uint16_t *port)
+	      unsigned int keys, rte_be32_t raddr, rte_be16_t rport,
+	      uint16_t *port)
 {
 	uint32_t lo = stk->conf.ephemeral_lo;
 	uint32_t span = stk->conf.ephemeral_hi - lo + 1;
@@ -559,7 +742,7 @@ udp_port_pick(struct ust_stack *stk, struct ust_udp_sock *us,
 		if (steer && !stk->sib->port_ok(stk, rte_cpu_to_be_16(p),
 						raddr, rport))
 			continue;
-		rc = udp_port_add(stk, us, p);
+		rc = udp_port_add(stk, us, p, keys);
 		if (rc == -ENOBUFS)
 			return rc;
 	}
@@ -569,40 +752,85 @@ udp_port_pick(struct ust_stack *stk, struct ust_udp_sock *us,
 	return 0;
 }
 
+static inline bool
+udp_any6_is(const uint8_t *a)
+{
+	return memcmp(a, udp_any6, sizeof(udp_any6)) == 0;
+}
+
+/* Bind @s to @a (port 0: an ephemeral one, for @raddr/@rport when an
+ * IPv4 peer is known). IPv4 (AF_INET, or a mapped address on an AF_INET6
+ * socket) takes IPv4's key; IPv6's :: takes IPv6's and, unless V6ONLY,
+ * IPv4's (dual-stack); one of our IPv6 addresses, IPv6's alone. */
 static int
-udp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
-	 rte_be16_t port, rte_be32_t raddr, rte_be16_t rport)
+udp_bind(struct ust_stack *stk, struct ust_sock *s, const struct ust_saddr *a,
+	 rte_be32_t raddr, rte_be16_t rport)
 {
 	struct ust_udp_sock *us = udp_sk(s);
-	uint16_t p = rte_be_to_cpu_16(port);
+	uint16_t p = rte_be_to_cpu_16(a->port);
+	unsigned int keys;
 	int rc;
 
 	if (s->flags & UST_SKF_BOUND)
 		return -EINVAL;
-	if (addr != 0 && addr != stk->addr)
-		return -EADDRNOTAVAIL;
+	if (a->family == AF_INET6) {
+		if (udp_any6_is(a->v6))
+			keys = (s->inet6 & UST_SK6_V6ONLY) ? UDP_K6 :
+			       UDP_K4 | UDP_K6;
+		else if (stk->ip6 != NULL &&
+			 !ust_ipv6_is_multicast(a->v6) &&
+			 ust_ip6_our_addr(stk, a->v6, false) >= 0)
+			keys = UDP_K6;
+		else
+			return -EADDRNOTAVAIL;
+	} else {
+		if (a->v4 != 0 && a->v4 != stk->addr)
+			return -EADDRNOTAVAIL;
+		keys = UDP_K4;
+	}
 	if (p != 0)
-		rc = udp_port_add(stk, us, p);
+		rc = udp_port_add(stk, us, p, keys);
 	else
-		rc = udp_port_pick(stk, us, raddr, rport, &p);
+		rc = udp_port_pick(stk, us, keys, raddr, rport, &p);
 	if (rc != 0)
 		return rc;
-	s->laddr = addr;
+	if (a->family == AF_INET6) {
+		memcpy(ust_sock_laddr6(s), a->v6, UST_IPV6_ADDR_LEN);
+		s->inet6 |= UST_SK6_LOCAL6;
+		s->laddr = 0;
+	} else {
+		s->laddr = a->v4;
+	}
+	us->keys = (uint8_t)keys;
 	s->lport = rte_cpu_to_be_16(p);
 	s->flags |= UST_SKF_BOUND;
 	return 0;
 }
 
 int
-ust_udp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
-	     rte_be16_t port)
+ust_udp_bind(struct ust_stack *stk, struct ust_sock *s,
+	     const struct ust_saddr *a)
 {
-	return udp_bind(stk, s, addr, port, 0, 0);
+	return udp_bind(stk, s, a, 0, 0);
+}
+
+/* An unbound socket gets an ephemeral port, as Linux binds on connect and
+ * on the first send: an AF_INET6 socket on :: (dual-stack unless
+ * V6ONLY), an AF_INET one on 0.0.0.0. */
+static int
+udp_autobind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst,
+	     rte_be16_t dport)
+{
+	struct ust_saddr any;
+
+	memset(&any, 0, sizeof(any));
+	any.family = (s->inet6 & UST_SK6_INET6) ? AF_INET6 : AF_INET;
+	return udp_bind(stk, s, &any, dst, dport);
 }
 
 /* A destination must be routable (and a broadcast allowed by
- * SO_BROADCAST); an unbound socket gets an ephemeral port, as Linux binds
- * on connect and on the first send. */
+ * SO_BROADCAST), from where the socket is bound: IPv4 not from one of
+ * our IPv6 addresses (-ENETUNREACH); an unbound socket is bound. */
 static int
 udp_route_and_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst,
 		   rte_be16_t dport)
@@ -610,6 +838,9 @@ udp_route_and_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst,
 	enum ust_route_kind kind;
 	rte_be32_t nh;
 
+	if (unlikely(s->inet6 & UST_SK6_LOCAL6) &&
+	    (!udp_any6_is(ust_sock_laddr6(s)) || (s->inet6 & UST_SK6_V6ONLY)))
+		return -ENETUNREACH;
 	if (ust_route(stk, dst, &nh, &kind) != 0) {
 		stk->mib[UST_MIB_IP_OUTNOROUTES]++;
 		return -ENETUNREACH;
@@ -617,31 +848,69 @@ udp_route_and_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t dst,
 	if (kind == UST_ROUTE_BROADCAST && !(s->flags & UST_SKF_BROADCAST))
 		return -EACCES;
 	if (!(s->flags & UST_SKF_BOUND))
-		return udp_bind(stk, s, 0, 0, dst, dport);
+		return udp_autobind(stk, s, dst, dport);
+	return 0;
+}
+
+/* IPv6's: a route and a usable source (-EADDRNOTAVAIL: none, e.g. DAD
+ * not over), from where the socket is bound: not from an IPv4 address
+ * (-ENETUNREACH). */
+static int
+udp6_route_and_bind(struct ust_stack *stk, struct ust_sock *s,
+		    const uint8_t *dst)
+{
+	int rc;
+
+	if ((s->flags & UST_SKF_BOUND) && !(s->inet6 & UST_SK6_LOCAL6))
+		return -ENETUNREACH;
+	rc = ust_ip6_route_check(stk, dst);
+	if (rc != 0)
+		return rc;
+	if (udp_any6_is(ust_sock_laddr6(s)) ?
+	    ust_ip6_select_src(stk, dst) == NULL :
+	    ust_ip6_our_addr(stk, ust_sock_laddr6(s), true) < 0)
+		return -EADDRNOTAVAIL;
+	if (!(s->flags & UST_SKF_BOUND))
+		return udp_autobind(stk, s, 0, 0);
 	return 0;
 }
 
 int
 ust_udp_connect(struct ust_stack *stk, struct ust_sock *s,
-		const struct sockaddr_in *sin)
+		const struct ust_saddr *a)
 {
 	int rc;
 
-	if (sin->sin_family == AF_UNSPEC) {
+	if (a->family == AF_UNSPEC) {
 		s->flags &= ~UST_SKF_CONNECTED;
+		s->inet6 &= ~UST_SK6_REMOTE6;
 		s->raddr = 0;
 		s->rport = 0;
+		if (s->inet6 & UST_SK6_INET6)
+			memset(ust_sock_raddr6(s), 0, UST_IPV6_ADDR_LEN);
 		return 0;
 	}
-	if (sin->sin_family != AF_INET)
-		return -EAFNOSUPPORT;
-	if (sin->sin_addr.s_addr == 0 || sin->sin_port == 0)
+	if (a->port == 0)
 		return -EINVAL;
-	rc = udp_route_and_bind(stk, s, sin->sin_addr.s_addr, sin->sin_port);
-	if (rc != 0)
-		return rc;
-	s->raddr = sin->sin_addr.s_addr;
-	s->rport = sin->sin_port;
+	if (a->family == AF_INET6) {
+		if (udp_any6_is(a->v6))
+			return -EINVAL;
+		rc = udp6_route_and_bind(stk, s, a->v6);
+		if (rc != 0)
+			return rc;
+		memcpy(ust_sock_raddr6(s), a->v6, UST_IPV6_ADDR_LEN);
+		s->inet6 |= UST_SK6_REMOTE6;
+		s->raddr = 0;
+	} else {
+		if (a->v4 == 0)
+			return -EINVAL;
+		rc = udp_route_and_bind(stk, s, a->v4, a->port);
+		if (rc != 0)
+			return rc;
+		s->raddr = a->v4;
+		s->inet6 &= ~UST_SK6_REMOTE6;
+	}
+	s->rport = a->port;
 	s->flags |= UST_SKF_CONNECTED;
 	s->so_error = 0;
 	return 0;
@@ -673,16 +942,15 @@ udp_sock_attach(struct ust_stack *producer, struct ust_sock *s)
 {
 	struct ust_udp_sock *us = udp_sk(s);
 	struct ust_udp_producer *p;
-	uint32_t key = rte_be_to_cpu_16(s->lport);
+	uint16_t port = rte_be_to_cpu_16(s->lport);
 	int rc;
 
 	if (!(s->flags & UST_SKF_BOUND) || s->ep != NULL ||
 	    producer->udp_ports == NULL ||
 	    producer->meta_off != us->meta_off ||
-	    (s->laddr != 0 && s->laddr != producer->addr))
+	    (s->laddr != 0 && s->laddr != producer->addr) ||
+	    ((s->inet6 & UST_SK6_LOCAL6) && !udp_any6_is(ust_sock_laddr6(s))))
 		return -EINVAL;
-	if (rte_hash_lookup(producer->udp_ports, &key) >= 0)
-		return -EADDRINUSE;
 	p = rte_zmalloc_socket("ust_udp_producer", sizeof(*p), 0,
 			       producer->conf.socket_id);
 	if (p == NULL)
@@ -692,10 +960,10 @@ udp_sock_attach(struct ust_stack *producer, struct ust_sock *s)
 	 * at run time the socket is split already and nothing is written) */
 	if (!udp_split(us))
 		s->flags |= UST_SKF_SHARED;
-	rc = rte_hash_add_key_data(producer->udp_ports, &key, us);
+	rc = udp_port_add(producer, us, port, us->keys);
 	if (rc < 0) {
 		rte_free(p);
-		return -ENOBUFS;
+		return rc;
 	}
 	rte_spinlock_lock(&us->lock);
 	p->next = us->producers;
@@ -708,11 +976,10 @@ static int
 udp_sock_detach(struct ust_stack *producer, struct ust_sock *s)
 {
 	struct ust_udp_sock *us = udp_sk(s);
-	uint32_t key = rte_be_to_cpu_16(s->lport);
 
 	if (!udp_producer_unlink(us, producer))
 		return -ENOENT;
-	rte_hash_del_key(producer->udp_ports, &key);
+	udp_port_del(producer, rte_be_to_cpu_16(s->lport), us->keys);
 	return 0;
 }
 
@@ -725,14 +992,14 @@ ust_udp_close(struct ust_stack *stk, struct ust_sock *s)
 	uint32_t freed = 0;
 
 	if (s->flags & UST_SKF_BOUND) {
-		uint32_t key = rte_be_to_cpu_16(s->lport);
+		uint16_t port = rte_be_to_cpu_16(s->lport);
 
-		rte_hash_del_key(stk->udp_ports, &key);
+		udp_port_del(stk, port, us->keys);
 		/* and from every other stack that fed it (no producer polls:
 		 * ust_socket_attach()'s rules) */
 		while ((p = us->producers) != NULL) {
 			us->producers = p->next;
-			rte_hash_del_key(p->stk->udp_ports, &key);
+			udp_port_del(p->stk, port, us->keys);
 			rte_free(p);
 		}
 	}
@@ -801,7 +1068,7 @@ udp_reader_ok(struct ust_udp_sock *us)
 
 ssize_t
 ust_udp_recvfrom(struct ust_stack *stk, struct ust_sock *s, void *buf,
-		 size_t len, int flags, struct sockaddr_in *from)
+		 size_t len, int flags, struct ust_saddr *from)
 {
 	struct ust_udp_sock *us = udp_sk(s);
 	struct rte_mbuf *m;
@@ -826,12 +1093,8 @@ ust_udp_recvfrom(struct ust_stack *stk, struct ust_sock *s, void *buf,
 		if (p != buf)
 			memcpy(buf, p, copy);
 	}
-	if (from != NULL) {
-		memset(from, 0, sizeof(*from));
-		from->sin_family = AF_INET;
-		from->sin_addr.s_addr = meta->addr;
-		from->sin_port = meta->port;
-	}
+	if (from != NULL)
+		udp_from(meta, m, from);
 	if (!(flags & MSG_PEEK)) {
 		uint32_t ts = meta->truesize;
 
@@ -845,7 +1108,7 @@ ust_udp_recvfrom(struct ust_stack *stk, struct ust_sock *s, void *buf,
 int
 ust_udp_recv_burst(struct ust_stack *stk, struct ust_sock *s,
 		   struct rte_mbuf **pkts, unsigned int n,
-		   struct sockaddr_in *from)
+		   union ust_sockaddr *from)
 {
 	struct ust_udp_sock *us = udp_sk(s);
 	unsigned int i;
@@ -863,10 +1126,10 @@ ust_udp_recv_burst(struct ust_stack *stk, struct ust_sock *s,
 			break;
 		meta = ust_meta(us->meta_off, m);
 		if (from != NULL) {
-			memset(&from[i], 0, sizeof(from[i]));
-			from[i].sin_family = AF_INET;
-			from[i].sin_addr.s_addr = meta->addr;
-			from[i].sin_port = meta->port;
+			struct ust_saddr a;
+
+			udp_from(meta, m, &a);
+			ust_saddr_to(s, &a, &from[i]);
 		}
 		pkts[i] = m;
 		udp_rmem_release(us, meta->truesize, us->reader_q.len == 0, 1);
@@ -969,25 +1232,113 @@ udp_output(struct ust_stack *stk, struct ust_sock *s, struct rte_mbuf *m,
 		stk->mib[UST_MIB_UDP_OUTDATAGRAMS]++;
 }
 
-ssize_t
-ust_udp_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
-	       size_t len, const struct sockaddr_in *to)
+/* IPv6's udp_send_check(). */
+static int
+udp6_send_check(struct ust_stack *stk, struct ust_sock *s, const uint8_t *dst,
+		rte_be16_t dport, size_t len)
 {
-	rte_be32_t dst = to != NULL ? to->sin_addr.s_addr : s->raddr;
-	rte_be16_t dport = to != NULL ? to->sin_port : s->rport;
-	struct rte_mbuf *m, *seg;
-	size_t off = 0;
+	uint32_t frames, mtu;
 	int rc;
 
-	rc = udp_send_check(stk, s, dst, dport, len);
+	if (s->so_error != 0)
+		return udp_take_error(s);
+	if (udp_any6_is(dst) || dport == 0)
+		return -EINVAL;
+	if (stk->ip6 == NULL)
+		return -ENETUNREACH;
+	if (len > UDP6_MAX_PAYLOAD)
+		return -EMSGSIZE;
+	mtu = stk->ip6->mtu;
+	frames = len + UST_IPV6_HDR_LEN + UST_UDP_HDR_LEN <= mtu ? 1 :
+		 ((uint32_t)len + UST_UDP_HDR_LEN +
+		  ((mtu - UST_IPV6_HDR_LEN - 8) & ~7u) - 1) /
+		 ((mtu - UST_IPV6_HDR_LEN - 8) & ~7u);
+	if (frames > UST_IPV4_FRAGS_MAX ||
+	    frames + UST_TX_SEND_ROOM - 1 > stk->tx_cap)
+		return -EMSGSIZE;
+	rc = udp6_route_and_bind(stk, s, dst);
 	if (rc != 0)
 		return rc;
+	if (s->wmem_queued >= s->sndbuf)
+		goto nospace;
+	if (!ust_tx_room(stk, (uint16_t)(frames + UST_TX_SEND_ROOM - 1))) {
+		ust_sock_tx_wait(s);
+		goto nospace;
+	}
+	if (stk->loopq.len + frames > stk->tx_cap &&
+	    ust_ip6_our_addr(stk, dst, false) >= 0)
+		goto nospace;
+	return 0;
+nospace:
+	stk->mib[UST_MIB_UDP6_SNDBUFERRORS]++;
+	return -EAGAIN;
+}
+
+/* IPv6's udp_output(): the checksum always (RFC 8200 8.1). */
+static void
+udp6_output(struct ust_stack *stk, struct ust_sock *s, struct rte_mbuf *m,
+	    const uint8_t *dst, rte_be16_t dport)
+{
+	const uint8_t *src = udp_any6_is(ust_sock_laddr6(s)) ?
+			     ust_ip6_select_src(stk, dst) : ust_sock_laddr6(s);
+	struct ust_udp_repr u;
+	struct ust_mbuf_meta *meta;
+	uint64_t ol = 0;
+	uint8_t *h;
+
+	u.src_port = rte_be_to_cpu_16(s->lport);
+	u.dst_port = rte_be_to_cpu_16(dport);
+	u.len = (uint16_t)(m->pkt_len + UST_UDP_HDR_LEN);
+	h = (uint8_t *)rte_pktmbuf_prepend(m, UST_UDP_HDR_LEN);
+	if ((stk->netif.flags & UST_NETIF_F_TX_UDP_CKSUM) &&
+	    u.len + UST_IPV6_HDR_LEN <= stk->ip6->mtu) {
+		ust_udp6_emit(h, UST_UDP_HDR_LEN, &u, src, dst, NULL,
+			      UST_WIRE_F_CSUM_OFFLOAD);
+		ol = RTE_MBUF_F_TX_UDP_CKSUM;
+		m->l4_len = UST_UDP_HDR_LEN;
+	} else if (m->nb_segs == 1) {
+		ust_udp6_emit(h, UST_UDP_HDR_LEN, &u, src, dst,
+			      h + UST_UDP_HDR_LEN, 0);
+	} else {
+		uint16_t raw = 0;
+		uint32_t sum;
+		uint16_t ck;
+
+		ust_udp6_emit(h, UST_UDP_HDR_LEN, &u, src, dst, NULL, 0);
+		ust_mbuf_raw_cksum(m, 0, u.len, &raw);
+		sum = (uint32_t)raw +
+			ust_ipv6_phdr_sum(src, dst, IPPROTO_UDP, u.len);
+		sum = (sum & 0xffff) + (sum >> 16);
+		sum = (sum & 0xffff) + (sum >> 16);
+		ck = (uint16_t)~sum;
+		if (ck == 0)
+			ck = 0xffff;
+		memcpy(h + 6, &ck, sizeof(ck));
+	}
+	meta = ust_meta(stk->meta_off, m);
+	meta->owner_sd = s->sd;
+	meta->owner_gen = s->gen;
+	meta->truesize = ust_truesize(m);
+	s->wmem_queued += meta->truesize;
+	if (ust_ipv6_output(stk, m, src, dst, IPPROTO_UDP, 0, ol) == 0)
+		stk->mib[UST_MIB_UDP6_OUTDATAGRAMS]++;
+}
+
+/* Copy @len bytes of payload into a new mbuf, chaining mbufs when one is
+ * too small (jumbo MTU with a small data room; needs a multi-segment
+ * netif, unless the datagram is fragmented: each fragment is then copied
+ * into one mbuf, frag.c). @l3: the IP header's length. */
+static int
+udp_copy_payload(struct ust_stack *stk, const void *buf, size_t len,
+		 uint32_t l3, uint32_t mtu, struct rte_mbuf **out)
+{
+	struct rte_mbuf *m, *seg;
+	size_t off = 0;
+
 	m = rte_pktmbuf_alloc(stk->pool);
 	if (m == NULL)
-		goto nobufs;
+		return -ENOBUFS;
 	seg = m;
-	/* copy the payload, chaining mbufs when one is too small (jumbo
-	 * MTU with a small data room; needs a multi-segment netif) */
 	while (off < len) {
 		uint16_t room = rte_pktmbuf_tailroom(seg);
 		size_t chunk = len - off < room ? len - off : room;
@@ -995,12 +1346,8 @@ ust_udp_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 		if (chunk == 0) {
 			struct rte_mbuf *n;
 
-			/* a chain needs a netif that takes chains, unless
-			 * the datagram is fragmented: each fragment is then
-			 * copied into one mbuf (frag.c) */
 			if (!(stk->netif.flags & UST_NETIF_F_TX_MULTI_SEGS) &&
-			    len + UST_IPV4_HDR_LEN + UST_UDP_HDR_LEN <=
-			    stk->netif.mtu) {
+			    len + l3 + UST_UDP_HDR_LEN <= mtu) {
 				rte_pktmbuf_free(m);
 				return -EMSGSIZE;
 			}
@@ -1008,7 +1355,7 @@ ust_udp_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 			if (n == NULL || rte_pktmbuf_chain(m, n) != 0) {
 				rte_pktmbuf_free(n);
 				rte_pktmbuf_free(m);
-				goto nobufs;
+				return -ENOBUFS;
 			}
 			seg = n;
 			continue;
@@ -1019,34 +1366,105 @@ ust_udp_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 		m->pkt_len += (uint32_t)chunk;
 		off += chunk;
 	}
-	udp_output(stk, s, m, dst, dport);
+	*out = m;
+	return 0;
+}
+
+ssize_t
+ust_udp_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
+	       size_t len, const struct ust_saddr *to)
+{
+	struct rte_mbuf *m;
+	int rc;
+
+	if (unlikely(to != NULL ? to->family == AF_INET6 :
+		     (s->inet6 & UST_SK6_REMOTE6) != 0)) {
+		const uint8_t *dst = to != NULL ? to->v6 : ust_sock_raddr6(s);
+		rte_be16_t dport = to != NULL ? to->port : s->rport;
+
+		rc = udp6_send_check(stk, s, dst, dport, len);
+		if (rc == 0)
+			rc = udp_copy_payload(stk, buf, len, UST_IPV6_HDR_LEN,
+					      stk->ip6->mtu, &m);
+		if (rc == -ENOBUFS)
+			stk->mib[UST_MIB_UDP6_SNDBUFERRORS]++;
+		if (rc != 0)
+			return rc;
+		udp6_output(stk, s, m, dst, dport);
+	} else {
+		rte_be32_t dst = to != NULL ? to->v4 : s->raddr;
+		rte_be16_t dport = to != NULL ? to->port : s->rport;
+
+		rc = udp_send_check(stk, s, dst, dport, len);
+		if (rc == 0)
+			rc = udp_copy_payload(stk, buf, len, UST_IPV4_HDR_LEN,
+					      stk->netif.mtu, &m);
+		if (rc == -ENOBUFS)
+			stk->mib[UST_MIB_UDP_SNDBUFERRORS]++;
+		if (rc != 0)
+			return rc;
+		udp_output(stk, s, m, dst, dport);
+	}
 	return (ssize_t)len;
-nobufs:
-	stk->mib[UST_MIB_UDP_SNDBUFERRORS]++;
-	return -ENOBUFS;
 }
 
 int
 ust_udp_send_burst(struct ust_stack *stk, struct ust_sock *s,
 		   struct rte_mbuf **pkts, unsigned int n,
-		   const struct sockaddr_in *to)
+		   const union ust_sockaddr *to)
 {
 	unsigned int i;
 
 	for (i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
-		rte_be32_t dst = to != NULL ? to[i].sin_addr.s_addr : s->raddr;
-		rte_be16_t dport = to != NULL ? to[i].sin_port : s->rport;
-		int rc = udp_send_check(stk, s, dst, dport, m->pkt_len);
+		struct ust_saddr a;
+		bool v6;
+		int rc = 0;
 
-		if (rc == 0 && (rte_pktmbuf_headroom(m) < UDP_HDRS_ROOM ||
-				(m->nb_segs > 1 && !(stk->netif.flags &
-				 UST_NETIF_F_TX_MULTI_SEGS))))
-			rc = -EINVAL;
+		/* an AF_INET socket's sockaddr_in, read as it is (the common
+		 * case); anything else through the family rules */
+		if (to != NULL && (s->inet6 != 0 ||
+				   to[i].sa.sa_family != AF_INET))
+			rc = ust_saddr_from(s, SOCK_DGRAM, false, &to[i].sa,
+					    sizeof(to[i]), &a);
+		else if (to != NULL)
+			ust_saddr_v4(&a, to[i].sin.sin_addr.s_addr,
+				     to[i].sin.sin_port);
+		if (rc == 0 && to != NULL && a.family == AF_UNSPEC)
+			rc = -EAFNOSUPPORT;
 		if (rc != 0)
 			return i > 0 ? (int)i : rc;
-		m->ol_flags = 0;
-		udp_output(stk, s, m, dst, dport);
+		v6 = to != NULL ? a.family == AF_INET6 :
+		     (s->inet6 & UST_SK6_REMOTE6) != 0;
+		if (unlikely(v6)) {
+			const uint8_t *dst = to != NULL ? a.v6 : ust_sock_raddr6(s);
+			rte_be16_t dport = to != NULL ? a.port : s->rport;
+
+			rc = udp6_send_check(stk, s, dst, dport, m->pkt_len);
+			if (rc == 0 &&
+			    (rte_pktmbuf_headroom(m) < UDP_HDRS_ROOM6 ||
+			     (m->nb_segs > 1 && !(stk->netif.flags &
+			      UST_NETIF_F_TX_MULTI_SEGS))))
+				rc = -EINVAL;
+			if (rc != 0)
+				return i > 0 ? (int)i : rc;
+			m->ol_flags = 0;
+			udp6_output(stk, s, m, dst, dport);
+		} else {
+			rte_be32_t dst = to != NULL ? a.v4 : s->raddr;
+			rte_be16_t dport = to != NULL ? a.port : s->rport;
+
+			rc = udp_send_check(stk, s, dst, dport, m->pkt_len);
+			if (rc == 0 &&
+			    (rte_pktmbuf_headroom(m) < UDP_HDRS_ROOM ||
+			     (m->nb_segs > 1 && !(stk->netif.flags &
+			      UST_NETIF_F_TX_MULTI_SEGS))))
+				rc = -EINVAL;
+			if (rc != 0)
+				return i > 0 ? (int)i : rc;
+			m->ol_flags = 0;
+			udp_output(stk, s, m, dst, dport);
+		}
 	}
 	return (int)i;
 }
@@ -1226,7 +1644,7 @@ ust_udp_events(const struct ust_sock *s)
 
 /* A destination, or the connected peer: one of the two (as Linux). */
 static int
-udp_dest_check(const struct ust_sock *s, const struct sockaddr_in *to)
+udp_dest_check(const struct ust_sock *s, const void *to)
 {
 	if (to != NULL && (s->flags & UST_SKF_CONNECTED))
 		return -EISCONN;
@@ -1237,7 +1655,7 @@ udp_dest_check(const struct ust_sock *s, const struct sockaddr_in *to)
 
 static ssize_t
 udp_sock_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
-		size_t len, int flags, const struct sockaddr_in *to)
+		size_t len, int flags, const struct ust_saddr *to)
 {
 	int rc;
 
@@ -1245,7 +1663,7 @@ udp_sock_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 	 * MSG_EOR are TCP's here */
 	if (flags & (MSG_MORE | MSG_EOR))
 		return -EOPNOTSUPP;
-	if (to != NULL && to->sin_family != AF_INET)
+	if (to != NULL && to->family == AF_UNSPEC)
 		return -EAFNOSUPPORT;
 	rc = udp_dest_check(s, to);
 	if (rc != 0)
@@ -1256,7 +1674,7 @@ udp_sock_sendto(struct ust_stack *stk, struct ust_sock *s, const void *buf,
 static int
 udp_sock_send_burst(struct ust_stack *stk, struct ust_sock *s,
 		    struct rte_mbuf **pkts, unsigned int n,
-		    const struct sockaddr_in *to)
+		    const union ust_sockaddr *to)
 {
 	int rc = udp_dest_check(s, to);
 

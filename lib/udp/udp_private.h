@@ -76,26 +76,27 @@ struct ust_udp_sock {
 
 	/* control path: the other stacks that queue into it, under lock */
 	struct ust_udp_producer *producers;
+	uint8_t keys;            /* the port table's keys it holds (udp.c) */
 };
 
 struct ust_sock *ust_udp_create(struct ust_stack *stk);
 void ust_udp_close(struct ust_stack *stk, struct ust_sock *s);
-int ust_udp_bind(struct ust_stack *stk, struct ust_sock *s, rte_be32_t addr,
-		 rte_be16_t port);
+int ust_udp_bind(struct ust_stack *stk, struct ust_sock *s,
+		 const struct ust_saddr *a);
 int ust_udp_connect(struct ust_stack *stk, struct ust_sock *s,
-		    const struct sockaddr_in *sin);
+		    const struct ust_saddr *a);
 ssize_t ust_udp_sendto(struct ust_stack *stk, struct ust_sock *s,
 		       const void *buf, size_t len,
-		       const struct sockaddr_in *to);
+		       const struct ust_saddr *to);
 ssize_t ust_udp_recvfrom(struct ust_stack *stk, struct ust_sock *s,
 			 void *buf, size_t len, int flags,
-			 struct sockaddr_in *from);
+			 struct ust_saddr *from);
 int ust_udp_recv_burst(struct ust_stack *stk, struct ust_sock *s,
 		       struct rte_mbuf **pkts, unsigned int n,
-		       struct sockaddr_in *from);
+		       union ust_sockaddr *from);
 int ust_udp_send_burst(struct ust_stack *stk, struct ust_sock *s,
 		       struct rte_mbuf **pkts, unsigned int n,
-		       const struct sockaddr_in *to);
+		       const union ust_sockaddr *to);
 int ust_udp_setsockopt(struct ust_sock *s, int level, int name,
 		       const void *val, socklen_t len);
 int ust_udp_getsockopt(struct ust_sock *s, int level, int name, void *val,

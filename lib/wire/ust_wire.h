@@ -367,6 +367,7 @@ void ust_ipv6_mcast_mac(const uint8_t *a, struct rte_ether_addr *mac);
 /* ------------------------------------------------------------------ */
 
 #define UST_ICMP6_DEST_UNREACH 1
+#define UST_ICMP6_CODE_PORT_UNREACH 4   /**< destination unreachable's */
 #define UST_ICMP6_PKT_TOO_BIG 2
 #define UST_ICMP6_TIME_EXCEEDED 3
 #define UST_ICMP6_PARAM_PROBLEM 4
@@ -508,6 +509,25 @@ int ust_udp_parse(const void *buf, size_t len, rte_be32_t src,
 size_t ust_udp_emit(void *buf, size_t len, const struct ust_udp_repr *r,
 		    rte_be32_t src, rte_be32_t dst, const void *payload,
 		    int flags);
+
+/**
+ * Parse a UDP datagram carried by IPv6: as ust_udp_parse(), with IPv6's
+ * pseudo-header (@p src, @p dst: 16 bytes each) and RFC 8200 8.1's rule
+ * that the checksum is mandatory: a zero one is ECSUM (Linux drops it as
+ * a checksum error), checked even under UST_WIRE_F_NO_CSUM, which only
+ * skips the sum over the payload.
+ */
+int ust_udp6_parse(const void *buf, size_t len, const uint8_t *src,
+		   const uint8_t *dst, int flags, struct ust_udp_repr *r);
+
+/**
+ * Emit a UDP header for IPv6: as ust_udp_emit(), with IPv6's
+ * pseudo-header; without @p payload nor UST_WIRE_F_CSUM_OFFLOAD the
+ * checksum field is left 0 for the caller to fill (IPv6 has no "none").
+ */
+size_t ust_udp6_emit(void *buf, size_t len, const struct ust_udp_repr *r,
+		     const uint8_t *src, const uint8_t *dst,
+		     const void *payload, int flags);
 
 /* ------------------------------------------------------------------ */
 /* TCP                                                                 */

@@ -1437,7 +1437,7 @@ static void
 udp_echo(void)
 {
 	struct rte_mbuf *pk[32];
-	struct sockaddr_in from[32];
+	union ust_sockaddr from[32];
 	int n, s, i;
 
 	n = ust_recv_burst(stk, udp_sd, pk, 32, from);

@@ -11,7 +11,8 @@
  * message, extension header chain and address dropped under its reason,
  * with the parameter problem RFC 8200 asks for; router advertisements
  * (default router, on-link prefix, MTU); a flood of spoofed solicitations
- * held to the table's bound. At teardown: frames in == consumed + RX
+ * held to the table's bound; UDP over IPv6 with dual-stack sockets and
+ * IPV6_V6ONLY. At teardown: frames in == consumed + RX
  * drops, and every mbuf back in the pool.
  */
 
@@ -1058,6 +1059,344 @@ test_ip6_off(void)
 	return ut_teardown(stk, &nif, pool);
 }
 
+/* ---- UDP over IPv6, dual-stack sockets ---- */
+
+/* A UDP datagram from @src to @dst with a right checksum (@bad 1: a wrong
+ * one; 2: none, which IPv6 does not allow). */
+static struct rte_mbuf *
+udp6_frame(const uint8_t *src, const uint8_t *dst, uint16_t sport,
+	   uint16_t dport, const void *pl, uint16_t len, int bad)
+{
+	uint8_t buf[2048];
+	struct ust_udp_repr u;
+
+	u.src_port = sport;
+	u.dst_port = dport;
+	u.len = (uint16_t)(8 + len);
+	memcpy(buf + 8, pl, len);
+	if (ust_udp6_emit(buf, sizeof(buf), &u, src, dst, buf + 8, 0) == 0)
+		abort();
+	if (bad == 1)
+		buf[6] ^= 0x55;
+	else if (bad == 2)
+		buf[6] = buf[7] = 0;
+	return frame6(NULL, src, dst, IPPROTO_UDP, 64, buf, u.len);
+}
+
+/* The oldest TX frame if it is UDP over IPv6 (others before it freed),
+ * its checksum verified, its payload into @pl; -1 if none. */
+static int
+pop_udp6(struct ust_ipv6_repr *ip6, struct ust_udp_repr *u, uint8_t *pl)
+{
+	struct rte_mbuf *m;
+
+	while ((m = ut_tx_pop(&nif)) != NULL) {
+		static uint8_t buf[2048];
+		const uint8_t *p;
+		struct ust_eth_repr e;
+
+		p = rte_pktmbuf_read(m, 0, RTE_MIN(m->pkt_len,
+						   (uint32_t)sizeof(buf)), buf);
+		if (ust_eth_parse(p, m->pkt_len, &e) != UST_WIRE_OK ||
+		    e.ethertype != RTE_ETHER_TYPE_IPV6 ||
+		    ust_ipv6_parse(p + 14, m->pkt_len - 14, m->pkt_len - 14,
+				   ip6) != UST_WIRE_OK ||
+		    ip6->next_header != IPPROTO_UDP) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (ust_udp6_parse(p + 54, ip6->payload_len, ip6->src,
+				   ip6->dst, 0, u) != UST_WIRE_OK) {
+			rte_pktmbuf_free(m);
+			return -1;
+		}
+		memcpy(pl, p + 62, u->len - 8u);
+		rte_pktmbuf_free(m);
+		return 0;
+	}
+	return -1;
+}
+
+static struct sockaddr_in6
+sin6_of(const uint8_t *a, uint16_t port)
+{
+	struct sockaddr_in6 s6;
+
+	memset(&s6, 0, sizeof(s6));
+	s6.sin6_family = AF_INET6;
+	s6.sin6_port = rte_cpu_to_be_16(port);
+	if (a != NULL)
+		memcpy(s6.sin6_addr.s6_addr, a, 16);
+	return s6;
+}
+
+static struct sockaddr_in6
+sin6_mapped(rte_be32_t a, uint16_t port)
+{
+	struct sockaddr_in6 s6 = sin6_of(NULL, port);
+
+	s6.sin6_addr.s6_addr[10] = 0xff;
+	s6.sin6_addr.s6_addr[11] = 0xff;
+	memcpy(&s6.sin6_addr.s6_addr[12], &a, 4);
+	return s6;
+}
+
+/* A dual-stack socket on [::]:7: IPv6 and IPv4 datagrams in (the IPv4
+ * peer reported mapped), replies out over each family with a right
+ * checksum; Udp6 counts IPv6's, Udp IPv4's; above the MTU, fragments. */
+static int
+test_udp6_dual(void)
+{
+	static uint8_t big[65528];
+	struct ust_stack *stk = ready_stack();
+	struct sockaddr_in6 any = sin6_of(NULL, 7), from, name;
+	socklen_t fl;
+	struct ust_ipv6_repr ip6;
+	struct ust_udp_repr u;
+	uint8_t buf[2048], pl[2048];
+	struct rte_mbuf *m;
+	uint32_t k = 0;
+	int sd;
+
+	UT_ASSERT(stk != NULL);
+	/* the peer known (STALE), so that replies go out at once */
+	ut_inject(stk, nd_msg(UST_ICMP6_ND_NS, PEER6, OUR6, OUR6, 0, true),
+		  MS);
+	ut_tx_drain(&nif);
+	sd = ust_socket(stk, AF_INET6, SOCK_DGRAM, 0);
+	UT_ASSERT(sd >= 0);
+	fl = sizeof(name);
+	UT_EQ(ust_getsockname(stk, sd, (struct sockaddr *)&name, &fl), 0);
+	UT_EQ(fl, sizeof(name));
+	UT_EQ(name.sin6_family, AF_INET6);
+	UT_EQ(memcmp(name.sin6_addr.s6_addr, UNSPEC, 16), 0);
+	UT_EQ(ust_bind(stk, sd, (struct sockaddr *)&any, sizeof(any)), 0);
+	/* IPv6 in */
+	ut_inject(stk, udp6_frame(PEER6, OUR6, 5555, 7, "hello6", 6, 0),
+		  2 * MS);
+	fl = sizeof(from);
+	UT_EQ(ust_recvfrom(stk, sd, buf, sizeof(buf), 0,
+			   (struct sockaddr *)&from, &fl), 6);
+	UT_EQ(memcmp(buf, "hello6", 6), 0);
+	UT_EQ(fl, sizeof(from));
+	UT_EQ(from.sin6_family, AF_INET6);
+	UT_EQ(memcmp(from.sin6_addr.s6_addr, PEER6, 16), 0);
+	UT_EQ(rte_be_to_cpu_16(from.sin6_port), 5555);
+	UT_EQ(ut_mib(stk, UST_MIB_UDP6_INDATAGRAMS), 1);
+	UT_EQ(ut_mib(stk, UST_MIB_UDP_INDATAGRAMS), 0);
+	/* the reply, to what recvfrom said */
+	UT_EQ(ust_sendto(stk, sd, "olleh6", 6, 0, (struct sockaddr *)&from,
+			 fl), 6);
+	ust_stack_flush(stk);
+	UT_EQ(pop_udp6(&ip6, &u, pl), 0);
+	UT_EQ(memcmp(ip6.src, OUR6, 16), 0);
+	UT_EQ(memcmp(ip6.dst, PEER6, 16), 0);
+	UT_EQ(u.src_port, 7);
+	UT_EQ(u.dst_port, 5555);
+	UT_EQ(u.len, 14);
+	UT_EQ(memcmp(pl, "olleh6", 6), 0);
+	UT_EQ(ut_mib(stk, UST_MIB_UDP6_OUTDATAGRAMS), 1);
+	/* IPv4 in: reported as ::ffff:198.18.0.1 */
+	ut_inject(stk, ut_udp_frame(pool, UT_PEER_IP, UT_OUR_IP, 4444, 7,
+				    "hello4", 6), 3 * MS);
+	fl = sizeof(from);
+	UT_EQ(ust_recvfrom(stk, sd, buf, sizeof(buf), 0,
+			   (struct sockaddr *)&from, &fl), 6);
+	UT_EQ(memcmp(buf, "hello4", 6), 0);
+	name = sin6_mapped(UT_PEER_IP, 4444);
+	UT_EQ(memcmp(from.sin6_addr.s6_addr, name.sin6_addr.s6_addr, 16), 0);
+	UT_EQ(from.sin6_port, name.sin6_port);
+	UT_EQ(ut_mib(stk, UST_MIB_UDP_INDATAGRAMS), 1);
+	/* the reply to the mapped address goes out over IPv4 */
+	ut_tx_drain(&nif);
+	UT_EQ(ust_sendto(stk, sd, "x", 1, 0, (struct sockaddr *)&from, fl), 1);
+	ust_stack_flush(stk);
+	UT_EQ(ut_mib(stk, UST_MIB_UDP_OUTDATAGRAMS), 1);
+	UT_EQ(ut_mib(stk, UST_MIB_UDP6_OUTDATAGRAMS), 1);
+	ut_tx_drain(&nif);
+	/* above the MTU: fragments, each with the fragment header (8008
+	 * bytes of UDP at 1500: 6 pieces of at most 1448) */
+	memset(big, 0x3c, sizeof(big));
+	from = sin6_of(PEER6, 5555);
+	UT_EQ(ust_sendto(stk, sd, big, 8000, 0, (struct sockaddr *)&from,
+			 sizeof(from)), 8000);
+	ust_stack_flush(stk);
+	while ((m = ut_tx_pop(&nif)) != NULL) {
+		const uint8_t *p = rte_pktmbuf_mtod(m, const uint8_t *);
+
+		UT_ASSERT(m->pkt_len <= 1514);
+		UT_EQ(p[14 + 6], 44);   /* next header: fragment */
+		k++;
+		rte_pktmbuf_free(m);
+	}
+	UT_EQ(k, 6);
+	UT_EQ(ut_mib(stk, UST_MIB_IP6_FRAGCREATES), 6);
+	/* 65527 is IPv6's largest (65535 - 8), one more is refused */
+	UT_EQ(ust_sendto(stk, sd, big, 65528, 0, (struct sockaddr *)&from,
+			 sizeof(from)), -EMSGSIZE);
+	UT_EQ(ust_sendto(stk, sd, big, 65527, 0, (struct sockaddr *)&from,
+			 sizeof(from)), 65527);
+	ust_stack_flush(stk);
+	ut_tx_drain(&nif);
+	UT_EQ(ust_close(stk, sd), 0);
+	return ut_teardown(stk, &nif, pool);
+}
+
+/* IPV6_V6ONLY and the family rules, as Linux: a V6ONLY [::]:9 beside an
+ * AF_INET 0.0.0.0:9, each taking its family; without V6ONLY the port is
+ * taken for both; mapped addresses refused by V6ONLY sockets; sockaddrs
+ * of the wrong family refused. */
+static int
+test_udp6_v6only(void)
+{
+	struct ust_stack *stk = ready_stack();
+	struct sockaddr_in6 any = sin6_of(NULL, 9), s6;
+	struct sockaddr_in sin = { .sin_family = AF_INET,
+				   .sin_port = RTE_BE16(9) };
+	socklen_t l = sizeof(int);
+	int s_6, s_4, s_d, one = 1, v = 7;
+	uint8_t buf[64];
+
+	UT_ASSERT(stk != NULL);
+	ut_inject(stk, nd_msg(UST_ICMP6_ND_NS, PEER6, OUR6, OUR6, 0, true),
+		  MS);
+	ut_tx_drain(&nif);
+	s_6 = ust_socket(stk, AF_INET6, SOCK_DGRAM, 0);
+	s_4 = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
+	s_d = ust_socket(stk, AF_INET6, SOCK_DGRAM, 0);
+	UT_ASSERT(s_6 >= 0 && s_4 >= 0 && s_d >= 0);
+	/* the option: AF_INET6 only, before bind */
+	UT_EQ(ust_setsockopt(stk, s_4, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+			     sizeof(one)), -ENOPROTOOPT);
+	UT_EQ(ust_getsockopt(stk, s_6, IPPROTO_IPV6, IPV6_V6ONLY, &v, &l), 0);
+	UT_EQ(v, 0);
+	UT_EQ(ust_setsockopt(stk, s_6, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+			     sizeof(one)), 0);
+	UT_EQ(ust_getsockopt(stk, s_6, IPPROTO_IPV6, IPV6_V6ONLY, &v, &l), 0);
+	UT_EQ(v, 1);
+	/* families refused */
+	UT_EQ(ust_bind(stk, s_4, (struct sockaddr *)&any, sizeof(any)),
+	      -EAFNOSUPPORT);
+	UT_EQ(ust_bind(stk, s_6, (struct sockaddr *)&sin, sizeof(sin)),
+	      -EAFNOSUPPORT);
+	UT_EQ(ust_bind(stk, s_6, (struct sockaddr *)&any, 20), -EINVAL);
+	s6 = sin6_mapped(0, 9);
+	UT_EQ(ust_bind(stk, s_6, (struct sockaddr *)&s6, sizeof(s6)), -EINVAL);
+	s6 = sin6_of(FAR6, 9);
+	UT_EQ(ust_bind(stk, s_6, (struct sockaddr *)&s6, sizeof(s6)),
+	      -EADDRNOTAVAIL);
+	/* V6ONLY [::]:9 and 0.0.0.0:9 side by side */
+	UT_EQ(ust_bind(stk, s_6, (struct sockaddr *)&any, sizeof(any)), 0);
+	UT_EQ(ust_setsockopt(stk, s_6, IPPROTO_IPV6, IPV6_V6ONLY, &one,
+			     sizeof(one)), -EINVAL);
+	UT_EQ(ust_bind(stk, s_4, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	/* a dual-stack one finds the port taken (both families' keys) */
+	UT_EQ(ust_bind(stk, s_d, (struct sockaddr *)&any, sizeof(any)),
+	      -EADDRINUSE);
+	ut_inject(stk, udp6_frame(PEER6, OUR6, 1000, 9, "six", 3, 0), 2 * MS);
+	ut_inject(stk, ut_udp_frame(pool, UT_PEER_IP, UT_OUR_IP, 1000, 9,
+				    "four", 4), 2 * MS);
+	UT_EQ(ust_recv(stk, s_6, buf, sizeof(buf), 0), 3);
+	UT_EQ(memcmp(buf, "six", 3), 0);
+	UT_EQ(ust_recv(stk, s_6, buf, sizeof(buf), 0), -EAGAIN);
+	UT_EQ(ust_recv(stk, s_4, buf, sizeof(buf), 0), 4);
+	UT_EQ(memcmp(buf, "four", 4), 0);
+	/* a V6ONLY socket reaches no IPv4 peer */
+	s6 = sin6_mapped(UT_PEER_IP, 1000);
+	UT_EQ(ust_connect(stk, s_6, (struct sockaddr *)&s6, sizeof(s6)),
+	      -ENETUNREACH);
+	UT_EQ(ust_sendto(stk, s_6, "x", 1, 0, (struct sockaddr *)&s6,
+			 sizeof(s6)), -ENETUNREACH);
+	UT_EQ(ust_sendto(stk, s_6, "x", 1, 0, (struct sockaddr *)&sin,
+			 sizeof(sin)), -EAFNOSUPPORT);
+	/* an AF_INET socket no IPv6 one */
+	s6 = sin6_of(PEER6, 1000);
+	UT_EQ(ust_sendto(stk, s_4, "x", 1, 0, (struct sockaddr *)&s6,
+			 sizeof(s6)), -EAFNOSUPPORT);
+	/* the V6ONLY socket closed, IPv4's key is still s_4's */
+	UT_EQ(ust_close(stk, s_6), 0);
+	UT_EQ(ust_bind(stk, s_d, (struct sockaddr *)&any, sizeof(any)),
+	      -EADDRINUSE);
+	UT_EQ(ust_close(stk, s_4), 0);
+	UT_EQ(ust_bind(stk, s_d, (struct sockaddr *)&any, sizeof(any)), 0);
+	/* a dual-stack socket may send to a sockaddr_in, as Linux's */
+	UT_EQ(ust_sendto(stk, s_d, "y", 1, 0, (struct sockaddr *)&sin,
+			 sizeof(sin)), -EINVAL);  /* 0.0.0.0 */
+	sin.sin_addr.s_addr = UT_PEER_IP;
+	UT_EQ(ust_sendto(stk, s_d, "y", 1, 0, (struct sockaddr *)&sin,
+			 sizeof(sin)), 1);
+	UT_EQ(ust_close(stk, s_d), 0);
+	return ut_teardown(stk, &nif, pool);
+}
+
+/* Connected IPv6 sockets take only their peer; what finds no socket gets
+ * a port unreachable (Udp6 NoPorts); checksums wrong or missing are
+ * dropped (Udp6 InCsumErrors, UDP_CSUM), bad lengths too (UDP_BADLEN). */
+static int
+test_udp6_errors(void)
+{
+	struct ust_stack *stk = ready_stack();
+	struct sockaddr_in6 any = sin6_of(OUR6, 11), peer = sin6_of(PEER6, 12);
+	struct sockaddr_in6 got;
+	socklen_t gl = sizeof(got);
+	struct ust_ipv6_repr ip6;
+	struct ust_icmp6_repr ic;
+	uint8_t h[8] = { 0, 12, 0, 11, 0, 40, 0x12, 0x34 };
+	uint8_t buf[64];
+	int sd;
+
+	UT_ASSERT(stk != NULL);
+	ut_inject(stk, nd_msg(UST_ICMP6_ND_NS, PEER6, OUR6, OUR6, 0, true),
+		  MS);
+	ut_tx_drain(&nif);
+	sd = ust_socket(stk, AF_INET6, SOCK_DGRAM, 0);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(ust_bind(stk, sd, (struct sockaddr *)&any, sizeof(any)), 0);
+	UT_EQ(ust_getsockname(stk, sd, (struct sockaddr *)&got, &gl), 0);
+	UT_EQ(memcmp(got.sin6_addr.s6_addr, OUR6, 16), 0);
+	UT_EQ(rte_be_to_cpu_16(got.sin6_port), 11);
+	/* bound to an IPv6 address: no IPv4 */
+	ut_inject(stk, ut_udp_frame(pool, UT_PEER_IP, UT_OUR_IP, 12, 11,
+				    "v4", 2), 2 * MS);
+	UT_EQ(ut_mib(stk, UST_MIB_UDP_NOPORTS), 1);
+	ut_tx_drain(&nif);
+	UT_EQ(ust_connect(stk, sd, (struct sockaddr *)&peer, sizeof(peer)), 0);
+	gl = sizeof(got);
+	UT_EQ(ust_getpeername(stk, sd, (struct sockaddr *)&got, &gl), 0);
+	UT_EQ(memcmp(got.sin6_addr.s6_addr, PEER6, 16), 0);
+	UT_EQ(rte_be_to_cpu_16(got.sin6_port), 12);
+	/* from the peer: taken; from another port: refused */
+	ut_inject(stk, udp6_frame(PEER6, OUR6, 12, 11, "ok", 2, 0), 3 * MS);
+	ut_inject(stk, udp6_frame(PEER6, OUR6, 13, 11, "no", 2, 0), 3 * MS);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 2);
+	UT_EQ(memcmp(buf, "ok", 2), 0);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -EAGAIN);
+	UT_EQ(ut_mib(stk, UST_MIB_UDP6_NOPORTS), 1);
+	UT_ASSERT(pop6(&ip6, &ic, NULL));
+	UT_EQ(ic.type, UST_ICMP6_DEST_UNREACH);
+	UT_EQ(ic.code, UST_ICMP6_CODE_PORT_UNREACH);
+	UT_EQ(memcmp(ip6.dst, PEER6, 16), 0);
+	/* a wrong checksum, none, a length past the packet, a short header */
+	ut_inject(stk, udp6_frame(PEER6, OUR6, 12, 11, "ok", 2, 1), 4 * MS);
+	ut_inject(stk, udp6_frame(PEER6, OUR6, 12, 11, "ok", 2, 2), 4 * MS);
+	ut_inject(stk, frame6(NULL, PEER6, OUR6, IPPROTO_UDP, 64, h, 8),
+		  4 * MS);
+	ut_inject(stk, frame6(NULL, PEER6, OUR6, IPPROTO_UDP, 64, h, 5),
+		  4 * MS);
+	UT_EQ(ut_mib(stk, UST_MIB_UDP6_INCSUMERRORS), 2);
+	UT_EQ(ut_mib(stk, UST_MIB_UDP6_INERRORS), 4);
+	UT_EQ(ut_drops(stk, UST_DROP_UDP_CSUM), 2);
+	UT_EQ(ut_drops(stk, UST_DROP_UDP_BADLEN), 2);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -EAGAIN);
+	/* unconnected again: any source */
+	peer.sin6_family = AF_UNSPEC;
+	UT_EQ(ust_connect(stk, sd, (struct sockaddr *)&peer, sizeof(peer)), 0);
+	ut_inject(stk, udp6_frame(PEER6, OUR6, 13, 11, "any", 3, 0), 5 * MS);
+	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), 3);
+	UT_EQ(ust_close(stk, sd), 0);
+	return ut_teardown(stk, &nif, pool);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1072,6 +1411,9 @@ main(int argc, char **argv)
 		{ "MLDv2 reports", test_mld },
 		{ "NS flood", test_nd_flood },
 		{ "IPv6 off", test_ip6_off },
+		{ "UDP over IPv6, dual-stack", test_udp6_dual },
+		{ "UDP IPV6_V6ONLY and families", test_udp6_v6only },
+		{ "UDP over IPv6: filters and errors", test_udp6_errors },
 	};
 
 	(void)argc;

@@ -87,7 +87,7 @@ test_ring_echo(void)
 		UT_EQ(ust_send(a, sa, out, len, 0), (ssize_t)len);
 		for (spins = 0; spins < 100 && got == -EAGAIN; spins++) {
 			struct rte_mbuf *pk[8];
-			struct sockaddr_in from[8];
+			union ust_sockaddr from[8];
 			int n;
 
 			now += 1000;

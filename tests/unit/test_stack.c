@@ -923,7 +923,7 @@ test_errors(void)
 	int sd, sd2, sd3, sd4, one = 1;
 
 	UT_ASSERT(stk != NULL);
-	UT_EQ(ust_socket(stk, AF_INET6, SOCK_DGRAM, 0), -EAFNOSUPPORT);
+	UT_EQ(ust_socket(stk, AF_PACKET, SOCK_DGRAM, 0), -EAFNOSUPPORT);
 	UT_EQ(ust_socket(stk, AF_INET, SOCK_RAW, 0), -ESOCKTNOSUPPORT);
 	UT_EQ(ust_socket(stk, AF_INET, SOCK_DGRAM, IPPROTO_TCP),
 	      -EPROTONOSUPPORT);
@@ -977,7 +977,7 @@ test_zero_copy(void)
 {
 	struct ust_stack *stk = ut_stack_create(&nif, pool, NULL);
 	struct rte_mbuf *pk[8];
-	struct sockaddr_in from[8];
+	union ust_sockaddr from[8];
 	int sd, n, i;
 
 	UT_ASSERT(stk != NULL);
@@ -991,7 +991,7 @@ test_zero_copy(void)
 		UT_EQ(pk[i]->pkt_len, i + 1);
 		UT_EQ(memcmp(rte_pktmbuf_mtod(pk[i], void *), "0123456789",
 			     (size_t)i + 1), 0);
-		UT_EQ(from[i].sin_addr.s_addr, UT_PEER_IP);
+		UT_EQ(from[i].sin.sin_addr.s_addr, UT_PEER_IP);
 		UT_ASSERT(rte_pktmbuf_headroom(pk[i]) >= 42);
 	}
 	UT_EQ(ust_send_burst(stk, sd, pk, (unsigned int)n, from), n);
@@ -1178,7 +1178,8 @@ test_chained_csum_odd(void)
 	memcpy(rte_pktmbuf_append(m2, sizeof(pl) - 3), pl + 3,
 	       sizeof(pl) - 3);
 	UT_EQ(rte_pktmbuf_chain(m, m2), 0);
-	UT_EQ(ust_send_burst(stk, sd, &m, 1, &to), 1);
+	UT_EQ(ust_send_burst(stk, sd, &m, 1,
+			     &(union ust_sockaddr){ .sin = to }), 1);
 	ust_stack_flush(stk);
 	UT_EQ(nif.tx_n, 1);
 	m = ut_tx_pop(&nif);

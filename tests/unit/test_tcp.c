@@ -5769,7 +5769,7 @@ test_zero_copy(void)
 	struct ust_stack *stk = stack(NULL);
 	uint8_t data[2000], got[2000];
 	struct rte_mbuf *pkts[8];
-	struct sockaddr_in from;
+	union ust_sockaddr from;
 	struct ust_tcp_repr th;
 	struct peer p;
 	uint32_t off;
@@ -5791,7 +5791,7 @@ test_zero_copy(void)
 	UT_ASSERT(memcmp(got, data, 40) == 0);
 	n = ust_recv_burst(stk, sd, pkts, 8, &from);
 	UT_ASSERT(n >= 2, "%d", n);
-	UT_EQ(from.sin_port, rte_cpu_to_be_16(PPORT));
+	UT_EQ(from.sin.sin_port, rte_cpu_to_be_16(PPORT));
 	off = 40;
 	for (i = 0; i < n; i++) {
 		UT_ASSERT(off + pkts[i]->pkt_len <= 1848);

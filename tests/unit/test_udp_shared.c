@@ -150,7 +150,7 @@ read_some(struct ust_stack *stk, int sd, unsigned int n, bool zc,
 	*got = 0;
 	if (zc) {
 		struct rte_mbuf *b[64];
-		struct sockaddr_in from[64];
+		union ust_sockaddr from[64];
 		int k = ust_recv_burst(stk, sd, b, RTE_MIN(n, 64u), from);
 
 		UT_ASSERT(k >= 0, "recv_burst %d", k);
@@ -159,7 +159,7 @@ read_some(struct ust_stack *stk, int sd, unsigned int n, bool zc,
 			uint32_t len = b[j]->pkt_len;
 			const void *d = len <= PL_MAX ?
 				rte_pktmbuf_read(b[j], 0, len, buf) : NULL;
-			int rc = d != NULL ? dg_check(f, d, len, &from[j]) : -1;
+			int rc = d != NULL ? dg_check(f, d, len, &from[j].sin) : -1;
 
 			rte_pktmbuf_free(b[j]);
 			UT_EQ(rc, 0);
