@@ -755,6 +755,7 @@ run_client(struct echo_worker *w)
 	rte_be32_t peer = w->peer;
 	union ust_sockaddr to;
 	socklen_t tolen;
+	uint64_t t0;
 	struct flow *fl;
 	uint8_t req[MAX_UDP_SIZE], rsp[MAX_UDP_SIZE + 1];
 	uint64_t start, measure_from, end, tmo = (uint64_t)o->timeout_ms * 1000000;
@@ -790,6 +791,13 @@ run_client(struct echo_worker *w)
 					"[stack] max_sockets)", f,
 					strerror(-fl[f].sd));
 		rc = ust_connect(stk, fl[f].sd, &to.sa, tolen);
+		/* an IPv6 source is usable once duplicate address detection
+		 * is over (about a second after start): poll until then */
+		for (t0 = ust_clock_ns(); rc == -EADDRNOTAVAIL && !quit &&
+		     ust_clock_ns() - t0 < 10 * 1000000000ull;) {
+			ust_stack_poll(stk, ust_clock_ns());
+			rc = ust_connect(stk, fl[f].sd, &to.sa, tolen);
+		}
 		if (rc != 0)
 			app_usage_error(PROG, "--peer %s: %s", o->peer,
 					strerror(-rc));

@@ -4,6 +4,7 @@
 """UDP echo check: datagrams of random sizes, each echoed byte-exact.
 
 usage: udp_echo_check.py HOST PORT COUNT SEED [MIN MAX]
+HOST: an IPv4 or an IPv6 address.
 Each datagram is sent and its echo awaited (retried on timeout, up to 5
 times); the echo must equal what was sent. Prints a summary; exit 1 on any
 mismatch or unanswered datagram."""
@@ -16,7 +17,9 @@ host, port, count, seed = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(s
 lo = int(sys.argv[5]) if len(sys.argv) > 5 else 1
 hi = int(sys.argv[6]) if len(sys.argv) > 6 else 1472
 rng = random.Random(seed)
-s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+# an IPv6 HOST (2001:2::2) over IPv6
+s = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET,
+                  socket.SOCK_DGRAM)
 s.settimeout(0.5)
 s.connect((host, port))
 ok = retries = stray = 0
