@@ -95,6 +95,9 @@ expect "--stream $work/none" "$echo_bin" $A $cli --proto tcp --stream "$work/non
 # an option of another ust-echo mode (the mode table in apps/ust-echo/main.c)
 expect "--keepalive: not an option of mode udp-server" "$echo_bin" $A --keepalive 5
 expect "--peer: not an option of mode udp-server" "$echo_bin" $A --peer 198.18.0.1
+expect "--peer 2001:2::1: IPv6 is off (no --addr6, no [ip6])" "$echo_bin" $A --mode client --peer 2001:2::1
+expect "--peer 2001:2::1: TCP over IPv6 is not built yet" "$echo_bin" $A --addr6 2001:2::2/64 --mode client --proto tcp --peer 2001:2::1
+expect "--peer 2001:2::1::5: expected A.B.C.D or an IPv6 address" "$echo_bin" $A --mode client --peer 2001:2::1::5
 expect "--size: not an option of mode udp-server" "$echo_bin" $A --size 64
 expect "--duration: not an option of mode tcp-server" "$echo_bin" $A --proto tcp --duration 2
 expect "--hold: not an option of mode udp-client" "$echo_bin" $A $cli --hold
