@@ -89,6 +89,9 @@ icmp6_echo_reply(struct ust_stack *stk, struct rte_mbuf *m,
 	ust_ipv6_output(stk, m, src, ip6->src, UST_IPV6_NH_ICMPV6, 0, 0);
 }
 
+static void icmp6_error_up(struct ust_stack *stk,
+			   const struct ust_icmp6_repr *ic);
+
 void
 ust_icmp6_input(struct ust_stack *stk, struct rte_mbuf *m,
 		const struct ust_ipv6_repr *ip6, uint32_t len)
@@ -143,15 +146,19 @@ ust_icmp6_input(struct ust_stack *stk, struct rte_mbuf *m,
 		break;
 	case UST_ICMP6_DEST_UNREACH:
 		stk->mib[UST_MIB_ICMP6_INDESTUNREACHS]++;
+		icmp6_error_up(stk, &ic);
 		break;
 	case UST_ICMP6_PKT_TOO_BIG:
 		stk->mib[UST_MIB_ICMP6_INPKTTOOBIGS]++;
+		icmp6_error_up(stk, &ic);
 		break;
 	case UST_ICMP6_TIME_EXCEEDED:
 		stk->mib[UST_MIB_ICMP6_INTIMEEXCDS]++;
+		icmp6_error_up(stk, &ic);
 		break;
 	case UST_ICMP6_PARAM_PROBLEM:
 		stk->mib[UST_MIB_ICMP6_INPARMPROBLEMS]++;
+		icmp6_error_up(stk, &ic);
 		break;
 	case UST_ICMP6_ND_RS:
 	case UST_ICMP6_ND_RA:
@@ -176,6 +183,21 @@ ust_icmp6_input(struct ust_stack *stk, struct rte_mbuf *m,
 	}
 	ust_consumed(stk);
 	rte_pktmbuf_free(m);
+}
+
+/* An error about a packet we sent goes to the protocol that sent it (its
+ * fixed header's next header: one with extension headers is not
+ * followed), with the invoking packet's first 48 bytes whole. */
+static void
+icmp6_error_up(struct ust_stack *stk, const struct ust_icmp6_repr *ic)
+{
+	const struct ust_ipv6_proto *p;
+
+	if (!ic->embedded_ok || ic->data_len < UST_IPV6_HDR_LEN + 8)
+		return;
+	p = stk->ip6->protos[ic->embedded.next_header];
+	if (p != NULL && p->err_handler != NULL)
+		p->err_handler(stk, ic);
 }
 
 /* Whether @orig (at its IPv6 header) carries an ICMPv6 error or a

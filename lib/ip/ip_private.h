@@ -181,6 +181,11 @@ void ust_icmp_send_error(struct ust_stack *stk, struct rte_mbuf *orig,
 struct ust_ipv6_proto {
 	void (*input)(struct ust_stack *stk, struct rte_mbuf *m,
 		      const struct ust_ipv6_repr *ip6, uint32_t l3_len);
+	/* an ICMPv6 error (types 1-4) about a packet of this protocol:
+	 * @ic->embedded its fixed header, @ic->data at that header with at
+	 * least 48 bytes (the upper header's first 8); may be NULL */
+	void (*err_handler)(struct ust_stack *stk,
+			    const struct ust_icmp6_repr *ic);
 };
 
 /* Register what takes IPv6 next header @nh; 0, -EINVAL (no handler, IPv6

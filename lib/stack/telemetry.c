@@ -349,6 +349,15 @@ tel_add_addr(struct rte_tel_data *c, const char *key, rte_be32_t a,
 	rte_tel_data_add_dict_string(c, key, s);
 }
 
+/* a socket's family: "inet", "inet6", "inet6 v6only" */
+static const char *
+tel_family(const struct ust_sock *s)
+{
+	if (!(s->inet6 & UST_SK6_INET6))
+		return "inet";
+	return (s->inet6 & UST_SK6_V6ONLY) ? "inet6 v6only" : "inet6";
+}
+
 static void
 tel_udp_socket(struct rte_tel_data *c, struct ust_sock *s)
 {
@@ -356,6 +365,7 @@ tel_udp_socket(struct rte_tel_data *c, struct ust_sock *s)
 
 	ust_udp_meminfo(s, &mi, false);
 	rte_tel_data_add_dict_string(c, "proto", "udp");
+	rte_tel_data_add_dict_string(c, "family", tel_family(s));
 	rte_tel_data_add_dict_int(c, "local_port", rte_be_to_cpu_16(s->lport));
 	rte_tel_data_add_dict_u64(c, "rcvbuf", mi.rcvbuf);
 	rte_tel_data_add_dict_u64(c, "rmem_alloc", mi.rmem_alloc);
@@ -379,6 +389,7 @@ tel_tcp_socket(struct rte_tel_data *c, struct ust_sock *s)
 
 	ust_tcp_view_get(s, &v);
 	rte_tel_data_add_dict_string(c, "proto", "tcp");
+	rte_tel_data_add_dict_string(c, "family", tel_family(s));
 	rte_tel_data_add_dict_int(c, "local_port", rte_be_to_cpu_16(v.lport));
 	rte_tel_data_add_dict_string(c, "state", ust_tcp_state_name(v.state));
 	rte_tel_data_add_dict_u64(c, "rcvbuf", v.rcvbuf);

@@ -107,8 +107,12 @@ static void udp6_input(struct ust_stack *stk, struct rte_mbuf *m,
 		       const struct ust_ipv6_repr *ip6, uint32_t l3_len);
 
 /* ... and in IPv6 input (struct ust_ipv6_proto) */
+static void udp6_icmp_error(struct ust_stack *stk,
+			    const struct ust_icmp6_repr *ic);
+
 static const struct ust_ipv6_proto udp_ipv6_proto = {
 	.input = udp6_input,
+	.err_handler = udp6_icmp_error,
 };
 
 int
@@ -657,6 +661,48 @@ ust_udp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic)
 	default:
 		return;
 	}
+	if (s->ep != NULL)
+		ust_sock_wakeup(s);
+}
+
+/* An ICMPv6 error about a datagram we sent: as Linux without
+ * IPV6_RECVERR, only a connected socket hears of it, and only of the
+ * hard ones (icmpv6_err_convert(): destination unreachable and parameter
+ * problem; packet too big and time exceeded are soft). */
+static void
+udp6_icmp_error(struct ust_stack *stk, const struct ust_icmp6_repr *ic)
+{
+	const struct ust_ipv6_repr *e = &ic->embedded;
+	const uint8_t *l4 = ic->data + UST_IPV6_HDR_LEN;
+	rte_be16_t sport, dport;
+	struct ust_sock *s;
+	uint32_t key;
+	void *data;
+	int err;
+
+	if (ic->type == UST_ICMP6_PARAM_PROBLEM)
+		err = EPROTO;
+	else if (ic->type != UST_ICMP6_DEST_UNREACH)
+		return;
+	else if (ic->code == UST_ICMP6_CODE_PORT_UNREACH)
+		err = ECONNREFUSED;
+	else if (ic->code == 0)       /* no route */
+		err = ENETUNREACH;
+	else if (ic->code == 1 || ic->code >= 5) /* prohibited, policy */
+		err = EACCES;
+	else                          /* beyond scope, address unreachable */
+		err = EHOSTUNREACH;
+	memcpy(&sport, l4, sizeof(sport));
+	memcpy(&dport, l4 + 2, sizeof(dport));
+	key = rte_be_to_cpu_16(sport) | UDP_KEY6;
+	if (rte_hash_lookup_data(stk->udp_ports, &key, &data) < 0)
+		return;
+	s = data;
+	if (s->stk != stk || !(s->flags & UST_SKF_CONNECTED) ||
+	    !(s->inet6 & UST_SK6_REMOTE6) || s->rport != dport ||
+	    memcmp(ust_sock_raddr6(s), e->dst, UST_IPV6_ADDR_LEN) != 0)
+		return;
+	s->so_error = err;
 	if (s->ep != NULL)
 		ust_sock_wakeup(s);
 }

@@ -478,8 +478,9 @@ tx_walk(void)
 			struct ust_ipv6_repr ip6;
 			struct ust_icmp6_repr ic6;
 
-			/* ICMPv6 and ND only: a whole packet within the MTU,
-			 * its checksum right */
+			/* ICMPv6, ND and UDP (the echo socket is
+			 * dual-stack): a whole packet within the MTU, its
+			 * checksum right, or a fragment of a datagram */
 			CHECK(ust_ipv6_parse(p + UST_ETH_HDR_LEN,
 					     m->data_len - UST_ETH_HDR_LEN,
 					     m->data_len - UST_ETH_HDR_LEN,
@@ -491,6 +492,25 @@ tx_walk(void)
 			/* (an MLD report: a hop-by-hop header first) */
 			l4 = p + UST_ETH_HDR_LEN + UST_IPV6_HDR_LEN;
 			l4len = ip6.payload_len;
+			if (ip6.next_header == 44) {
+				/* a piece: of UDP, 8-byte units while more
+				 * follow, within 65535 bytes */
+				uint16_t fo;
+
+				CHECK(l4len > 8 && l4[0] == IPPROTO_UDP,
+				      "a fragment not of UDP");
+				fo = (uint16_t)((l4[2] << 8) | l4[3]);
+				CHECK(!(fo & 1) || ((l4len - 8) & 7) == 0,
+				      "fragment of %u", l4len - 8);
+				CHECK((fo & ~7u) + l4len - 8 <= 65535);
+				continue;
+			}
+			if (ip6.next_header == IPPROTO_UDP) {
+				CHECK(ust_udp6_parse(l4, l4len, ip6.src,
+						     ip6.dst, 0, &u) ==
+				      UST_WIRE_OK, "our UDP over IPv6");
+				continue;
+			}
 			if (ip6.next_header == UST_IPV6_NH_HOPOPTS) {
 				CHECK(l4len > 8 && l4[0] == UST_IPV6_NH_ICMPV6 &&
 				      l4[1] == 0 && l4[8] == 143,
@@ -1463,8 +1483,16 @@ setup(void)
 	stk = ut_stack_create(&nif, pool, tweak);
 	CHECK(stk != NULL, "stack: %s", rte_strerror(rte_errno));
 	CHECK(ust_stack_arp_add_static(stk, UT_PEER_IP, &ut_peer_mac) == 0);
-	udp_sd = ut_udp_bound(stk, 7);
-	CHECK(udp_sd >= 0);
+	/* the echo socket: dual-stack on [::]:7, both families' datagrams */
+	{
+		struct sockaddr_in6 any6 = { .sin6_family = AF_INET6,
+					     .sin6_port = RTE_BE16(7) };
+
+		udp_sd = ust_socket(stk, AF_INET6, SOCK_DGRAM, 0);
+		CHECK(udp_sd >= 0);
+		CHECK(ust_bind(stk, udp_sd, (struct sockaddr *)&any6,
+			       sizeof(any6)) == 0);
+	}
 	listen_sd = tcp_listener();
 	CHECK(listen_sd >= 0);
 	for (i = 0; i < MAX_CONN; i++)

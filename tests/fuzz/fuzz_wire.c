@@ -314,6 +314,31 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    UST_WIRE_OK)
 		assert(u.len <= size);
 	(void)ust_udp_parse(buf, size, 1, 2, UST_WIRE_F_NO_CSUM, &u);
+	/* UDP over IPv6: what parses (the checksum skipped) round-trips
+	 * through emit with its checksum, and a zero checksum never parses */
+	{
+		static const uint8_t s6[16] = { 0x20, 1, 0, 2, [15] = 1 };
+		static const uint8_t d6[16] = { 0x20, 1, 0, 2, [15] = 2 };
+		struct ust_udp_repr u2;
+
+		if (ust_udp6_parse(buf, size, s6, d6, UST_WIRE_F_NO_CSUM,
+				   &u) == UST_WIRE_OK) {
+			uint8_t *out = malloc(u.len);
+
+			assert(u.len <= size && buf[6] | buf[7]);
+			assert(ust_udp6_emit(out, u.len, &u, s6, d6,
+					     buf + UST_UDP_HDR_LEN, 0) ==
+			       UST_UDP_HDR_LEN);
+			memcpy(out + UST_UDP_HDR_LEN, buf + UST_UDP_HDR_LEN,
+			       u.len - UST_UDP_HDR_LEN);
+			assert(ust_udp6_parse(out, u.len, s6, d6, 0, &u2) ==
+			       UST_WIRE_OK);
+			assert(u2.src_port == u.src_port &&
+			       u2.dst_port == u.dst_port && u2.len == u.len);
+			free(out);
+		}
+		(void)ust_udp6_parse(buf, size, s6, d6, 0, &u);
+	}
 	/* TCP on the raw input (the checksum skipped: what the fuzzer cannot
 	 * forge, the round trip computes) */
 	fuzz_tcp(buf, size, RTE_BE32(0xc6120001), RTE_BE32(0xc6120002));

@@ -120,6 +120,18 @@ frames["icmp6_echo_unicast"] = eth + b"\x86\xdd" + ipv6(58, icmp6(128, struct.pa
 frames["nd_ns255"] = b"\x33\x33\xff\x00\x00\x02" + eth[6:] + b"\x86\xdd" + ipv6_h(58, icmp6(135, b"\0" * 4 + DST6 + b"\x01\x01" + eth[6:], dst=bytes.fromhex("ff0200000000000000000001ff000002")), 255, dst=bytes.fromhex("ff0200000000000000000001ff000002"))
 frames["nd_na255"] = eth + b"\x86\xdd" + ipv6_h(58, icmp6(136, b"\x60\0\0\0" + SRC6 + b"\x02\x01" + eth[6:]), 255)
 frames["nd_ra255"] = eth + b"\x86\xdd" + ipv6_h(58, icmp6(134, b"\x40\x00\x07\x08\0\0\0\0\0\0\0\0" + b"\x01\x01" + eth[6:] + b"\x05\x01\0\0\0\0\x05\x78" + b"\x03\x04\x40\xc0\0\0\x0e\x10\0\0\x0e\x10\0\0\0\0" + bytes.fromhex("20010002000700000000000000000000"), src=LL6), 255, src=LL6)
+def udp6(payload, sport=4000, dport=7, src=SRC6, dst=DST6):
+    u = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+    ph = src + dst + struct.pack("!IxxxB", len(u), 17)
+    return u[:6] + struct.pack("!H", csum(ph + u) or 0xffff) + u[8:]
+
+
+# UDP over IPv6 to the dual-stack echo socket: one datagram, and the two
+# pieces of one of 1600 bytes (echoed in fragments)
+frames["udp6_echo"] = eth + b"\x86\xdd" + ipv6(17, udp6(b"echo6" * 10))
+_big6 = udp6(bytes(range(256)) * 6 + b"x" * 64)
+frames["udp6_frag0"] = eth + b"\x86\xdd" + ipv6(44, b"\x11\x00\x00\x01\x00\x00\x0a\xbc" + _big6[:1232])
+frames["udp6_frag1"] = eth + b"\x86\xdd" + ipv6(44, b"\x11\x00" + struct.pack("!H", 1232) + b"\x00\x00\x0a\xbc" + _big6[1232:])
 frames["ipv6_frag"] = b"\x33\x33\x00\x00\x00\x01" + eth[6:] + b"\x86\xdd" + ipv6(44, b"\x11\x00\x00\x01\x12\x34\x56\x78" + udp(b"f" * 16))
 
 if target == "fuzz_wire":
@@ -207,6 +219,7 @@ MSS = 1448  # the set-up connections' MSS with timestamps
 seeds = {}
 for name, f in frames.items():
     seeds[name] = bytes([0]) + op_frame(f)
+seeds["udp6_echoed"] = bytes([0]) + op_frame(frames["udp6_echo"]) + op_frame(frames["udp6_frag0"]) + op_frame(frames["udp6_frag1"]) + bytes([OP_UDP])
 seeds["all"] = bytes([0]) + b"".join(op_frame(f) for f in frames.values()) + bytes([OP_UDP])
 seeds["tcp_segments_raw"] = bytes([0]) + b"".join(op_tcpraw(0, seg) for seg in segments.values())
 # data in, in order and out of order (SACK blocks out), read

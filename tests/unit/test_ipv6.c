@@ -1329,8 +1329,9 @@ test_udp6_v6only(void)
 	return ut_teardown(stk, &nif, pool);
 }
 
-/* Connected IPv6 sockets take only their peer; what finds no socket gets
- * a port unreachable (Udp6 NoPorts); checksums wrong or missing are
+/* Connected IPv6 sockets take only their peer, and hear of the hard
+ * ICMPv6 errors about what they sent (ECONNREFUSED); what finds no socket
+ * gets a port unreachable (Udp6 NoPorts); checksums wrong or missing are
  * dropped (Udp6 InCsumErrors, UDP_CSUM), bad lengths too (UDP_BADLEN). */
 static int
 test_udp6_errors(void)
@@ -1388,6 +1389,40 @@ test_udp6_errors(void)
 	UT_EQ(ut_drops(stk, UST_DROP_UDP_CSUM), 2);
 	UT_EQ(ut_drops(stk, UST_DROP_UDP_BADLEN), 2);
 	UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -EAGAIN);
+	/* ICMPv6 errors about what we sent to the peer: a soft one (time
+	 * exceeded) unheard, a hard one (port unreachable) reported once */
+	{
+		uint8_t q[48];
+		struct ust_ipv6_repr qi;
+		struct ust_udp_repr qu = { .src_port = 11, .dst_port = 12,
+					   .len = 8 };
+		struct ust_icmp6_repr er;
+
+		memset(&qi, 0, sizeof(qi));
+		memcpy(qi.src, OUR6, 16);
+		memcpy(qi.dst, PEER6, 16);
+		qi.payload_len = 8;
+		qi.next_header = IPPROTO_UDP;
+		qi.hop_limit = 64;
+		ust_ipv6_emit(q, 40, &qi);
+		ust_udp6_emit(q + 40, 8, &qu, OUR6, PEER6, NULL,
+			      UST_WIRE_F_CSUM_OFFLOAD);
+		memset(&er, 0, sizeof(er));
+		er.type = UST_ICMP6_TIME_EXCEEDED;
+		er.data = q;
+		er.data_len = sizeof(q);
+		ut_inject(stk, icmp6_frame(NULL, PEER6, OUR6, 64, &er), 4 * MS);
+		UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -EAGAIN);
+		er.type = UST_ICMP6_DEST_UNREACH;
+		er.code = UST_ICMP6_CODE_PORT_UNREACH;
+		ut_inject(stk, icmp6_frame(NULL, PEER6, OUR6, 64, &er), 4 * MS);
+		UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -ECONNREFUSED);
+		UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -EAGAIN);
+		/* about another peer port: not ours to hear */
+		q[40 + 3] = 13;
+		ut_inject(stk, icmp6_frame(NULL, PEER6, OUR6, 64, &er), 4 * MS);
+		UT_EQ(ust_recv(stk, sd, buf, sizeof(buf), 0), -EAGAIN);
+	}
 	/* unconnected again: any source */
 	peer.sin6_family = AF_UNSPEC;
 	UT_EQ(ust_connect(stk, sd, (struct sockaddr *)&peer, sizeof(peer)), 0);
