@@ -1228,13 +1228,44 @@ nospace:
 	return -EAGAIN;
 }
 
+/* The checksum of a chained datagram (@m at its UDP header, @len bytes,
+ * the field 0) with its pseudo-header's sum @phdr, into the header (DPDK
+ * 22.11's rte_raw_cksum_mbuf() is wrong for odd-length pieces). */
+static void
+udp_csum_chain(struct rte_mbuf *m, uint16_t len, uint16_t phdr)
+{
+	uint16_t raw = 0, ck;
+	uint32_t sum;
+
+	ust_mbuf_raw_cksum(m, 0, len, &raw);
+	sum = (uint32_t)raw + phdr;
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	ck = (uint16_t)~sum;
+	if (ck == 0)
+		ck = 0xffff;  /* RFC 768: zero is sent as all ones */
+	memcpy(rte_pktmbuf_mtod_offset(m, uint8_t *, 6), &ck, sizeof(ck));
+}
+
+/* The datagram is @s's until the driver takes it: its send buffer holds
+ * its truesize. */
+static inline void
+udp_tx_charge(struct ust_stack *stk, struct ust_sock *s, struct rte_mbuf *m)
+{
+	struct ust_mbuf_meta *meta = ust_meta(stk->meta_off, m);
+
+	meta->owner_sd = s->sd;
+	meta->owner_gen = s->gen;
+	meta->truesize = ust_truesize(m);
+	s->wmem_queued += meta->truesize;
+}
+
 /* Prepend the UDP header to @m (data = payload) and send it. */
 static void
 udp_output(struct ust_stack *stk, struct ust_sock *s, struct rte_mbuf *m,
 	   rte_be32_t dst, rte_be16_t dport)
 {
 	struct ust_udp_repr u;
-	struct ust_mbuf_meta *meta;
 	rte_be32_t src = s->laddr != 0 ? s->laddr : stk->addr;
 	uint64_t ol = 0;
 	uint8_t *h;
@@ -1254,26 +1285,11 @@ udp_output(struct ust_stack *stk, struct ust_sock *s, struct rte_mbuf *m,
 		ust_udp_emit(h, UST_UDP_HDR_LEN, &u, src, dst,
 			     h + UST_UDP_HDR_LEN, 0);
 	} else {
-		uint16_t raw = 0;
-		uint32_t sum;
-		uint16_t ck;
-
 		ust_udp_emit(h, UST_UDP_HDR_LEN, &u, src, dst, NULL, 0);
-		ust_mbuf_raw_cksum(m, 0, u.len, &raw);
-		sum = (uint32_t)raw +
-			ust_ipv4_phdr_sum(src, dst, IPPROTO_UDP, u.len);
-		sum = (sum & 0xffff) + (sum >> 16);
-		sum = (sum & 0xffff) + (sum >> 16);
-		ck = (uint16_t)~sum;
-		if (ck == 0)
-			ck = 0xffff;
-		memcpy(h + 6, &ck, sizeof(ck));
+		udp_csum_chain(m, u.len,
+			       ust_ipv4_phdr_sum(src, dst, IPPROTO_UDP, u.len));
 	}
-	meta = ust_meta(stk->meta_off, m);
-	meta->owner_sd = s->sd;
-	meta->owner_gen = s->gen;
-	meta->truesize = ust_truesize(m);
-	s->wmem_queued += meta->truesize;
+	udp_tx_charge(stk, s, m);
 	if (ust_ipv4_output(stk, m, src, dst, IPPROTO_UDP, ol) == 0)
 		stk->mib[UST_MIB_UDP_OUTDATAGRAMS]++;
 }
@@ -1328,7 +1344,6 @@ udp6_output(struct ust_stack *stk, struct ust_sock *s, struct rte_mbuf *m,
 	const uint8_t *src = udp_any6_is(ust_sock_laddr6(s)) ?
 			     ust_ip6_select_src(stk, dst) : ust_sock_laddr6(s);
 	struct ust_udp_repr u;
-	struct ust_mbuf_meta *meta;
 	uint64_t ol = 0;
 	uint8_t *h;
 
@@ -1346,26 +1361,11 @@ udp6_output(struct ust_stack *stk, struct ust_sock *s, struct rte_mbuf *m,
 		ust_udp6_emit(h, UST_UDP_HDR_LEN, &u, src, dst,
 			      h + UST_UDP_HDR_LEN, 0);
 	} else {
-		uint16_t raw = 0;
-		uint32_t sum;
-		uint16_t ck;
-
 		ust_udp6_emit(h, UST_UDP_HDR_LEN, &u, src, dst, NULL, 0);
-		ust_mbuf_raw_cksum(m, 0, u.len, &raw);
-		sum = (uint32_t)raw +
-			ust_ipv6_phdr_sum(src, dst, IPPROTO_UDP, u.len);
-		sum = (sum & 0xffff) + (sum >> 16);
-		sum = (sum & 0xffff) + (sum >> 16);
-		ck = (uint16_t)~sum;
-		if (ck == 0)
-			ck = 0xffff;
-		memcpy(h + 6, &ck, sizeof(ck));
+		udp_csum_chain(m, u.len,
+			       ust_ipv6_phdr_sum(src, dst, IPPROTO_UDP, u.len));
 	}
-	meta = ust_meta(stk->meta_off, m);
-	meta->owner_sd = s->sd;
-	meta->owner_gen = s->gen;
-	meta->truesize = ust_truesize(m);
-	s->wmem_queued += meta->truesize;
+	udp_tx_charge(stk, s, m);
 	if (ust_ipv6_output(stk, m, src, dst, IPPROTO_UDP, 0, ol) == 0)
 		stk->mib[UST_MIB_UDP6_OUTDATAGRAMS]++;
 }
