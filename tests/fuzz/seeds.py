@@ -122,7 +122,7 @@ frames["nd_na255"] = eth + b"\x86\xdd" + ipv6_h(58, icmp6(136, b"\x60\0\0\0" + S
 frames["nd_ra255"] = eth + b"\x86\xdd" + ipv6_h(58, icmp6(134, b"\x40\x00\x07\x08\0\0\0\0\0\0\0\0" + b"\x01\x01" + eth[6:] + b"\x05\x01\0\0\0\0\x05\x78" + b"\x03\x04\x40\xc0\0\0\x0e\x10\0\0\x0e\x10\0\0\0\0" + bytes.fromhex("20010002000700000000000000000000"), src=LL6), 255, src=LL6)
 def udp6(payload, sport=4000, dport=7, src=SRC6, dst=DST6):
     u = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
-    ph = src + dst + struct.pack("!IxxxB", len(u), 17)
+    ph = src + dst + struct.pack("!I3xB", len(u), 17)
     return u[:6] + struct.pack("!H", csum(ph + u) or 0xffff) + u[8:]
 
 

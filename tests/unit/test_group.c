@@ -201,6 +201,23 @@ netif_of(struct ust_netif *n, struct end *e, const struct rte_ether_addr *mac,
 	n->queue_id = queue;
 }
 
+/* The group and the peer destroyed, the wire's frames freed. */
+static void
+wire_clear(void)
+{
+	unsigned int i;
+
+	if (grp != NULL)
+		ust_group_destroy(grp);
+	if (peer != NULL)
+		ust_stack_destroy(peer);
+	grp = NULL;
+	peer = NULL;
+	for (i = 0; i < NS; i++)
+		fifo_free(&q_grp[i]);
+	fifo_free(&q_peer);
+}
+
 /* @steer: the group knows the wire's hash (else it cannot predict it) */
 static int
 setting_up(bool steer)
@@ -211,17 +228,7 @@ setting_up(bool steer)
 
 	/* a failed case returns before setting_down(): clear what it left,
 	 * so that one failure is reported once, not by every later case */
-	if (grp != NULL || peer != NULL) {
-		if (grp != NULL)
-			ust_group_destroy(grp);
-		if (peer != NULL)
-			ust_stack_destroy(peer);
-		grp = NULL;
-		peer = NULL;
-		for (i = 0; i < NS; i++)
-			fifo_free(&q_grp[i]);
-		fifo_free(&q_peer);
-	}
+	wire_clear();
 	wire_init();
 	ust_group_conf_defaults(&gc);
 	gc.name = "grp";
@@ -288,13 +295,7 @@ setting_down(void)
 			rc = -1;
 	if (ut_check_conservation(peer) != 0)
 		rc = -1;
-	ust_group_destroy(grp);
-	ust_stack_destroy(peer);
-	grp = NULL;
-	peer = NULL;
-	for (i = 0; i < NS; i++)
-		fifo_free(&q_grp[i]);
-	fifo_free(&q_peer);
+	wire_clear();
 	UT_EQ(wire_drops, 0);
 	UT_ASSERT(ut_leak_check(pool) == 0);
 	return rc;
