@@ -122,10 +122,11 @@ ust_udp_init(struct ust_stack *stk)
 	struct rte_hash_parameters hp = {
 		.name = name,
 		/* twice the keys there can be (cuckoo hashing fills its
-		 * table well below 100 %); keyed by local port, so at most
-		 * 65536 of them, whatever the number of (TCP) sockets */
-		.entries = RTE_MIN(RTE_MAX(stk->conf.max_sockets * 2, 64u),
-				   2u * 65536),
+		 * table well below 100 %); keyed by local port and family
+		 * (a dual-stack socket holds two keys), so at most 2 x 65536
+		 * of them, whatever the number of (TCP) sockets */
+		.entries = RTE_MIN(RTE_MAX(stk->conf.max_sockets * 4, 64u),
+				   4u * 65536),
 		.key_len = sizeof(uint32_t),
 		.hash_func = rte_hash_crc,
 		.socket_id = stk->conf.socket_id,
@@ -547,14 +548,14 @@ udp6_input(struct ust_stack *stk, struct rte_mbuf *m,
 			if (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
 				rc = UST_WIRE_ECSUM;
 			} else if (!contig && !verified) {
-				uint16_t raw;
+				uint16_t raw = 0;
 				uint32_t sum;
 
-				if (ust_mbuf_raw_cksum(m, 0, u.len, &raw) != 0)
-					rc = UST_WIRE_ECSUM;
-				sum = (uint32_t)raw +
-				      ust_ipv6_phdr_sum(ip6->src, ip6->dst,
+				sum = ust_ipv6_phdr_sum(ip6->src, ip6->dst,
 							IPPROTO_UDP, u.len);
+				if (ust_mbuf_raw_cksum(m, 0, u.len, &raw) != 0)
+					sum = 0; /* the bytes are not there */
+				sum += raw;
 				sum = (sum & 0xffff) + (sum >> 16);
 				sum = (sum & 0xffff) + (sum >> 16);
 				if (sum != 0xffff)
