@@ -218,7 +218,7 @@ run_tcp_server(struct echo_worker *w)
 	struct ust_env *env = w->env;
 	struct server_result *res = &w->res.srv;
 	struct ust_stack *stk = w->stk;
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	union ust_sockaddr sa;
 	uint64_t next_stats, period = (uint64_t)o->stats_period * 1000000000u;
 	uint32_t nconn = env->cfg.stack.max_sockets;
 	struct app_listen_watch lw = { 0, false };
@@ -230,8 +230,16 @@ run_tcp_server(struct echo_worker *w)
 	if (conns == NULL)
 		app_usage_error(PROG, "out of memory for %u connections",
 				nconn);
-	sin.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
-	ls = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
+	/* with IPv6 on, one dual-stack listener on :: takes both families */
+	memset(&sa, 0, sizeof(sa));
+	if (w->ip6) {
+		sa.sin6.sin6_family = AF_INET6;
+		sa.sin6.sin6_port = rte_cpu_to_be_16((uint16_t)o->port);
+	} else {
+		sa.sin.sin_family = AF_INET;
+		sa.sin.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
+	}
+	ls = ust_socket(stk, sa.sa.sa_family, SOCK_STREAM, 0);
 	if (ls < 0)
 		app_usage_error(PROG, "socket: %s", strerror(-ls));
 	app_set_int(stk, ls, SOL_SOCKET, SO_REUSEADDR, 1);
@@ -248,7 +256,8 @@ run_tcp_server(struct echo_worker *w)
 			    (int)o->keepalive);
 		app_set_int(stk, ls, IPPROTO_TCP, TCP_KEEPCNT, 3);
 	}
-	rc = ust_bind(stk, ls, (struct sockaddr *)&sin, sizeof(sin));
+	rc = ust_bind(stk, ls, &sa.sa, w->ip6 ? sizeof(sa.sin6) :
+		      sizeof(sa.sin));
 	if (rc == 0)
 		rc = ust_listen(stk, ls, (int)o->backlog);
 	if (rc != 0)
@@ -263,6 +272,8 @@ run_tcp_server(struct echo_worker *w)
 		       o->hold ? "without accepting" : o->discard ? "discard" :
 		       o->response != 0 ? "request-response" : "echo",
 		       o->port);
+		if (w->ip6)
+			printf(" (IPv4 and IPv6)");
 		if (w->nb > 1)
 			printf(" on %u stacks", w->nb);
 		printf(" (heap %" PRIu64 " bytes)\n", heap_used());

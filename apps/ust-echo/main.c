@@ -626,8 +626,9 @@ build_config(const struct opts *o, struct ust_config *cfg, rte_be32_t *peer,
 			app_usage_error(PROG, "--peer %s: expected A.B.C.D or "
 					"an IPv6 address", o->peer);
 		if (o->tcp)
-			app_usage_error(PROG, "--peer %s: TCP over IPv6 is not "
-					"built yet", o->peer);
+			app_usage_error(PROG, "--peer %s: the TCP client is "
+					"IPv4 only (its server is dual-stack)",
+					o->peer);
 		if (!cfg->stack.ip6.enable)
 			app_usage_error(PROG, "--peer %s: IPv6 is off (no "
 					"--addr6, no [ip6])", o->peer);

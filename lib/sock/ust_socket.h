@@ -108,10 +108,10 @@ struct ust_sock_meminfo {
  *  addresses (::ffff:a.b.c.d), which they may also connect and send to;
  *  IPPROTO_IPV6 IPV6_V6ONLY (int, before bind: -EINVAL after) restricts
  *  them to IPv6 (a mapped address is then -EINVAL to bind, -ENETUNREACH
- *  to reach). TCP over IPv6 itself is not built yet: an AF_INET6 TCP
- *  socket reaches IPv4 peers through mapped addresses only (a native IPv6
- *  address is -EAFNOSUPPORT), and one bound to :: takes IPv4's
- *  connections. */
+ *  to reach). TCP over IPv6: an AF_INET6 TCP socket connects to and
+ *  accepts IPv6 peers, and IPv4 ones through mapped addresses; a listener
+ *  on :: takes both families unless V6ONLY. Between sibling stacks
+ *  (ust_group), a TCP connect over IPv6 is -EAFNOSUPPORT. */
 int ust_socket(struct ust_stack *stk, int domain, int type, int protocol);
 
 /** TCP: listen for connections, at most @p backlog waiting in accept's

@@ -349,6 +349,19 @@ tel_add_addr(struct rte_tel_data *c, const char *key, rte_be32_t a,
 	rte_tel_data_add_dict_string(c, key, s);
 }
 
+/* "[2001:2::1]:port" */
+static void
+tel_add_addr6(struct rte_tel_data *c, const char *key, const uint8_t *a,
+	      rte_be16_t port)
+{
+	char ip[INET6_ADDRSTRLEN], s[INET6_ADDRSTRLEN + 10];
+
+	if (inet_ntop(AF_INET6, a, ip, sizeof(ip)) == NULL)
+		ip[0] = '\0';
+	snprintf(s, sizeof(s), "[%s]:%u", ip, rte_be_to_cpu_16(port));
+	rte_tel_data_add_dict_string(c, key, s);
+}
+
 /* a socket's family: "inet", "inet6", "inet6 v6only" */
 static const char *
 tel_family(const struct ust_sock *s)
@@ -406,8 +419,13 @@ tel_tcp_socket(struct rte_tel_data *c, struct ust_sock *s)
 static void
 tel_tcp_view(struct rte_tel_data *c, const struct ust_tcp_view *v)
 {
-	tel_add_addr(c, "local", v->laddr, v->lport);
-	tel_add_addr(c, "remote", v->raddr, v->rport);
+	if (v->v6) {
+		tel_add_addr6(c, "local", v->laddr6, v->lport);
+		tel_add_addr6(c, "remote", v->raddr6, v->rport);
+	} else {
+		tel_add_addr(c, "local", v->laddr, v->lport);
+		tel_add_addr(c, "remote", v->raddr, v->rport);
+	}
 	rte_tel_data_add_dict_string(c, "state",
 				     ust_tcp_state_name(v->state));
 	if (v->state == UST_TCP_LISTEN) {

@@ -58,6 +58,21 @@ static const struct ust_ipv4_proto tcp_ipv4_proto = {
 	.err_handler = ust_tcp_icmp_error,
 };
 
+/* and in IPv6 input (struct ust_ipv6_proto), with ICMPv6's errors */
+static const struct ust_ipv6_proto tcp_ipv6_proto = {
+	.input = ust_tcp6_input,
+	.err_handler = ust_tcp_icmp6_error,
+};
+
+/* The key of conns6: an IPv6 4-tuple (struct ust_tcp_key's a6 and
+ * ports), 36 bytes. */
+struct tcp_key6 {
+	uint8_t local[16];
+	uint8_t remote[16];
+	rte_be16_t lport;
+	rte_be16_t rport;
+};
+
 /*
  * The slabs (struct ust_tcp_slab, tcp_private.h). Control blocks come from
  * chunks of the stack's own, not from one heap allocation each. The stacks
@@ -151,7 +166,8 @@ ust_tcp_mem_get(struct ust_stack *stk, struct ust_tcp_mem *m)
 	m->tws = ts->tw_slab.in_use;
 	m->sacks = ts->sack_slab.in_use;
 	m->slab_bytes = tcp_slab_bytes(&ts->tp_slab) +
-		tcp_slab_bytes(&ts->tw_slab) + tcp_slab_bytes(&ts->sack_slab);
+		tcp_slab_bytes(&ts->tw_slab) + tcp_slab_bytes(&ts->sack_slab) +
+		tcp_slab_bytes(&ts->a6_slab);
 	for (i = 0; i < UST_TCP_RACK_SLABS; i++) {
 		m->racks += ts->rack_slab[i].in_use;
 		m->rack_bytes += ts->rack_slab[i].in_use *
@@ -184,7 +200,7 @@ ust_tcp_init(struct ust_stack *stk)
 	char name[RTE_HASH_NAMESIZE];
 	struct rte_hash_parameters hp = {
 		.name = name,
-		.key_len = sizeof(struct ust_tcp_key),
+		.key_len = UST_TCP_KEY4_LEN,
 		.hash_func = rte_hash_crc,
 		.socket_id = stk->conf.socket_id,
 	};
@@ -208,6 +224,15 @@ ust_tcp_init(struct ust_stack *stk)
 	 * client's connections */
 	hp.extra_flag = RTE_HASH_EXTRA_FLAGS_EXT_TABLE;
 	ts->conns = rte_hash_create(&hp);
+	if (stk->ip6 != NULL) {
+		/* IPv6's 4-tuples, in a table of their own: IPv4's key stays
+		 * 12 bytes */
+		hp.key_len = sizeof(struct tcp_key6);
+		snprintf(name, sizeof(name), "ust_tcp6_%p", (void *)stk);
+		ts->conns6 = rte_hash_create(&hp);
+		if (ts->conns6 == NULL)
+			return -ENOMEM;
+	}
 	hp.extra_flag = 0;
 	hp.key_len = sizeof(uint32_t);
 	hp.entries = 1024;
@@ -227,6 +252,8 @@ ust_tcp_init(struct ust_stack *stk)
 		      0, stk->conf.socket_id);
 	tcp_slab_init(&ts->sack_slab, "ust_tcp_sack",
 		      sizeof(struct ust_tcp_sack), 0, stk->conf.socket_id);
+	tcp_slab_init(&ts->a6_slab, "ust_tcp_a6",
+		      sizeof(struct ust_tcp_addr6), 0, stk->conf.socket_id);
 	for (i = 0; i < UST_TCP_RACK_SLABS; i++)
 		tcp_slab_init(&ts->rack_slab[i], "ust_tcp_rack",
 			      sizeof(struct ust_tcp_txrec) *
@@ -275,6 +302,11 @@ ust_tcp_init(struct ust_stack *stk)
 	rc = ust_ipv4_register(stk, IPPROTO_TCP, &tcp_ipv4_proto);
 	if (rc != 0)
 		return rc;
+	if (stk->ip6 != NULL) {
+		rc = ust_ipv6_register(stk, IPPROTO_TCP, &tcp_ipv6_proto);
+		if (rc != 0)
+			return rc;
+	}
 	rc = ust_tcp_sock_register(stk);
 	if (rc != 0)
 		return rc;
@@ -294,11 +326,19 @@ ust_tcp_fini(struct ust_stack *stk)
 	/* what is left once sockets are closed: half-open entries, TIME_WAIT
 	 * entries and orphaned connections; collected first, since freeing
 	 * them changes the hash */
-	if (ts->conns != NULL && rte_hash_count(ts->conns) > 0) {
-		objs = rte_malloc("ust_tcp_fini", sizeof(*objs) *
-				  rte_hash_count(ts->conns), 0);
+	if (ts->conns != NULL) {
+		uint32_t total = rte_hash_count(ts->conns) +
+			(ts->conns6 != NULL ? rte_hash_count(ts->conns6) : 0);
+
+		if (total > 0)
+			objs = rte_malloc("ust_tcp_fini",
+					  sizeof(*objs) * total, 0);
 		while (objs != NULL &&
 		       rte_hash_iterate(ts->conns, &key, &data, &iter) >= 0)
+			objs[n++] = data;
+		iter = 0;
+		while (objs != NULL && ts->conns6 != NULL &&
+		       rte_hash_iterate(ts->conns6, &key, &data, &iter) >= 0)
 			objs[n++] = data;
 	}
 	for (i = 0; i < n; i++) {
@@ -321,10 +361,12 @@ ust_tcp_fini(struct ust_stack *stk)
 	rte_free(ts->port_refs);
 	rte_free(ts->port_perturb);
 	rte_hash_free(ts->conns);
+	rte_hash_free(ts->conns6);
 	rte_hash_free(ts->listeners);
 	rte_mempool_free(ts->req_pool);
 	tcp_slab_fini(&ts->tw_slab);
 	tcp_slab_fini(&ts->sack_slab);
+	tcp_slab_fini(&ts->a6_slab);
 	for (i = 0; i < UST_TCP_RACK_SLABS; i++)
 		tcp_slab_fini(&ts->rack_slab[i]);
 	tcp_slab_fini(&ts->tp_slab);
@@ -345,12 +387,23 @@ ust_tcp_key_of(const struct ust_tcp_sock *tp, struct ust_tcp_key *k)
 	k->raddr = tp->base.raddr;
 	k->lport = tp->base.lport;
 	k->rport = tp->base.rport;
+	k->a6 = tp->a6;
 }
 
+/* (IPv4 keys only: the cache holds no IPv6 4-tuple) */
 static inline bool
 tcp_key_eq(const struct ust_tcp_key *a, const struct ust_tcp_key *b)
 {
-	return memcmp(a, b, sizeof(*a)) == 0;
+	return memcmp(a, b, UST_TCP_KEY4_LEN) == 0;
+}
+
+static inline void
+tcp_key6_of(const struct ust_tcp_key *k, struct tcp_key6 *k6)
+{
+	memcpy(k6->local, k->a6->local, sizeof(k6->local));
+	memcpy(k6->remote, k->a6->remote, sizeof(k6->remote));
+	k6->lport = k->lport;
+	k6->rport = k->rport;
 }
 
 int
@@ -359,6 +412,16 @@ ust_tcp_hash_add(struct ust_stack *stk, const struct ust_tcp_key *k, void *obj,
 {
 	struct ust_tcp_stack *ts = stk->tcp;
 
+	if (k->a6 != NULL) {
+		struct tcp_key6 k6;
+
+		if (ts->conns6 == NULL)
+			return -EAFNOSUPPORT;
+		tcp_key6_of(k, &k6);
+		ts->conns_gen++;
+		return rte_hash_add_key_data(ts->conns6, &k6,
+					     tcp_obj_tag(obj, kind));
+	}
 	/* a key already there takes the new object (TIME_WAIT to socket):
 	 * the cache forgets it either way */
 	if (ts->hit_data != NULL && tcp_key_eq(&ts->hit_key, k))
@@ -372,6 +435,15 @@ ust_tcp_hash_del(struct ust_stack *stk, const struct ust_tcp_key *k)
 {
 	struct ust_tcp_stack *ts = stk->tcp;
 
+	if (k->a6 != NULL) {
+		struct tcp_key6 k6;
+
+		tcp_key6_of(k, &k6);
+		ts->conns_gen++;
+		if (ts->conns6 != NULL)
+			rte_hash_del_key(ts->conns6, &k6);
+		return;
+	}
 	if (ts->hit_data != NULL && tcp_key_eq(&ts->hit_key, k))
 		ts->hit_data = NULL;
 	ts->conns_gen++;
@@ -384,6 +456,15 @@ ust_tcp_hash_lookup(struct ust_stack *stk, const struct ust_tcp_key *k)
 	struct ust_tcp_stack *ts = stk->tcp;
 	void *data;
 
+	if (k->a6 != NULL) {
+		struct tcp_key6 k6;
+
+		tcp_key6_of(k, &k6);
+		if (ts->conns6 == NULL ||
+		    rte_hash_lookup_data(ts->conns6, &k6, &data) < 0)
+			return NULL;
+		return data;
+	}
 	if (ts->hit_data != NULL && tcp_key_eq(&ts->hit_key, k))
 		return ts->hit_data;
 	if (rte_hash_lookup_data(ts->conns, k, &data) < 0)
@@ -462,6 +543,8 @@ ust_tcp_sock_free(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	rte_free(tp->listen);
 	ust_tcp_rack_free(tp);
 	ust_tcp_sack_put(tp);
+	if (tp->a6 != NULL)
+		ust_tcp_slab_put(&stk->tcp->a6_slab, tp->a6);
 	ust_tcp_slab_put(&stk->tcp->tp_slab, tp);
 }
 

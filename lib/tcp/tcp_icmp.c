@@ -43,6 +43,7 @@
 #include "tcp_private.h"
 
 #define NS_PER_MS 1000000ull
+#define TCP_IPV6_MIN_MTU 1280u  /* RFC 8200 5 */
 
 /* errno and "hard" (a connection attempt dies of it) of destination
  * unreachable codes 0-15 (RFC 792, RFC 1122 3.2.2.1, RFC 1812 5.2.7.1),
@@ -105,7 +106,7 @@ tcp_icmp_mtu(const struct ust_icmp_repr *ic)
 static uint32_t
 tcp_mtu_to_mss(const struct ust_tcp_sock *tp, uint32_t mtu)
 {
-	uint32_t mss = mtu - UST_IPV4_HDR_LEN - UST_TCP_HDR_LEN;
+	uint32_t mss = mtu - tcp_l3_hdr_len(tp) - UST_TCP_HDR_LEN;
 
 	if (mss < UST_TCP_MIN_SND_MSS)
 		mss = UST_TCP_MIN_SND_MSS;
@@ -117,12 +118,13 @@ tcp_mtu_to_mss(const struct ust_tcp_sock *tp, uint32_t mtu)
 /* RFC 1191: a router could not forward a segment without fragmenting it */
 static void
 tcp_icmp_frag_needed(struct ust_stack *stk, struct ust_tcp_sock *tp,
-		     const struct ust_icmp_repr *ic)
+		     uint16_t mtu)
 {
-	uint16_t mtu = tcp_icmp_mtu(ic);
 	uint32_t mss;
 
-	if (tp->pmtudisc == IP_PMTUDISC_DONT || mtu >= ust_tcp_pmtu(tp)) {
+	/* (IPv6 has no fragmentation on the path: discovery is always on) */
+	if ((tp->pmtudisc == IP_PMTUDISC_DONT && tp->a6 == NULL) ||
+	    mtu >= ust_tcp_pmtu(tp)) {
 		stk->mib[UST_MIB_TCPEXT_TCPICMPIGNORED]++;
 		return;
 	}
@@ -131,7 +133,7 @@ tcp_icmp_frag_needed(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	if (tp->state == UST_TCP_SYN_SENT ||
 	    tp->state == UST_TCP_SYN_RECEIVED) {
 		/* the MSS to announce, which bounds the one agreed */
-		mss = RTE_MAX(mtu - UST_IPV4_HDR_LEN - UST_TCP_HDR_LEN,
+		mss = RTE_MAX(mtu - tcp_l3_hdr_len(tp) - UST_TCP_HDR_LEN,
 			      (uint32_t)UST_TCP_MIN_SND_MSS);
 		if (mss < tp->rcv_mss)
 			tp->rcv_mss = (uint16_t)mss;
@@ -181,22 +183,24 @@ tcp_icmp_errno(const struct ust_icmp_repr *ic, int *err, bool *fatal)
 	}
 }
 
+/* What an error message means for TCP, in either family. */
+struct tcp_icmp_what {
+	int err;                /* errno */
+	bool fatal;             /* "hard": a connection attempt dies of it */
+	bool req_drop;          /* a half-open entry dies of it */
+	uint16_t mtu;           /* fragmentation needed, packet too big: the
+				 * path MTU; else 0 */
+};
+
 /* an error about a half-open entry's SYN-ACK (Linux's tcp_req_err()) */
 static void
 tcp_icmp_req(struct ust_stack *stk, struct ust_tcp_req *rq, uint32_t seq,
-	     const struct ust_icmp_repr *ic)
+	     bool drop)
 {
-	bool drop;
-
 	if (seq != rq->iss) {
 		stk->mib[UST_MIB_TCPEXT_OUTOFWINDOWICMPS]++;
 		return;
 	}
-	drop = ic->type == UST_ICMP_TIME_EXCEEDED ||
-		ic->type == UST_ICMP_PARAM_PROBLEM ||
-		(ic->type == UST_ICMP_DEST_UNREACH &&
-		 (ic->code == UST_ICMP_CODE_NET_UNREACH ||
-		  ic->code == UST_ICMP_CODE_HOST_UNREACH));
 	if (!drop) {
 		stk->mib[UST_MIB_TCPEXT_TCPICMPIGNORED]++;
 		return;
@@ -206,42 +210,30 @@ tcp_icmp_req(struct ust_stack *stk, struct ust_tcp_req *rq, uint32_t seq,
 	ust_tcp_req_free(stk, rq, true);
 }
 
-void
-ust_tcp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic)
+/* An error about the segment of 4-tuple @k (ours: local is the quoted
+ * packet's source) with sequence number @seq; @w what it means, NULL when
+ * TCP does not act on its type. */
+static void
+tcp_icmp_deliver(struct ust_stack *stk, const struct ust_tcp_key *k,
+		 uint32_t seq, const struct tcp_icmp_what *w, uint64_t inerr)
 {
-	const struct ust_ipv4_repr *e = &ic->embedded;
 	struct ust_tcp_sock *tp;
-	struct ust_tcp_key k;
-	uint32_t seq;
-	bool fatal;
 	void *d;
-	int err;
 
-	/* ports and sequence number: the 8 bytes every error quotes */
-	if (ic->embedded_l4_len < 8) {
-		stk->mib[UST_MIB_ICMP_INERRORS]++;
-		return;
-	}
-	memset(&k, 0, sizeof(k));
-	k.laddr = e->src;
-	k.raddr = e->dst;
-	memcpy(&k.lport, ic->embedded_l4, sizeof(k.lport));
-	memcpy(&k.rport, ic->embedded_l4 + 2, sizeof(k.rport));
-	memcpy(&seq, ic->embedded_l4 + 4, sizeof(seq));
-	seq = rte_be_to_cpu_32(seq);
-	d = ust_tcp_hash_lookup(stk, &k);
+	d = ust_tcp_hash_lookup(stk, k);
 	if (d == NULL) {
-		/* as Linux's tcp_v4_err(): no connection, an ICMP in error */
-		stk->mib[UST_MIB_ICMP_INERRORS]++;
+		/* as Linux's tcp_v4_err() and tcp_v6_err(): no connection,
+		 * an ICMP in error */
+		stk->mib[inerr]++;
 		return;
 	}
-	if (!tcp_icmp_errno(ic, &err, &fatal)) {
+	if (w == NULL) {
 		stk->mib[UST_MIB_TCPEXT_TCPICMPIGNORED]++;
 		return;
 	}
 	switch (tcp_obj_kind(d)) {
 	case UST_TCP_OBJ_REQ:
-		tcp_icmp_req(stk, tcp_obj_ptr(d), seq, ic);
+		tcp_icmp_req(stk, tcp_obj_ptr(d), seq, w->req_drop);
 		return;
 	case UST_TCP_OBJ_TW:
 		/* nothing of ours is in flight any more */
@@ -257,19 +249,17 @@ ust_tcp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic)
 		stk->mib[UST_MIB_TCPEXT_OUTOFWINDOWICMPS]++;
 		return;
 	}
-	if (ic->type == UST_ICMP_DEST_UNREACH &&
-	    ic->code == UST_ICMP_CODE_FRAG_NEEDED) {
-		tcp_icmp_frag_needed(stk, tp, ic);
+	if (w->mtu != 0) {
+		tcp_icmp_frag_needed(stk, tp, w->mtu);
 		return;
 	}
 	switch (tp->state) {
 	case UST_TCP_SYN_SENT:
 	case UST_TCP_SYN_RECEIVED:
 		/* as Linux: the attempt ends with the error, hard or not */
-		RTE_SET_USED(fatal);
 		stk->mib[UST_MIB_TCPEXT_TCPICMPHARDERRORS]++;
 		stk->mib[UST_MIB_TCP_ATTEMPTFAILS]++;
-		ust_tcp_abort(stk, tp, err, false);
+		ust_tcp_abort(stk, tp, w->err, false);
 		return;
 	default:
 		break;
@@ -277,7 +267,119 @@ ust_tcp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic)
 	/* RFC 1122 4.2.3.9: the connection keeps trying; the error is told
 	 * if it then times out (ust_tcp_abort()) or SO_ERROR asks */
 	stk->mib[UST_MIB_TCPEXT_TCPICMPSOFTERRORS]++;
-	tp->soft_err = err;
+	tp->soft_err = w->err;
+}
+
+void
+ust_tcp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic)
+{
+	const struct ust_ipv4_repr *e = &ic->embedded;
+	struct tcp_icmp_what w;
+	struct ust_tcp_key k;
+	uint32_t seq;
+
+	/* ports and sequence number: the 8 bytes every error quotes */
+	if (ic->embedded_l4_len < 8) {
+		stk->mib[UST_MIB_ICMP_INERRORS]++;
+		return;
+	}
+	memset(&k, 0, sizeof(k));
+	k.laddr = e->src;
+	k.raddr = e->dst;
+	memcpy(&k.lport, ic->embedded_l4, sizeof(k.lport));
+	memcpy(&k.rport, ic->embedded_l4 + 2, sizeof(k.rport));
+	memcpy(&seq, ic->embedded_l4 + 4, sizeof(seq));
+	seq = rte_be_to_cpu_32(seq);
+	memset(&w, 0, sizeof(w));
+	if (!tcp_icmp_errno(ic, &w.err, &w.fatal)) {
+		tcp_icmp_deliver(stk, &k, seq, NULL, UST_MIB_ICMP_INERRORS);
+		return;
+	}
+	w.req_drop = ic->type == UST_ICMP_TIME_EXCEEDED ||
+		ic->type == UST_ICMP_PARAM_PROBLEM ||
+		(ic->type == UST_ICMP_DEST_UNREACH &&
+		 (ic->code == UST_ICMP_CODE_NET_UNREACH ||
+		  ic->code == UST_ICMP_CODE_HOST_UNREACH));
+	if (ic->type == UST_ICMP_DEST_UNREACH &&
+	    ic->code == UST_ICMP_CODE_FRAG_NEEDED)
+		w.mtu = tcp_icmp_mtu(ic);
+	tcp_icmp_deliver(stk, &k, seq, &w, UST_MIB_ICMP_INERRORS);
+}
+
+/*
+ * ICMPv6's errors (RFC 4443 3), as Linux's icmpv6_err_convert() reads
+ * them: destination unreachable (no route, beyond scope and address
+ * unreachable soft; prohibited, port unreachable, policy and reject
+ * route hard), packet too big (RFC 8201: the path MTU, at least IPv6's
+ * 1280), time exceeded (soft), parameter problem (hard). A half-open
+ * entry dies of a hard one, as in Linux's tcp_v6_err().
+ */
+void
+ust_tcp_icmp6_error(struct ust_stack *stk, const struct ust_icmp6_repr *ic)
+{
+	const struct ust_ipv6_repr *e = &ic->embedded;
+	const uint8_t *l4 = ic->data + UST_IPV6_HDR_LEN;
+	struct ust_tcp_addr6 a6;
+	struct tcp_icmp_what w;
+	rte_be16_t lport, rport;
+	struct ust_tcp_key k;
+	bool known = true;
+	uint32_t seq;
+
+	/* (lib/ip hands over an error whose quote holds the fixed header
+	 * and 8 bytes after it, the ports and the sequence number) */
+	if (!ic->embedded_ok || ic->data_len < UST_IPV6_HDR_LEN + 8) {
+		stk->mib[UST_MIB_ICMP6_INERRORS]++;
+		return;
+	}
+	memcpy(a6.local, e->src, sizeof(a6.local));
+	memcpy(a6.remote, e->dst, sizeof(a6.remote));
+	memcpy(&lport, l4, sizeof(lport));
+	memcpy(&rport, l4 + 2, sizeof(rport));
+	memcpy(&seq, l4 + 4, sizeof(seq));
+	seq = rte_be_to_cpu_32(seq);
+	ust_tcp_key6(&k, &a6, lport, rport);
+	memset(&w, 0, sizeof(w));
+	switch (ic->type) {
+	case UST_ICMP6_DEST_UNREACH:
+		switch (ic->code) {
+		case 0:         /* no route */
+			w.err = ENETUNREACH;
+			break;
+		case 2:         /* beyond the scope of the source */
+		case 3:         /* address unreachable */
+			w.err = EHOSTUNREACH;
+			break;
+		case UST_ICMP6_CODE_PORT_UNREACH:
+			w.err = ECONNREFUSED;
+			w.fatal = true;
+			break;
+		default:        /* prohibited, policy, reject route */
+			w.err = EACCES;
+			w.fatal = true;
+			break;
+		}
+		break;
+	case UST_ICMP6_PKT_TOO_BIG:
+		w.err = EMSGSIZE;
+		w.mtu = (uint16_t)RTE_MIN(RTE_MAX(ic->param,
+						  (uint32_t)TCP_IPV6_MIN_MTU),
+					  (uint32_t)UINT16_MAX);
+		break;
+	case UST_ICMP6_TIME_EXCEEDED:
+		w.err = EHOSTUNREACH;
+		break;
+	case UST_ICMP6_PARAM_PROBLEM:
+		w.err = EPROTO;
+		w.fatal = true;
+		break;
+	default:
+		known = false;
+		break;
+	}
+	w.req_drop = w.fatal;
+	tcp_icmp_deliver(stk, &k, seq, known ? &w : NULL,
+			 UST_MIB_ICMP6_INERRORS);
 }
 
 /* ---- TCP_USER_TIMEOUT (RFC 5482) ---- */

@@ -228,6 +228,11 @@ ust_tcp_view_get(const struct ust_sock *s, struct ust_tcp_view *v)
 	v->raddr = s->raddr;
 	v->lport = s->lport;
 	v->rport = s->rport;
+	if (tp->a6 != NULL) {
+		v->v6 = true;
+		memcpy(v->laddr6, tp->a6->local, 16);
+		memcpy(v->raddr6, tp->a6->remote, 16);
+	}
 	v->state = tp->state;
 	v->rcvbuf = tp->rcvbuf;
 	v->sndbuf = s->sndbuf;
@@ -310,6 +315,11 @@ ust_tcp_view_next(const struct ust_stack *stk, uint32_t *pos,
 			v->raddr = tp->base.raddr;
 			v->lport = tp->base.lport;
 			v->rport = tp->base.rport;
+			if (tp->a6 != NULL) {
+				v->v6 = true;
+				memcpy(v->laddr6, tp->a6->local, 16);
+				memcpy(v->raddr6, tp->a6->remote, 16);
+			}
 			v->state = tp->state;
 			v->rcvbuf = tp->rcvbuf;
 			v->sndbuf = tp->base.sndbuf;
@@ -326,6 +336,11 @@ ust_tcp_view_next(const struct ust_stack *stk, uint32_t *pos,
 			v->raddr = rq->raddr;
 			v->lport = rq->lport;
 			v->rport = rq->rport;
+			if (rq->a6 != NULL) {
+				v->v6 = true;
+				memcpy(v->laddr6, rq->a6->local, 16);
+				memcpy(v->raddr6, rq->a6->remote, 16);
+			}
 			v->state = UST_TCP_SYN_RECEIVED;
 			v->snd_una = rq->iss;
 			v->snd_nxt = rq->iss + 1;
@@ -345,6 +360,11 @@ ust_tcp_view_next(const struct ust_stack *stk, uint32_t *pos,
 			v->raddr = tw->raddr;
 			v->lport = tw->lport;
 			v->rport = tw->rport;
+			if (tw->a6 != NULL) {
+				v->v6 = true;
+				memcpy(v->laddr6, tw->a6->local, 16);
+				memcpy(v->raddr6, tw->a6->remote, 16);
+			}
 			v->state = UST_TCP_TIME_WAIT;
 			v->snd_una = tw->snd_nxt;
 			v->snd_nxt = tw->snd_nxt;

@@ -70,19 +70,31 @@ ust_tcp_choose_wscale(const struct ust_stack *stk)
 	return ws;
 }
 
-uint16_t
-ust_tcp_local_mss(const struct ust_stack *stk)
+static uint16_t
+tcp_local_mss(const struct ust_stack *stk, uint32_t l3_hdr)
 {
-	/* the headroom holds Ethernet and IPv4; the TCP header with the
+	/* the headroom holds Ethernet and IP; the TCP header with the
 	 * longest options and the payload share the data room, so that a
 	 * segment built linear always fits one mbuf */
 	uint32_t room = rte_pktmbuf_data_room_size(stk->pool) -
 		RTE_PKTMBUF_HEADROOM;
 	uint32_t by_mbuf = room > UST_TCP_MAX_HDR_LEN + UST_TCP_DEFAULT_MSS ?
 		room - (uint32_t)UST_TCP_MAX_HDR_LEN : UST_TCP_DEFAULT_MSS;
-	uint32_t by_mtu = stk->netif.mtu - UST_IPV4_HDR_LEN - UST_TCP_HDR_LEN;
+	uint32_t by_mtu = stk->netif.mtu - l3_hdr - UST_TCP_HDR_LEN;
 
 	return (uint16_t)RTE_MIN(RTE_MIN(by_mtu, by_mbuf), (uint32_t)UINT16_MAX);
+}
+
+uint16_t
+ust_tcp_local_mss(const struct ust_stack *stk)
+{
+	return tcp_local_mss(stk, (uint32_t)UST_IPV4_HDR_LEN);
+}
+
+uint16_t
+ust_tcp_local_mss6(const struct ust_stack *stk)
+{
+	return tcp_local_mss(stk, (uint32_t)UST_IPV6_HDR_LEN);
 }
 
 void
@@ -1072,7 +1084,8 @@ ust_tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
  * it, and the next segment of the same 4-tuple in the burst. */
 struct tcp_seg {
 	struct rte_mbuf *m;
-	const struct ust_ipv4_repr *ip;
+	uint16_t l3_len;        /* bytes before the TCP header in m */
+	uint32_t l4_len;        /* the TCP header and payload */
 	struct ust_tcp_key k;
 	uint32_t seg_len;
 	uint16_t next;          /* TCP_SEG_NONE: the last of its 4-tuple */
@@ -1085,7 +1098,49 @@ static inline bool
 tcp_key_same(const struct ust_tcp_key *a, const struct ust_tcp_key *b)
 {
 	return a->raddr == b->raddr && a->lport == b->lport &&
-	       a->rport == b->rport && a->laddr == b->laddr;
+	       a->rport == b->rport && a->laddr == b->laddr &&
+	       (a->a6 == NULL ? b->a6 == NULL :
+		b->a6 != NULL && memcmp(a->a6, b->a6, sizeof(*a->a6)) == 0);
+}
+
+/* A segment's wire check failed (@rc): counted, dropped. */
+static void
+tcp_seg_bad(struct ust_stack *stk, struct rte_mbuf *m, int rc)
+{
+	stk->mib[UST_MIB_TCP_INERRS]++;
+	if (rc == UST_WIRE_ECSUM) {
+		stk->mib[UST_MIB_TCP_INCSUMERRORS]++;
+		ust_drop(stk, m, UST_DROP_TCP_CSUM);
+	} else {
+		ust_drop(stk, m, UST_DROP_TCP_HDR);
+	}
+}
+
+/* What both families check once the header parsed and the destination is
+ * ours (the flags), and the rest of @s; false when it was dropped. */
+static bool
+tcp_seg_fill(struct ust_stack *stk, struct rte_mbuf *m, uint16_t l3_len,
+	     uint32_t l4len, struct tcp_seg *s)
+{
+	const struct ust_tcp_repr *th = &s->th;
+
+	if ((th->flags & UST_TCP_SYN) &&
+	    (th->flags & (UST_TCP_FIN | UST_TCP_RST))) {
+		/* SYN with FIN or RST: no legitimate sender makes these */
+		stk->mib[UST_MIB_TCP_INERRS]++;
+		ust_drop(stk, m, UST_DROP_TCP_FLAGS);
+		return false;
+	}
+	s->m = m;
+	s->l3_len = l3_len;
+	s->l4_len = l4len;
+	s->seg_len = l4len - th->hdr_len +
+		((th->flags & UST_TCP_SYN) ? 1 : 0) +
+		((th->flags & UST_TCP_FIN) ? 1 : 0);
+	s->k.lport = rte_cpu_to_be_16(th->dst_port);
+	s->k.rport = rte_cpu_to_be_16(th->src_port);
+	s->next = TCP_SEG_NONE;
+	return true;
 }
 
 /* Validate a segment (the wire parser, the checksum, the destination, the
@@ -1111,13 +1166,7 @@ tcp_seg_parse(struct ust_stack *stk, struct rte_mbuf *m,
 				   !ust_mbuf_l4_csum_ok(m, ip, IPPROTO_TCP, l4len))))
 		rc = UST_WIRE_ECSUM;
 	if (rc != UST_WIRE_OK) {
-		stk->mib[UST_MIB_TCP_INERRS]++;
-		if (rc == UST_WIRE_ECSUM) {
-			stk->mib[UST_MIB_TCP_INCSUMERRORS]++;
-			ust_drop(stk, m, UST_DROP_TCP_CSUM);
-		} else {
-			ust_drop(stk, m, UST_DROP_TCP_HDR);
-		}
+		tcp_seg_bad(stk, m, rc);
 		return false;
 	}
 	stk->mib[UST_MIB_TCP_INSEGS]++;
@@ -1126,23 +1175,65 @@ tcp_seg_parse(struct ust_stack *stk, struct rte_mbuf *m,
 		ust_drop(stk, m, UST_DROP_OTHERHOST);
 		return false;
 	}
-	if ((th->flags & UST_TCP_SYN) &&
-	    (th->flags & (UST_TCP_FIN | UST_TCP_RST))) {
-		/* SYN with FIN or RST: no legitimate sender makes these */
-		stk->mib[UST_MIB_TCP_INERRS]++;
-		ust_drop(stk, m, UST_DROP_TCP_FLAGS);
-		return false;
-	}
-	s->m = m;
-	s->ip = ip;
-	s->seg_len = l4len - th->hdr_len +
-		((th->flags & UST_TCP_SYN) ? 1 : 0) +
-		((th->flags & UST_TCP_FIN) ? 1 : 0);
 	s->k.laddr = ip->dst;
 	s->k.raddr = ip->src;
-	s->k.lport = rte_cpu_to_be_16(th->dst_port);
-	s->k.rport = rte_cpu_to_be_16(th->src_port);
-	s->next = TCP_SEG_NONE;
+	s->k.a6 = NULL;
+	return tcp_seg_fill(stk, m, ip->hdr_len, l4len, s);
+}
+
+/* The same over IPv6: @m at the TCP header (lib/ip pulled the IPv6
+ * headers), its 4-tuple's addresses in @a6. */
+static bool
+tcp6_seg_parse(struct ust_stack *stk, struct rte_mbuf *m,
+	       const struct ust_ipv6_repr *ip6,
+	       const struct ust_tcp_addr6 *a6, struct tcp_seg *s)
+{
+	uint64_t l4f = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+	uint32_t l4len = m->pkt_len;
+	bool contig = l4len <= m->data_len;
+	bool verified = l4f == RTE_MBUF_F_RX_L4_CKSUM_GOOD ||
+			l4f == RTE_MBUF_F_RX_L4_CKSUM_NONE;
+	struct ust_tcp_repr *th = &s->th;
+	int rc = UST_WIRE_ETRUNC;
+
+	/* (the header's 20 bytes in the first buffer: the parser reads
+	 * them, and its options within data_len, ETRUNC beyond) */
+	if (ust_mbuf_pull(m, UST_TCP_HDR_LEN))
+		rc = ust_tcp6_parse(rte_pktmbuf_mtod(m, const uint8_t *),
+				    contig ? l4len : m->data_len,
+				    ip6->src, ip6->dst,
+				    verified || !contig ?
+				    UST_WIRE_F_NO_CSUM : 0, th);
+	if (rc == UST_WIRE_OK) {
+		if (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
+			rc = UST_WIRE_ECSUM;
+		} else if (!contig && !verified) {
+			uint16_t raw = 0;
+			uint32_t sum = ust_ipv6_phdr_sum(ip6->src, ip6->dst,
+							 IPPROTO_TCP, l4len);
+
+			if (ust_mbuf_raw_cksum(m, 0, l4len, &raw) != 0)
+				sum = 0; /* the bytes are not there */
+			sum += raw;
+			sum = (sum & 0xffff) + (sum >> 16);
+			sum = (sum & 0xffff) + (sum >> 16);
+			if (sum != 0xffff)
+				rc = UST_WIRE_ECSUM;
+		}
+	}
+	if (rc != UST_WIRE_OK) {
+		tcp_seg_bad(stk, m, rc);
+		return false;
+	}
+	stk->mib[UST_MIB_TCP_INSEGS]++;
+	if (ust_ip6_our_addr(stk, ip6->dst, true) < 0) {
+		/* no TCP to multicast (or tentative) addresses */
+		ust_drop(stk, m, UST_DROP_OTHERHOST);
+		return false;
+	}
+	if (!tcp_seg_fill(stk, m, 0, l4len, s))
+		return false;
+	ust_tcp_key6(&s->k, a6, s->k.lport, s->k.rport);
 	return true;
 }
 
@@ -1153,18 +1244,18 @@ tcp_seg_dispatch(struct ust_stack *stk, struct tcp_seg *s, void *data)
 {
 	struct rte_mbuf *m = s->m;
 	const struct ust_tcp_repr *th = &s->th;
-	uint32_t payload = s->ip->total_len - s->ip->hdr_len - th->hdr_len;
+	uint32_t payload = s->l4_len - th->hdr_len;
 	uint32_t seg_len = s->seg_len;
 
 	/* no connection here: a sibling stack's flow (lib/group) goes to it
 	 * whole, before a listener or a reset could answer for it; a SYN
 	 * opens a new connection, which belongs to the stack that got it */
-	if (data == NULL && stk->sib != NULL &&
+	if (data == NULL && stk->sib != NULL && s->k.a6 == NULL &&
 	    (th->flags & (UST_TCP_SYN | UST_TCP_ACK)) != UST_TCP_SYN &&
 	    stk->sib->steer(stk, m, s->k.lport, true))
 		return;
 	/* keep the payload only; the headers stay in the headroom */
-	rte_pktmbuf_adj(m, s->ip->hdr_len + th->hdr_len);
+	rte_pktmbuf_adj(m, s->l3_len + th->hdr_len);
 	ust_mbuf_trim_to(m, payload);
 	if (data != NULL) {
 		void *obj = tcp_obj_ptr(data);
@@ -1217,8 +1308,9 @@ tcp_seg_dispatch(struct ust_stack *stk, struct tcp_seg *s, void *data)
 		uint32_t lport = th->dst_port;
 		void *lp;
 
-		if (rte_hash_lookup_data(stk->tcp->listeners, &lport, &lp) >= 0) {
-			ust_tcp_listen_input(stk, lp, m, s->ip, th, seg_len);
+		if (rte_hash_lookup_data(stk->tcp->listeners, &lport, &lp) >= 0 &&
+		    ust_tcp_listen_takes(lp, &s->k)) {
+			ust_tcp_listen_input(stk, lp, m, &s->k, th, seg_len);
 			stk->tcp->tw_isn = 0;
 			return;
 		}
@@ -1236,6 +1328,20 @@ ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
 	struct tcp_seg s;
 
 	if (tcp_seg_parse(stk, m, ip, &s))
+		tcp_seg_dispatch(stk, &s, ust_tcp_hash_lookup(stk, &s.k));
+}
+
+void
+ust_tcp6_input(struct ust_stack *stk, struct rte_mbuf *m,
+	       const struct ust_ipv6_repr *ip6, uint32_t l3_len)
+{
+	struct ust_tcp_addr6 a6;
+	struct tcp_seg s;
+
+	RTE_SET_USED(l3_len);
+	memcpy(a6.local, ip6->dst, sizeof(a6.local));
+	memcpy(a6.remote, ip6->src, sizeof(a6.remote));
+	if (tcp6_seg_parse(stk, m, ip6, &a6, &s))
 		tcp_seg_dispatch(stk, &s, ust_tcp_hash_lookup(stk, &s.k));
 }
 

@@ -66,18 +66,41 @@ ust_siphash24(const uint64_t key[2], const void *data, size_t len)
 	return v0 ^ v1 ^ v2 ^ v3;
 }
 
+/* The bytes of the 4-tuple @k that its hashes read (into @b): IPv4's 12,
+ * or IPv6's 36 (both addresses whole, then the ports). */
+#define TCP_KEY_BYTES_MAX 36
+
+static size_t
+tcp_key_bytes(const struct ust_tcp_key *k, uint8_t b[TCP_KEY_BYTES_MAX])
+{
+	if (k->a6 == NULL) {
+		memcpy(b, k, UST_TCP_KEY4_LEN);
+		return UST_TCP_KEY4_LEN;
+	}
+	memcpy(b, k->a6->local, 16);
+	memcpy(b + 16, k->a6->remote, 16);
+	memcpy(b + 32, &k->lport, 2);
+	memcpy(b + 34, &k->rport, 2);
+	return TCP_KEY_BYTES_MAX;
+}
+
 uint32_t
 ust_tcp_isn(struct ust_stack *stk, const struct ust_tcp_key *k)
 {
 	uint32_t m = (uint32_t)(stk->now / 4000); /* 4 us ticks */
+	uint8_t b[TCP_KEY_BYTES_MAX];
+	size_t n = tcp_key_bytes(k, b);
 
-	return m + (uint32_t)ust_siphash24(stk->tcp->secret, k, sizeof(*k));
+	return m + (uint32_t)ust_siphash24(stk->tcp->secret, b, n);
 }
 
 uint32_t
 ust_tcp_ts_offset(struct ust_stack *stk, const struct ust_tcp_key *k)
 {
-	return (uint32_t)(ust_siphash24(stk->tcp->secret, k, sizeof(*k)) >> 32);
+	uint8_t b[TCP_KEY_BYTES_MAX];
+	size_t n = tcp_key_bytes(k, b);
+
+	return (uint32_t)(ust_siphash24(stk->tcp->secret, b, n) >> 32);
 }
 
 uint64_t
@@ -104,14 +127,14 @@ cookie_hash(struct ust_stack *stk, const struct ust_tcp_key *k, uint32_t irs,
 	    uint32_t t, uint8_t mss_idx)
 {
 	struct {
-		struct ust_tcp_key k;
+		uint8_t k[TCP_KEY_BYTES_MAX];
 		uint32_t irs;
 		uint32_t t;
 		uint32_t idx;
 	} in;
 
 	memset(&in, 0, sizeof(in));
-	in.k = *k;
+	tcp_key_bytes(k, in.k);
 	in.irs = irs;
 	in.t = t;
 	in.idx = mss_idx;

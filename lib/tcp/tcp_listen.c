@@ -38,6 +38,36 @@ tcp_initial_window(const struct ust_tcp_sock *lp)
 	return (uint16_t)RTE_MIN(ust_tcp_rcv_window(lp), UST_TCP_MAX_WIN);
 }
 
+/* @rq's 4-tuple. */
+static inline void
+tcp_req_key(const struct ust_tcp_req *rq, struct ust_tcp_key *k)
+{
+	k->laddr = rq->laddr;
+	k->raddr = rq->raddr;
+	k->lport = rq->lport;
+	k->rport = rq->rport;
+	k->a6 = rq->a6;
+}
+
+static inline bool
+tcp_any6(const uint8_t *a)
+{
+	static const uint8_t zero[UST_IPV6_ADDR_LEN];
+
+	return memcmp(a, zero, sizeof(zero)) == 0;
+}
+
+/* The MSS listener @lp announces to the 4-tuple @k: its own, and over
+ * IPv6 no more than IPv6's MTU carries (RFC 8200 5: 20 bytes more of
+ * header). */
+static inline uint16_t
+tcp_listen_mss(const struct ust_stack *stk, const struct ust_tcp_sock *lp,
+	       const struct ust_tcp_key *k)
+{
+	return k->a6 != NULL ? RTE_MIN(lp->rcv_mss, ust_tcp_local_mss6(stk)) :
+		lp->rcv_mss;
+}
+
 static void
 tcp_req_send_synack(struct ust_stack *stk, const struct ust_tcp_sock *lp,
 		    const struct ust_tcp_key *k,
@@ -98,11 +128,13 @@ void
 ust_tcp_req_free(struct ust_stack *stk, struct ust_tcp_req *rq, bool unhash)
 {
 	if (unhash) {
-		struct ust_tcp_key k = { rq->laddr, rq->raddr, rq->lport,
-					 rq->rport };
+		struct ust_tcp_key k;
 
+		tcp_req_key(rq, &k);
 		ust_tcp_hash_del(stk, &k);
 	}
+	if (rq->a6 != NULL)
+		ust_tcp_slab_put(&stk->tcp->a6_slab, rq->a6);
 	ust_timer_cancel(&stk->tcp->wheel, &rq->timer);
 	if (rq->listener != NULL)
 		synq_unlink(rq->listener->listen, rq);
@@ -116,8 +148,9 @@ void
 ust_tcp_req_timeout(struct ust_stack *stk, struct ust_tcp_req *rq)
 {
 	const struct ust_tcp_conf *c = &stk->conf.tcp;
-	struct ust_tcp_key k = { rq->laddr, rq->raddr, rq->lport, rq->rport };
+	struct ust_tcp_key k;
 
+	tcp_req_key(rq, &k);
 	if ((uint32_t)rq->retries + 1 > c->synack_retries) {
 		ust_tcp_req_free(stk, rq, true);
 		return;
@@ -136,7 +169,7 @@ ust_tcp_req_timeout(struct ust_stack *stk, struct ust_tcp_req *rq)
 	if (rq->retries++ == 0)
 		stk->tcp->n_req_stale++;
 	tcp_req_send_synack(stk, rq->listener, &k, rq->iss, rq->irs, rq->opts,
-			    rq->rcv_wscale, rq->listener->rcv_mss,
+			    rq->rcv_wscale, tcp_listen_mss(stk, rq->listener, &k),
 			    tcp_ts_now(stk, rq->ts_offset), rq->ts_recent);
 	stk->mib[UST_MIB_TCP_RETRANSSEGS]++;
 	ust_timer_arm(&stk->tcp->wheel, &rq->timer,
@@ -165,15 +198,33 @@ ust_tcp_acceptq_add(struct ust_stack *stk, struct ust_tcp_sock *tp)
  * cookie): ESTABLISHED, hashed, in the accept queue. */
 static struct ust_tcp_sock *
 tcp_child_create(struct ust_stack *stk, struct ust_tcp_sock *lp,
-		 const struct ust_tcp_key *k, uint32_t iss, uint32_t irs,
+		 const struct ust_tcp_key *k, struct ust_tcp_addr6 *a6,
+		 uint32_t iss, uint32_t irs,
 		 uint8_t agreed, uint16_t peer_mss, uint8_t snd_wscale,
 		 uint8_t rcv_wscale, uint32_t ts_offset, uint32_t ts_recent)
 {
 	struct ust_tcp_sock *tp = ust_tcp_sock_alloc(stk);
 	struct ust_tcp_opts o;
 
-	if (tp == NULL)
+	if (tp == NULL) {
+		if (a6 != NULL)
+			ust_tcp_slab_put(&stk->tcp->a6_slab, a6);
 		return NULL;
+	}
+	/* over IPv6 the addresses: @a6 when the caller had them in an
+	 * object of its own (a half-open entry's), else a copy of @k's */
+	if (k->a6 != NULL) {
+		if (a6 == NULL) {
+			a6 = ust_tcp_slab_get(&stk->tcp->a6_slab);
+			if (a6 == NULL) {
+				ust_tcp_sock_free(stk, tp);
+				return NULL;
+			}
+			*a6 = *k->a6;
+		}
+		tp->a6 = a6;
+		tp->base.inet6 |= UST_SK6_LOCAL6 | UST_SK6_REMOTE6;
+	}
 	tp->base.laddr = k->laddr;
 	tp->base.raddr = k->raddr;
 	tp->base.lport = k->lport;
@@ -208,7 +259,7 @@ tcp_child_create(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	tp->snd_max = iss + 1;
 	tp->rcv_nxt = irs + 1;
 	tp->ts_offset = ts_offset;
-	tp->rcv_mss = lp->rcv_mss;
+	tp->rcv_mss = tcp_listen_mss(stk, lp, k);
 	tp->rcv_wscale = rcv_wscale;
 	memset(&o, 0, sizeof(o));
 	o.has = (uint8_t)(agreed | UST_TCPOPT_MSS);
@@ -300,7 +351,7 @@ tcp_cookie_ack(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	if (!(agreed & UST_TCPOPT_WS))
 		rcv_ws = 0;
 	stk->mib[UST_MIB_TCPEXT_SYNCOOKIESRECV]++;
-	tp = tcp_child_create(stk, lp, k, iss, irs, agreed,
+	tp = tcp_child_create(stk, lp, k, NULL, iss, irs, agreed,
 			      ust_tcp_cookie_mss[idx], snd_ws, rcv_ws,
 			      ust_tcp_ts_offset(stk, k), th->opts.tsval);
 	if (tp == NULL) {
@@ -317,16 +368,33 @@ tcp_cookie_ack(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	ust_tcp_rcv_established(stk, tp, m, th, seg_len);
 }
 
+bool
+ust_tcp_listen_takes(const struct ust_tcp_sock *lp,
+		     const struct ust_tcp_key *k)
+{
+	const struct ust_sock *s = &lp->base;
+	bool any6 = (s->inet6 & UST_SK6_LOCAL6) &&
+		tcp_any6(ust_sock_laddr6(s));
+
+	if (k->a6 == NULL)
+		/* IPv4: an AF_INET socket, or a dual-stack one on :: */
+		return !(s->inet6 & UST_SK6_INET6) ||
+			(!(s->inet6 & UST_SK6_V6ONLY) &&
+			 (!(s->inet6 & UST_SK6_LOCAL6) || any6));
+	/* IPv6: an AF_INET6 socket on :: or on the address */
+	return (s->inet6 & UST_SK6_LOCAL6) &&
+		(any6 || memcmp(ust_sock_laddr6(s), k->a6->local,
+				UST_IPV6_ADDR_LEN) == 0);
+}
+
 void
 ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
-		 struct rte_mbuf *m, const struct ust_ipv4_repr *ip,
+		 struct rte_mbuf *m, const struct ust_tcp_key *seg_k,
 		 const struct ust_tcp_repr *th, uint32_t seg_len)
 {
 	const struct ust_tcp_conf *c = &stk->conf.tcp;
 	struct ust_tcp_listen *l = lp->listen;
-	struct ust_tcp_key k = { ip->dst, ip->src,
-				 rte_cpu_to_be_16(th->dst_port),
-				 rte_cpu_to_be_16(th->src_port) };
+	struct ust_tcp_key k = *seg_k;
 	struct ust_tcp_req *rq;
 	uint8_t agreed;
 
@@ -382,7 +450,7 @@ ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 			th->opts.mss != 0 ?
 			RTE_MAX(th->opts.mss, (uint16_t)UST_TCP_MIN_MSS) :
 			UST_TCP_DEFAULT_MSS;
-		uint16_t mss = RTE_MIN(peer, lp->rcv_mss);
+		uint16_t mss = RTE_MIN(peer, tcp_listen_mss(stk, lp, &k));
 		uint8_t idx = 7, i; /* the table's smallest, 88 */
 		uint32_t tsval = 0;
 
@@ -419,13 +487,24 @@ ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 		tcp_req_send_synack(stk, lp, &k,
 				    ust_tcp_cookie_make(stk, &k, th->seq, idx),
 				    th->seq, agreed, ust_tcp_choose_wscale(stk),
-				    lp->rcv_mss, tsval,
+				    tcp_listen_mss(stk, lp, &k), tsval,
 				    th->opts.tsval);
 		ust_consumed(stk);
 		rte_pktmbuf_free(m);
 		return;
 	}
 	memset(rq, 0, sizeof(*rq));
+	if (k.a6 != NULL) {
+		rq->a6 = ust_tcp_slab_get(&stk->tcp->a6_slab);
+		if (rq->a6 == NULL) {
+			rte_mempool_put(stk->tcp->req_pool, rq);
+			stk->mib[UST_MIB_TCPEXT_LISTENDROPS]++;
+			ust_drop(stk, m, UST_DROP_TCP_LISTEN_OVERFLOW);
+			return;
+		}
+		*rq->a6 = *k.a6;
+		k.a6 = rq->a6;
+	}
 	ust_timer_init(&rq->timer, UST_TT_REQ);
 	rq->listener = lp;
 	rq->laddr = k.laddr;
@@ -443,6 +522,8 @@ ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	rq->rcv_wscale = (agreed & UST_TCPOPT_WS) ? ust_tcp_choose_wscale(stk) : 0;
 	rq->sent_ns = stk->now;
 	if (ust_tcp_hash_add(stk, &k, rq, UST_TCP_OBJ_REQ) < 0) {
+		if (rq->a6 != NULL)
+			ust_tcp_slab_put(&stk->tcp->a6_slab, rq->a6);
 		rte_mempool_put(stk->tcp->req_pool, rq);
 		stk->mib[UST_MIB_TCPEXT_LISTENDROPS]++;
 		ust_drop(stk, m, UST_DROP_TCP_LISTEN_OVERFLOW);
@@ -456,7 +537,7 @@ ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 	l->synq_len++;
 	stk->tcp->n_req++;
 	tcp_req_send_synack(stk, lp, &k, rq->iss, rq->irs, rq->opts,
-			    rq->rcv_wscale, lp->rcv_mss,
+			    rq->rcv_wscale, tcp_listen_mss(stk, lp, &k),
 			    tcp_ts_now(stk, rq->ts_offset), rq->ts_recent);
 	ust_timer_arm(&stk->tcp->wheel, &rq->timer,
 		      stk->now + (uint64_t)c->rto_init_ms * NS_PER_MS);
@@ -504,10 +585,11 @@ ust_tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 	      struct rte_mbuf *m, const struct ust_tcp_repr *th,
 	      uint32_t seg_len)
 {
-	struct ust_tcp_key k = { rq->laddr, rq->raddr, rq->lport, rq->rport };
 	struct ust_tcp_sock *lp = rq->listener, *tp;
+	struct ust_tcp_key k;
 	struct ust_tcp_req r;
 
+	tcp_req_key(rq, &k);
 	if (th->flags & UST_TCP_RST) {
 		/* in window: the peer gave up (RFC 9293 3.10.7.4, SYN-
 		 * RECEIVED: back to LISTEN) */
@@ -532,7 +614,8 @@ ust_tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 				tcp_req_send_synack(stk, lp, &k, rq->iss,
 						    rq->irs, rq->opts,
 						    rq->rcv_wscale,
-						    lp->rcv_mss,
+						    tcp_listen_mss(stk, lp,
+								   &k),
 						    tcp_ts_now(stk,
 							       rq->ts_offset),
 						    rq->ts_recent);
@@ -577,9 +660,13 @@ ust_tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 		return;
 	}
 	r = *rq; /* the entry goes back to its pool before the child
-		  * takes its 4-tuple in the hash */
-	ust_tcp_req_free(stk, rq, true);
-	tp = tcp_child_create(stk, lp, &k, r.iss, r.irs, r.opts, r.peer_mss,
+		  * takes its 4-tuple in the hash; its IPv6 addresses (which
+		  * k points to) go to the child */
+	ust_tcp_hash_del(stk, &k);
+	rq->a6 = NULL;
+	ust_tcp_req_free(stk, rq, false);
+	tp = tcp_child_create(stk, lp, &k, r.a6, r.iss, r.irs, r.opts,
+			      r.peer_mss,
 			      r.snd_wscale, r.rcv_wscale, r.ts_offset,
 			      r.ts_recent);
 	if (tp == NULL) {

@@ -276,9 +276,14 @@ ust_tcp_send_segment(struct ust_stack *stk, struct ust_tcp_sock *tp, uint32_t se
 	}
 	if (flags & UST_TCP_ACK)
 		tcp_ack_sent(stk, tp);
-	ust_ipv4_output_df(stk, m, tp->base.laddr != 0 ? tp->base.laddr :
-			   stk->addr, tp->base.raddr, IPPROTO_TCP, ol,
-			   tp->pmtudisc != IP_PMTUDISC_DONT, tp->tos);
+	if (tp->a6 != NULL)
+		ust_ipv6_output(stk, m, tp->a6->local, tp->a6->remote,
+				IPPROTO_TCP, 0, ol);
+	else
+		ust_ipv4_output_df(stk, m, tp->base.laddr != 0 ?
+				   tp->base.laddr : stk->addr, tp->base.raddr,
+				   IPPROTO_TCP, ol,
+				   tp->pmtudisc != IP_PMTUDISC_DONT, tp->tos);
 	return 0;
 }
 
@@ -364,16 +369,25 @@ ust_tcp_send_reply_df(struct ust_stack *stk, const struct ust_tcp_key *k,
 		return;
 	}
 	p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)hlen);
-	ust_tcp_emit(p, hlen, &th, k->laddr, k->raddr, NULL, 0,
-		     offload ? UST_WIRE_F_CSUM_OFFLOAD : 0);
+	if (k->a6 != NULL)
+		ust_tcp6_emit(p, hlen, &th, k->a6->local, k->a6->remote, NULL,
+			      0, offload ? UST_WIRE_F_CSUM_OFFLOAD : 0);
+	else
+		ust_tcp_emit(p, hlen, &th, k->laddr, k->raddr, NULL, 0,
+			     offload ? UST_WIRE_F_CSUM_OFFLOAD : 0);
 	if (offload)
 		m->l4_len = th.hdr_len;
 	ust_meta_no_owner(stk->meta_off, m);
 	stk->mib[UST_MIB_TCP_OUTSEGS]++;
 	if (flags & UST_TCP_RST)
 		stk->mib[UST_MIB_TCP_OUTRSTS]++;
-	ust_ipv4_output_df(stk, m, k->laddr, k->raddr, IPPROTO_TCP,
-			   offload ? RTE_MBUF_F_TX_TCP_CKSUM : 0, df, 0);
+	if (k->a6 != NULL)
+		ust_ipv6_output(stk, m, k->a6->local, k->a6->remote,
+				IPPROTO_TCP, 0,
+				offload ? RTE_MBUF_F_TX_TCP_CKSUM : 0);
+	else
+		ust_ipv4_output_df(stk, m, k->laddr, k->raddr, IPPROTO_TCP,
+				   offload ? RTE_MBUF_F_TX_TCP_CKSUM : 0, df, 0);
 }
 
 void

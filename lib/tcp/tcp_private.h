@@ -37,6 +37,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <rte_reciprocal.h>
 
@@ -322,6 +323,9 @@ struct ust_tcp_sock {
 				 * queue (65535: that or more): the next
 				 * write fills it to the size goal first
 				 * (forced pushes, tcp_sock.c) */
+	uint32_t fp_next;       /* the lowest forced-push mark that new
+				 * data has not passed, if beyond snd_max
+				 * (TF_FPUSH) */
 	struct ust_tcp_sack *sack;
 	/* receive-buffer autotuning (Linux's rcvq_space) */
 	uint32_t rcvq_space;    /* bytes read in the last RTT measured */
@@ -330,9 +334,10 @@ struct ust_tcp_sock {
 	uint32_t sacked_bytes;
 	uint32_t high_rxt;      /* RFC 6675 HighRxt */
 	uint32_t high_sacked;   /* highest SACKed sequence */
-	uint32_t fp_next;       /* the lowest forced-push mark that new
-				 * data has not passed, if beyond snd_max
-				 * (TF_FPUSH) */
+	/* a connection over IPv6: its addresses (the stack's a6 slab), for
+	 * its lifetime; NULL over IPv4 (mapped addresses too), whose
+	 * addresses are base.laddr and base.raddr */
+	struct ust_tcp_addr6 *a6;
 	struct ust_tcp_rack rack; /* RACK-TLP and PRR (tcp_rack.c) */
 
 	/* the send queue: payload mbufs from snd_buf_seq on */
@@ -447,6 +452,7 @@ struct ust_tcp_req {
 	rte_be32_t raddr;
 	rte_be16_t lport;
 	rte_be16_t rport;
+	struct ust_tcp_addr6 *a6; /* over IPv6 (laddr, raddr: folds) */
 	uint32_t iss;
 	uint32_t irs;
 	uint32_t ts_offset;
@@ -470,6 +476,7 @@ struct ust_tcp_tw {
 	rte_be32_t raddr;
 	rte_be16_t lport;
 	rte_be16_t rport;
+	struct ust_tcp_addr6 *a6; /* over IPv6 (laddr, raddr: folds) */
 	uint32_t snd_nxt;
 	uint32_t rcv_nxt;
 	uint32_t ts_offset;
@@ -480,13 +487,60 @@ struct ust_tcp_tw {
 	uint64_t oow_ack_ns;    /* last ACK to an old duplicate or data */
 };
 
-/* The 4-tuple key of the connection hash (network order). */
+/* A connection's IPv6 addresses: its own (local) and its peer's. */
+struct ust_tcp_addr6 {
+	uint8_t local[16];
+	uint8_t remote[16];
+};
+
+/*
+ * The 4-tuple key of a connection (network order). Over IPv4 its first
+ * UST_TCP_KEY4_LEN bytes are the key of the connection hash (conns). Over
+ * IPv6, a6 points to the addresses (a segment's, a control block's, a
+ * half-open or TIME_WAIT entry's: valid while they are) and the key of
+ * conns6 is made from them and the ports (tcp.c); laddr and raddr then
+ * hold folds of the addresses (ust_tcp_fold6()), which the burst's
+ * grouping and the port selection's hash read as they read IPv4's.
+ */
 struct ust_tcp_key {
 	rte_be32_t laddr;
 	rte_be32_t raddr;
 	rte_be16_t lport;
 	rte_be16_t rport;
+	const struct ust_tcp_addr6 *a6; /* NULL: IPv4 */
 };
+
+#define UST_TCP_KEY4_LEN 12
+
+/* The bytes of IP header before a connection's TCP header. */
+static inline uint32_t
+tcp_l3_hdr_len(const struct ust_tcp_sock *tp)
+{
+	return tp->a6 != NULL ? (uint32_t)UST_IPV6_HDR_LEN :
+		(uint32_t)UST_IPV4_HDR_LEN;
+}
+
+/* The 32 bits an IPv6 address contributes to laddr or raddr of a key. */
+static inline rte_be32_t
+ust_tcp_fold6(const uint8_t *a)
+{
+	uint32_t w[4];
+
+	memcpy(w, a, sizeof(w));
+	return w[0] ^ w[1] ^ w[2] ^ w[3];
+}
+
+/* @k over IPv6 from @a6 and the ports (network order). */
+static inline void
+ust_tcp_key6(struct ust_tcp_key *k, const struct ust_tcp_addr6 *a6,
+	     rte_be16_t lport, rte_be16_t rport)
+{
+	k->laddr = ust_tcp_fold6(a6->local);
+	k->raddr = ust_tcp_fold6(a6->remote);
+	k->lport = lport;
+	k->rport = rport;
+	k->a6 = a6;
+}
 
 /* What the connection hash holds: a tagged pointer. */
 enum ust_tcp_obj {
@@ -599,6 +653,9 @@ struct ust_tcp_stack {
 	struct ust_tcp_slab tp_slab;  /* control blocks */
 	struct ust_tcp_slab tw_slab;  /* TIME_WAIT entries */
 	struct ust_tcp_slab sack_slab; /* SACK blocks (struct ust_tcp_sack) */
+	struct ust_tcp_slab a6_slab;  /* IPv6 connections' addresses */
+	struct rte_hash *conns6;      /* IPv6 4-tuple -> tagged object (NULL:
+				       * IPv6 is off) */
 	/* RACK's record arrays of 8, 16, 32 and 64 records (tcp_rack.c) */
 	struct ust_tcp_slab rack_slab[UST_TCP_RACK_SLABS];
 	struct ust_mem_pool *mem;
@@ -790,8 +847,10 @@ uint64_t ust_tcp_rand(struct ust_stack *stk);
 void ust_tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			 struct rte_mbuf *m, const struct ust_tcp_repr *th,
 			 uint32_t seg_len);
-/* the MSS we announce: what one mbuf and the MTU carry */
+/* the MSS we announce: what one mbuf and the MTU carry (over IPv6, 20
+ * bytes less of the MTU) */
 uint16_t ust_tcp_local_mss(const struct ust_stack *stk);
+uint16_t ust_tcp_local_mss6(const struct ust_stack *stk);
 /* our window scale for a receive buffer of up to rmem_max */
 uint8_t ust_tcp_choose_wscale(const struct ust_stack *stk);
 /* the receive window a SYN or SYN-ACK announced becomes the one to check
@@ -948,8 +1007,11 @@ void ust_tcp_rtt_sample(struct ust_tcp_sock *tp, uint32_t rtt_us,
  * mid-update, as /proc's are.
  */
 struct ust_tcp_view {
-	rte_be32_t laddr;
+	rte_be32_t laddr;       /* IPv4 (v6 false) */
 	rte_be32_t raddr;
+	bool v6;                /* over IPv6: the addresses below */
+	uint8_t laddr6[16];
+	uint8_t raddr6[16];
 	rte_be16_t lport;
 	rte_be16_t rport;
 	uint8_t state;
@@ -1019,9 +1081,14 @@ void ust_tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
 void ust_tcp_tw_free(struct ust_stack *stk, struct ust_tcp_tw *tw);
 
 /* ---- tcp_listen.c ---- */
+/* a segment for listener @lp, of the 4-tuple @k (the segment's) */
 void ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
-		      struct rte_mbuf *m, const struct ust_ipv4_repr *ip,
+		      struct rte_mbuf *m, const struct ust_tcp_key *k,
 		      const struct ust_tcp_repr *th, uint32_t seg_len);
+/* whether listener @lp takes a connection of @k's family and address
+ * (IPV6_V6ONLY, an AF_INET socket, a bound IPv6 address) */
+bool ust_tcp_listen_takes(const struct ust_tcp_sock *lp,
+			  const struct ust_tcp_key *k);
 void ust_tcp_req_input(struct ust_stack *stk, struct ust_tcp_req *rq,
 		   struct rte_mbuf *m, const struct ust_tcp_repr *th,
 		   uint32_t seg_len);
@@ -1201,6 +1268,11 @@ void ust_tcp_input(struct ust_stack *stk, struct rte_mbuf *m,
  * segments are in order. */
 void ust_tcp_input_burst(struct ust_stack *stk, struct rte_mbuf **pkts,
 			 const struct ust_ipv4_repr *ips, uint16_t n);
+/* A TCP segment over IPv6 (@m at the TCP header, @ip6 its fixed header):
+ * TCP's IPv6 input, registered by ust_tcp_init() when IPv6 is on; one
+ * segment a call. Consumes @m. */
+void ust_tcp6_input(struct ust_stack *stk, struct rte_mbuf *m,
+		    const struct ust_ipv6_repr *ip6, uint32_t l3_len);
 
 /* The socket-ops table of TCP sockets, registered by ust_tcp_init(). */
 int ust_tcp_sock_register(struct ust_stack *stk);
@@ -1209,6 +1281,9 @@ void ust_tcp_meminfo(const struct ust_sock *s, struct ust_sock_meminfo *mi);
 /* ---- tcp_icmp.c ---- */
 /* TCP's IPv4 error handler (RFC 1122 4.2.3.9, RFC 1191, RFC 5927) */
 void ust_tcp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic);
+/* and its IPv6 one (RFC 4443, RFC 8201) */
+void ust_tcp_icmp6_error(struct ust_stack *stk,
+			 const struct ust_icmp6_repr *ic);
 /* the path MTU in use: the one ICMP taught, else the interface's */
 uint16_t ust_tcp_pmtu(const struct ust_tcp_sock *tp);
 /* TCP_USER_TIMEOUT (RFC 5482), from the retransmission timer when it

@@ -72,10 +72,10 @@ tcp_port_take(struct ust_stack *stk, struct ust_tcp_sock *tp, uint16_t port)
 	return 0;
 }
 
-/* TCP over IPv6 is not built yet: an AF_INET6 socket binds IPv4 through a
- * mapped address, and :: (not V6ONLY) as IPv4's any address, so that a
- * dual-stack listener takes IPv4's connections; a native IPv6 address is
- * -EAFNOSUPPORT. */
+/* An AF_INET6 socket binds an IPv6 address of ours (UST_SK6_LOCAL6, in the
+ * descriptor's table), or :: for any: then, unless V6ONLY, IPv4's any
+ * address too, so that a dual-stack listener takes both families
+ * (ust_tcp_listen_takes()); or an IPv4 address through a mapped one. */
 int
 ust_tcp_bind(struct ust_stack *stk, struct ust_sock *s,
 	     const struct ust_saddr *a)
@@ -89,9 +89,9 @@ ust_tcp_bind(struct ust_stack *stk, struct ust_sock *s,
 	if ((s->flags & UST_SKF_BOUND) || tp->state != UST_TCP_CLOSED)
 		return -EINVAL;
 	if (a->family == AF_INET6) {
-		if (memcmp(a->v6, any6, sizeof(any6)) != 0 ||
-		    (s->inet6 & UST_SK6_V6ONLY))
-			return -EAFNOSUPPORT;
+		if (memcmp(a->v6, any6, sizeof(any6)) != 0 &&
+		    ust_ip6_our_addr(stk, a->v6, false) < 0)
+			return -EADDRNOTAVAIL;
 		addr = 0;
 	}
 	if (addr != 0 && addr != stk->addr)
@@ -117,9 +117,24 @@ ust_tcp_bind(struct ust_stack *stk, struct ust_sock *s,
 	s->laddr = addr;
 	s->lport = rte_cpu_to_be_16(p);
 	s->flags |= UST_SKF_BOUND;
-	if (a->family == AF_INET6)
-		s->inet6 |= UST_SK6_LOCAL6;   /* reported as :: */
+	if (a->family == AF_INET6) {
+		s->inet6 |= UST_SK6_LOCAL6;
+		memcpy(ust_sock_laddr6(s), a->v6, UST_IPV6_ADDR_LEN);
+	}
 	return 0;
+}
+
+/* The peer's address of a connected socket, in its family. */
+static void
+tcp_peer_saddr(const struct ust_sock *s, struct ust_saddr *a)
+{
+	const struct ust_tcp_sock *tp = (const struct ust_tcp_sock *)s;
+
+	ust_saddr_v4(a, s->raddr, s->rport);
+	if (tp->a6 != NULL) {
+		a->family = AF_INET6;
+		memcpy(a->v6, tp->a6->remote, sizeof(a->v6));
+	}
 }
 
 int
@@ -194,10 +209,17 @@ ust_tcp_accept(struct ust_stack *stk, struct ust_sock *s,
 	tp->parent = NULL;
 	tp->tflags &= ~TF_ORPHAN;
 	/* the listener's family: an AF_INET6 one's children report their
-	 * IPv4 ends mapped */
-	tp->base.inet6 = s->inet6 & (UST_SK6_INET6 | UST_SK6_V6ONLY);
+	 * IPv4 ends mapped, their IPv6 ones from the descriptor's table */
+	tp->base.inet6 = (s->inet6 & (UST_SK6_INET6 | UST_SK6_V6ONLY)) |
+		(tp->base.inet6 & (UST_SK6_LOCAL6 | UST_SK6_REMOTE6));
+	if (tp->a6 != NULL) {
+		memcpy(ust_sock_laddr6(&tp->base), tp->a6->local,
+		       UST_IPV6_ADDR_LEN);
+		memcpy(ust_sock_raddr6(&tp->base), tp->a6->remote,
+		       UST_IPV6_ADDR_LEN);
+	}
 	if (peer != NULL)
-		ust_saddr_v4(peer, tp->base.raddr, tp->base.rport);
+		tcp_peer_saddr(&tp->base, peer);
 	return sd;
 }
 
@@ -283,6 +305,67 @@ tcp_connect_port(struct ust_stack *stk, struct ust_tcp_key *k)
 	return -EADDRNOTAVAIL;
 }
 
+static int tcp_connect_start(struct ust_stack *stk, struct ust_tcp_sock *tp,
+			     const struct ust_tcp_key *k);
+
+/* connect() to an IPv6 address (RFC 9293 3.10.1 over RFC 8200): the
+ * source is the bound address or RFC 6724's for the destination; the
+ * addresses go to the connection's own object (tp->a6) and to the
+ * descriptor's table (getsockname, getpeername). Not between sibling
+ * stacks (lib/group): their steering hash is IPv4's, so the answer could
+ * arrive at a stack that does not know the connection. */
+static int
+tcp_connect6(struct ust_stack *stk, struct ust_tcp_sock *tp,
+	     const struct ust_saddr *a)
+{
+	static const uint8_t any6[UST_IPV6_ADDR_LEN];
+	struct ust_tcp_stack *ts = stk->tcp;
+	struct ust_sock *s = &tp->base;
+	const uint8_t *src;
+	struct ust_tcp_key k;
+	int rc;
+
+	if (memcmp(a->v6, any6, sizeof(any6)) == 0 || a->port == 0)
+		return -EINVAL;
+	if (ust_ipv6_is_multicast(a->v6) ||
+	    ((s->flags & UST_SKF_BOUND) && !(s->inet6 & UST_SK6_LOCAL6)))
+		return -ENETUNREACH;   /* or bound to an IPv4 address */
+	if (stk->sib != NULL)
+		return -EAFNOSUPPORT;
+	rc = ust_ip6_route_check(stk, a->v6);
+	if (rc != 0)
+		return rc;
+	src = (s->inet6 & UST_SK6_LOCAL6) &&
+		memcmp(ust_sock_laddr6(s), any6, sizeof(any6)) != 0 ?
+		ust_sock_laddr6(s) : ust_ip6_select_src(stk, a->v6);
+	if (src == NULL)
+		return -EADDRNOTAVAIL; /* none yet: DAD */
+	if (ts->n_conns + ts->n_req + ts->n_tw >= stk->conf.tcp.max_conns)
+		return -EAGAIN;
+	if (tp->a6 == NULL) {
+		tp->a6 = ust_tcp_slab_get(&ts->a6_slab);
+		if (tp->a6 == NULL)
+			return -ENOMEM;
+	}
+	memcpy(tp->a6->local, src, UST_IPV6_ADDR_LEN);
+	memcpy(tp->a6->remote, a->v6, UST_IPV6_ADDR_LEN);
+	ust_tcp_key6(&k, tp->a6, 0, a->port);
+	if (s->flags & UST_SKF_BOUND) {
+		k.lport = s->lport;
+		if (!tcp_tuple_usable(stk, &k))
+			return -EADDRNOTAVAIL;
+	} else {
+		rc = tcp_connect_port(stk, &k);
+		if (rc != 0)
+			return rc;
+	}
+	memcpy(ust_sock_laddr6(s), tp->a6->local, UST_IPV6_ADDR_LEN);
+	memcpy(ust_sock_raddr6(s), tp->a6->remote, UST_IPV6_ADDR_LEN);
+	s->inet6 |= UST_SK6_LOCAL6 | UST_SK6_REMOTE6;
+	tp->rcv_mss = RTE_MIN(tp->rcv_mss, ust_tcp_local_mss6(stk));
+	return tcp_connect_start(stk, tp, &k);
+}
+
 int
 ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 		const struct ust_saddr *a)
@@ -304,9 +387,8 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 	default:
 		return -EISCONN;
 	}
-	/* (no TCP over IPv6 yet: IPv4, mapped on an AF_INET6 socket) */
-	if (a->family != AF_INET)
-		return -EAFNOSUPPORT;
+	if (a->family == AF_INET6)
+		return tcp_connect6(stk, tp, a);
 	if (a->v4 == 0 || a->port == 0)
 		return -EINVAL;
 	if (ust_route(stk, a->v4, &nh, &kind) != 0) {
@@ -320,6 +402,7 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 	k.laddr = stk->addr;
 	k.raddr = a->v4;
 	k.rport = a->port;
+	k.a6 = NULL;
 	if (s->flags & UST_SKF_BOUND) {
 		k.lport = s->lport;
 		if (!tcp_tuple_usable(stk, &k))
@@ -329,21 +412,39 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 		if (rc != 0)
 			return rc;
 	}
-	if (ust_tcp_hash_add(stk, &k, tp, UST_TCP_OBJ_SOCK) < 0)
+	return tcp_connect_start(stk, tp, &k);
+}
+
+/* The rest of a connect() to the 4-tuple @k, chosen and usable. */
+static int
+tcp_connect_start(struct ust_stack *stk, struct ust_tcp_sock *tp,
+		  const struct ust_tcp_key *k0)
+{
+	struct ust_tcp_stack *ts = stk->tcp;
+	struct ust_sock *s = &tp->base;
+	struct ust_tcp_key kk = *k0, *k = &kk;
+
+	if (k->a6 == NULL && tp->a6 != NULL) {
+		/* (an IPv6 attempt before, then IPv4: mapped) */
+		ust_tcp_slab_put(&ts->a6_slab, tp->a6);
+		tp->a6 = NULL;
+	}
+	if (ust_tcp_hash_add(stk, k, tp, UST_TCP_OBJ_SOCK) < 0)
 		return -EAGAIN;
 	ts->n_conns++;
-	s->laddr = k.laddr;
-	s->lport = k.lport;
-	s->raddr = k.raddr;
-	s->rport = k.rport;
+	s->laddr = k->laddr;
+	s->lport = k->lport;
+	s->raddr = k->raddr;
+	s->rport = k->rport;
 	s->flags |= UST_SKF_BOUND | UST_SKF_CONNECTED;
-	s->inet6 &= ~UST_SK6_LOCAL6;
+	if (k->a6 == NULL)
+		s->inet6 &= ~UST_SK6_LOCAL6;
 	s->so_error = 0;
 	/* a socket used before starts afresh */
 	ust_tcp_purge_queues(stk, tp, true);
 	tp->tflags &= TF_NODELAY | TF_KEEPALIVE | TF_QUICKACK | TF_PORT_REF;
-	tp->iss = ust_tcp_isn(stk, &k);
-	tp->ts_offset = ust_tcp_ts_offset(stk, &k);
+	tp->iss = ust_tcp_isn(stk, k);
+	tp->ts_offset = ust_tcp_ts_offset(stk, k);
 	tp->ts_recent = 0;
 	tp->snd_una = tp->iss;
 	tp->snd_nxt = tp->iss;
@@ -1539,7 +1640,7 @@ tcp_sock_recvfrom(struct ust_stack *stk, struct ust_sock *s, void *buf,
 	if (flags & MSG_TRUNC)
 		return -EOPNOTSUPP;
 	if (from != NULL)
-		ust_saddr_v4(from, s->raddr, s->rport);
+		tcp_peer_saddr(s, from);
 	return ust_tcp_recv(stk, s, buf, len, flags);
 }
 
@@ -1551,7 +1652,7 @@ tcp_sock_recv_burst(struct ust_stack *stk, struct ust_sock *s,
 	if (from != NULL) {
 		struct ust_saddr a;
 
-		ust_saddr_v4(&a, s->raddr, s->rport);
+		tcp_peer_saddr(s, &a);
 		ust_saddr_to(s, &a, from);
 	}
 	return ust_tcp_recv_burst(stk, s, pkts, n);

@@ -503,7 +503,21 @@ ust_tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp)
 	if (ts->n_tw < stk->conf.tcp.max_conns)
 		tw = ust_tcp_slab_get(&ts->tw_slab);
 	if (tw != NULL) {
+		struct ust_tcp_addr6 *a6 = NULL;
+
+		/* over IPv6 a copy of the addresses: the control block keeps
+		 * its own while a descriptor holds it */
+		if (tp->a6 != NULL) {
+			a6 = ust_tcp_slab_get(&ts->a6_slab);
+			if (a6 == NULL) {
+				ust_tcp_slab_put(&ts->tw_slab, tw);
+				tw = NULL;
+				goto no_tw;
+			}
+			*a6 = *tp->a6;
+		}
 		memset(tw, 0, sizeof(*tw));
+		tw->a6 = a6;
 		ust_timer_init(&tw->timer, UST_TT_TW);
 		tw->laddr = k.laddr;
 		tw->raddr = k.raddr;
@@ -516,7 +530,9 @@ ust_tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		tw->ts_recent = tp->ts_recent;
 		tw->ts_recent_ns = tp->ts_recent_ns;
 		tw->rcv_wnd = ust_tcp_window_field(tp);
+		k.a6 = a6;
 	}
+no_tw:
 	/* the control block leaves the hash; the entry takes its place */
 	ust_tcp_done(stk, tp);
 	if (tw == NULL) {
@@ -525,6 +541,8 @@ ust_tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp)
 		return;
 	}
 	if (ust_tcp_hash_add(stk, &k, tw, UST_TCP_OBJ_TW) < 0) {
+		if (tw->a6 != NULL)
+			ust_tcp_slab_put(&ts->a6_slab, tw->a6);
 		ust_tcp_slab_put(&ts->tw_slab, tw);
 		stk->mib[UST_MIB_TCPEXT_TCPTIMEWAITOVERFLOW]++;
 		return;
@@ -539,10 +557,13 @@ ust_tcp_enter_time_wait(struct ust_stack *stk, struct ust_tcp_sock *tp)
 void
 ust_tcp_tw_free(struct ust_stack *stk, struct ust_tcp_tw *tw)
 {
-	struct ust_tcp_key k = { tw->laddr, tw->raddr, tw->lport, tw->rport };
+	struct ust_tcp_key k = { tw->laddr, tw->raddr, tw->lport, tw->rport,
+				 tw->a6 };
 
 	ust_timer_cancel(&stk->tcp->wheel, &tw->timer);
 	ust_tcp_hash_del(stk, &k);
+	if (tw->a6 != NULL)
+		ust_tcp_slab_put(&stk->tcp->a6_slab, tw->a6);
 	stk->tcp->n_tw--;
 	ust_tcp_slab_put(&stk->tcp->tw_slab, tw);
 }
@@ -552,7 +573,8 @@ ust_tcp_tw_input(struct ust_stack *stk, struct ust_tcp_tw *tw,
 	     struct rte_mbuf *m, const struct ust_tcp_repr *th,
 	     uint32_t seg_len)
 {
-	struct ust_tcp_key k = { tw->laddr, tw->raddr, tw->lport, tw->rport };
+	struct ust_tcp_key k = { tw->laddr, tw->raddr, tw->lport, tw->rport,
+				 tw->a6 };
 	struct ust_tcp_opts o;
 
 	memset(&o, 0, sizeof(o));

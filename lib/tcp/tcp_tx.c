@@ -45,6 +45,7 @@
 #include "tcp_zc_private.h"
 
 #define FRAME_HDRS (RTE_ETHER_HDR_LEN + (uint32_t)sizeof(struct rte_ipv4_hdr))
+#define FRAME_HDRS6 (RTE_ETHER_HDR_LEN + (uint32_t)sizeof(struct rte_ipv6_hdr))
 /* mbufs per packet at most: beyond, the packet is built linear (Linux's
  * MAX_SKB_FRAGS is 17; NICs take 8 to 40 descriptors per packet) */
 #define UST_TCP_TX_MAX_SEGS 16
@@ -441,18 +442,20 @@ ust_tcp_seg_build(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	size_t hlen = UST_TCP_HDR_LEN +
 		ust_tcp_opts_len(&th->opts, (th->flags & UST_TCP_SYN) != 0);
 	rte_be32_t src = tp->base.laddr != 0 ? tp->base.laddr : stk->addr;
+	const struct ust_tcp_addr6 *a6 = tp->a6;
+	uint32_t frame_hdrs = a6 != NULL ? FRAME_HDRS6 : FRAME_HDRS;
 	uint32_t seq = tp->snd_buf_seq + payload_off;
 	struct rte_mbuf *m = NULL;
 	int kind = KIND_LINEAR;
 	bool zc = false;
 	uint8_t *p;
 
-	if (tp->copy_small > 0 && FRAME_HDRS + hlen + len <= tp->copy_small &&
+	if (tp->copy_small > 0 && frame_hdrs + hlen + len <= tp->copy_small &&
 	    stk->tcp->small_pool != NULL) {
 		m = rte_pktmbuf_alloc(stk->tcp->small_pool);
 		if (m != NULL) {
 			/* the frame from the buffer's first byte */
-			m->data_off = (uint16_t)FRAME_HDRS;
+			m->data_off = (uint16_t)frame_hdrs;
 			kind = KIND_SMALL;
 		} else {
 			stk->tcp->tx.small_fallback++;
@@ -484,15 +487,23 @@ ust_tcp_seg_build(struct ust_stack *stk, struct ust_tcp_sock *tp,
 		p = (uint8_t *)rte_pktmbuf_append(m, (uint16_t)hlen);
 		if (p == NULL || sndq_attach(stk, tp, m, payload_off, len) != 0)
 			goto fail;
-		ust_tcp_emit(p, hlen, th, src, tp->base.raddr, NULL, len,
-			     UST_WIRE_F_CSUM_OFFLOAD);
+		if (a6 != NULL)
+			ust_tcp6_emit(p, hlen, th, a6->local, a6->remote, NULL,
+				      len, UST_WIRE_F_CSUM_OFFLOAD);
+		else
+			ust_tcp_emit(p, hlen, th, src, tp->base.raddr, NULL,
+				     len, UST_WIRE_F_CSUM_OFFLOAD);
 		if (!offload) {
 			uint16_t sum = 0;
 
 			/* the payload pieces after the headers' buffer */
 			ust_mbuf_raw_cksum(m->next, 0, len, &sum);
-			ust_tcp_set_csum(p, hlen, src, tp->base.raddr, sum,
-					 len);
+			if (a6 != NULL)
+				ust_tcp6_set_csum(p, hlen, a6->local,
+						  a6->remote, sum, len);
+			else
+				ust_tcp_set_csum(p, hlen, src, tp->base.raddr,
+						 sum, len);
 		}
 	} else {
 		/* linear, or small: headers and payload in one buffer (the
@@ -503,8 +514,13 @@ ust_tcp_seg_build(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			goto fail;
 		if (len > 0)
 			sndq_copy(stk, tp, payload_off, len, p + hlen);
-		ust_tcp_emit(p, hlen, th, src, tp->base.raddr, p + hlen, len,
-			     offload ? UST_WIRE_F_CSUM_OFFLOAD : 0);
+		if (a6 != NULL)
+			ust_tcp6_emit(p, hlen, th, a6->local, a6->remote,
+				      p + hlen, len,
+				      offload ? UST_WIRE_F_CSUM_OFFLOAD : 0);
+		else
+			ust_tcp_emit(p, hlen, th, src, tp->base.raddr, p + hlen,
+				     len, offload ? UST_WIRE_F_CSUM_OFFLOAD : 0);
 	}
 	*ol_flags = 0;
 	if (offload) {

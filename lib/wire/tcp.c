@@ -6,7 +6,8 @@
  * TCP (RFC 9293): parse a segment's header and options with strict bounds,
  * emit a header with its options and checksum. Options: end of list, no-op,
  * MSS (RFC 9293 3.2), window scale and timestamps (RFC 7323), SACK-permitted
- * and SACK (RFC 2018).
+ * and SACK (RFC 2018). Over IPv4 (ust_tcp_*) and IPv6 (ust_tcp6_*), which
+ * differ only in the pseudo-header of the checksum.
  */
 
 #include <string.h>
@@ -96,9 +97,24 @@ tcp_parse_options(const uint8_t *p, size_t len, struct ust_tcp_opts *o)
 	return UST_WIRE_OK;
 }
 
-int
-ust_tcp_parse(const void *buf, size_t len, rte_be32_t src, rte_be32_t dst,
-	      int flags, struct ust_tcp_repr *r)
+/* The pseudo-header's sum for a segment of @len bytes: IPv4's (RFC 9293
+ * 3.1) from the addresses @src and @dst point to (4 bytes each), or with
+ * @v6 IPv6's (RFC 8200 8.1, 16 bytes each). */
+static uint16_t
+tcp_phdr_sum(const void *src, const void *dst, bool v6, uint32_t len)
+{
+	rte_be32_t s4, d4;
+
+	if (v6)
+		return ust_ipv6_phdr_sum(src, dst, IPPROTO_TCP, len);
+	memcpy(&s4, src, sizeof(s4));
+	memcpy(&d4, dst, sizeof(d4));
+	return ust_ipv4_phdr_sum(s4, d4, IPPROTO_TCP, (uint16_t)len);
+}
+
+static int
+tcp_parse(const void *buf, size_t len, const void *src, const void *dst,
+	  bool v6, int flags, struct ust_tcp_repr *r)
 {
 	const uint8_t *p = buf;
 	size_t hlen;
@@ -113,7 +129,7 @@ ust_tcp_parse(const void *buf, size_t len, rte_be32_t src, rte_be32_t dst,
 	if (!(flags & UST_WIRE_F_NO_CSUM)) {
 		uint32_t sum = rte_raw_cksum(p, len);
 
-		sum += ust_ipv4_phdr_sum(src, dst, IPPROTO_TCP, (uint16_t)len);
+		sum += tcp_phdr_sum(src, dst, v6, (uint32_t)len);
 		sum = (sum & 0xffff) + (sum >> 16);
 		sum = (sum & 0xffff) + (sum >> 16);
 		if (sum != 0xffff)
@@ -225,9 +241,14 @@ tcp_emit_options(uint8_t *p, const struct ust_tcp_opts *o, bool syn)
 	return i;
 }
 
-size_t
-ust_tcp_emit(void *buf, size_t len, struct ust_tcp_repr *r, rte_be32_t src,
-	     rte_be32_t dst, const void *payload, size_t plen, int flags)
+static void tcp_set_csum(void *hdr, size_t hlen, const void *src,
+			 const void *dst, bool v6, uint32_t payload_sum,
+			 size_t plen);
+
+static size_t
+tcp_emit(void *buf, size_t len, struct ust_tcp_repr *r, const void *src,
+	 const void *dst, bool v6, const void *payload, size_t plen,
+	 int flags)
 {
 	uint8_t *p = buf;
 	bool syn = (r->flags & UST_TCP_SYN) != 0;
@@ -247,20 +268,20 @@ ust_tcp_emit(void *buf, size_t len, struct ust_tcp_repr *r, rte_be32_t src,
 	tcp_emit_options(p + UST_TCP_HDR_LEN, &r->opts, syn);
 	r->hdr_len = (uint8_t)hlen;
 	if (flags & UST_WIRE_F_CSUM_OFFLOAD) {
-		uint16_t ck = ust_ipv4_phdr_sum(src, dst, IPPROTO_TCP,
-						(uint16_t)(hlen + plen));
+		uint16_t ck = tcp_phdr_sum(src, dst, v6,
+					   (uint32_t)(hlen + plen));
 
 		memcpy(p + 16, &ck, sizeof(ck));
 	} else {
-		ust_tcp_set_csum(p, hlen, src, dst,
-				 plen ? rte_raw_cksum(payload, plen) : 0, plen);
+		tcp_set_csum(p, hlen, src, dst, v6,
+			     plen ? rte_raw_cksum(payload, plen) : 0, plen);
 	}
 	return hlen;
 }
 
-void
-ust_tcp_set_csum(void *hdr, size_t hlen, rte_be32_t src, rte_be32_t dst,
-		 uint32_t payload_sum, size_t plen)
+static void
+tcp_set_csum(void *hdr, size_t hlen, const void *src, const void *dst,
+	     bool v6, uint32_t payload_sum, size_t plen)
 {
 	uint8_t *p = hdr;
 	uint32_t sum;
@@ -271,9 +292,54 @@ ust_tcp_set_csum(void *hdr, size_t hlen, rte_be32_t src, rte_be32_t dst,
 	/* a payload sum starting at an even offset (hlen is a multiple of 4)
 	 * adds to the header's as it is */
 	sum = rte_raw_cksum(p, hlen) + payload_sum;
-	sum += ust_ipv4_phdr_sum(src, dst, IPPROTO_TCP, (uint16_t)(hlen + plen));
+	sum += tcp_phdr_sum(src, dst, v6, (uint32_t)(hlen + plen));
 	sum = (sum & 0xffff) + (sum >> 16);
 	sum = (sum & 0xffff) + (sum >> 16);
 	ck = (uint16_t)~sum;
 	memcpy(p + 16, &ck, sizeof(ck));
+}
+
+/* ---- the wrappers of each family ---- */
+
+int
+ust_tcp_parse(const void *buf, size_t len, rte_be32_t src, rte_be32_t dst,
+	      int flags, struct ust_tcp_repr *r)
+{
+	return tcp_parse(buf, len, &src, &dst, false, flags, r);
+}
+
+int
+ust_tcp6_parse(const void *buf, size_t len, const uint8_t *src,
+	       const uint8_t *dst, int flags, struct ust_tcp_repr *r)
+{
+	return tcp_parse(buf, len, src, dst, true, flags, r);
+}
+
+size_t
+ust_tcp_emit(void *buf, size_t len, struct ust_tcp_repr *r, rte_be32_t src,
+	     rte_be32_t dst, const void *payload, size_t plen, int flags)
+{
+	return tcp_emit(buf, len, r, &src, &dst, false, payload, plen, flags);
+}
+
+size_t
+ust_tcp6_emit(void *buf, size_t len, struct ust_tcp_repr *r,
+	      const uint8_t *src, const uint8_t *dst, const void *payload,
+	      size_t plen, int flags)
+{
+	return tcp_emit(buf, len, r, src, dst, true, payload, plen, flags);
+}
+
+void
+ust_tcp_set_csum(void *hdr, size_t hlen, rte_be32_t src, rte_be32_t dst,
+		 uint32_t payload_sum, size_t plen)
+{
+	tcp_set_csum(hdr, hlen, &src, &dst, false, payload_sum, plen);
+}
+
+void
+ust_tcp6_set_csum(void *hdr, size_t hlen, const uint8_t *src,
+		  const uint8_t *dst, uint32_t payload_sum, size_t plen)
+{
+	tcp_set_csum(hdr, hlen, src, dst, true, payload_sum, plen);
 }

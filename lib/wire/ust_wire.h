@@ -619,6 +619,16 @@ size_t ust_tcp_emit(void *buf, size_t len, struct ust_tcp_repr *r,
 void ust_tcp_set_csum(void *hdr, size_t hdr_len, rte_be32_t src,
 		      rte_be32_t dst, uint32_t payload_sum, size_t plen);
 
+/** The same three over IPv6: the checksum over IPv6's pseudo-header (RFC
+ *  8200 8.1), @p src and @p dst 16 bytes each; the rest as above. */
+int ust_tcp6_parse(const void *buf, size_t len, const uint8_t *src,
+		   const uint8_t *dst, int flags, struct ust_tcp_repr *r);
+size_t ust_tcp6_emit(void *buf, size_t len, struct ust_tcp_repr *r,
+		     const uint8_t *src, const uint8_t *dst,
+		     const void *payload, size_t plen, int flags);
+void ust_tcp6_set_csum(void *hdr, size_t hdr_len, const uint8_t *src,
+		       const uint8_t *dst, uint32_t payload_sum, size_t plen);
+
 #ifdef __cplusplus
 }
 #endif

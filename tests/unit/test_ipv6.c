@@ -1432,6 +1432,208 @@ test_udp6_errors(void)
 	return ut_teardown(stk, &nif, pool);
 }
 
+/* ---- TCP over IPv6 ---- */
+
+/* A TCP segment from @src to @dst with a right checksum. */
+static struct rte_mbuf *
+tcp6_frame(const uint8_t *src, const uint8_t *dst, uint16_t sport,
+	   uint16_t dport, uint8_t flags, uint32_t seq, uint32_t ack,
+	   uint16_t mss, const void *pl, uint16_t len)
+{
+	uint8_t buf[2048];
+	struct ust_tcp_repr th;
+	size_t h;
+
+	memset(&th, 0, sizeof(th));
+	th.src_port = sport;
+	th.dst_port = dport;
+	th.seq = seq;
+	th.ack = ack;
+	th.flags = flags;
+	th.window = 65535;
+	if (mss != 0) {
+		th.opts.has = UST_TCPOPT_MSS;
+		th.opts.mss = mss;
+	}
+	h = UST_TCP_HDR_LEN + ust_tcp_opts_len(&th.opts,
+					       (flags & UST_TCP_SYN) != 0);
+	memcpy(buf + h, pl, len);
+	if (ust_tcp6_emit(buf, sizeof(buf), &th, src, dst, buf + h, len,
+			  0) != h)
+		abort();
+	return frame6(NULL, src, dst, IPPROTO_TCP, 64, buf,
+		      (uint16_t)(h + len));
+}
+
+/* The oldest TX frame if it is TCP over IPv6 (others before it freed),
+ * its checksum verified: the header into @th, the payload into @pl (its
+ * length returned), the IPv6 packet into @raw when not NULL; -1 if
+ * none. */
+static int
+pop_tcp6(struct ust_ipv6_repr *ip6, struct ust_tcp_repr *th, uint8_t *pl,
+	 uint8_t *raw)
+{
+	struct rte_mbuf *m;
+
+	while ((m = ut_tx_pop(&nif)) != NULL) {
+		static uint8_t buf[2048];
+		const uint8_t *p;
+		struct ust_eth_repr e;
+		int n;
+
+		p = rte_pktmbuf_read(m, 0, RTE_MIN(m->pkt_len,
+						   (uint32_t)sizeof(buf)), buf);
+		if (ust_eth_parse(p, m->pkt_len, &e) != UST_WIRE_OK ||
+		    e.ethertype != RTE_ETHER_TYPE_IPV6 ||
+		    ust_ipv6_parse(p + 14, m->pkt_len - 14, m->pkt_len - 14,
+				   ip6) != UST_WIRE_OK ||
+		    ip6->next_header != IPPROTO_TCP) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		if (ust_tcp6_parse(p + 54, ip6->payload_len, ip6->src,
+				   ip6->dst, 0, th) != UST_WIRE_OK) {
+			rte_pktmbuf_free(m);
+			return -1;
+		}
+		n = ip6->payload_len - th->hdr_len;
+		memcpy(pl, p + 54 + th->hdr_len, (size_t)n);
+		if (raw != NULL)
+			memcpy(raw, p + 14, 40u + ip6->payload_len);
+		rte_pktmbuf_free(m);
+		return n;
+	}
+	return -1;
+}
+
+/* A dual-stack listener on [::]:80 takes a connection over IPv6: the
+ * SYN-ACK announces IPv6's MSS (1500 - 60) with a right checksum, the
+ * handshake's ACK carries data, accept() reports the IPv6 peer, data goes
+ * back; ICMPv6 packet too big about our data lowers the path MTU; a SYN
+ * to a closed port gets an RST over IPv6; an AF_INET listener takes no
+ * IPv6 SYN; connect() over IPv6 sends a SYN from our address. */
+static int
+test_tcp6(void)
+{
+	struct ust_stack *stk = ready_stack();
+	struct sockaddr_in6 any = sin6_of(NULL, 80), name, peer = sin6_of(PEER6, 9000);
+	struct sockaddr_in sin = { .sin_family = AF_INET };
+	uint8_t pl[2048], raw[2048];
+	struct ust_ipv6_repr ip6;
+	struct ust_tcp_repr th;
+	struct ust_icmp6_repr ic;
+	uint32_t iss;
+	socklen_t fl;
+	int ls, sd, ls4, cs;
+
+	UT_ASSERT(stk != NULL);
+	ut_inject(stk, nd_msg(UST_ICMP6_ND_NS, PEER6, OUR6, OUR6, 0, true),
+		  MS);
+	ut_tx_drain(&nif);
+	ls = ust_socket(stk, AF_INET6, SOCK_STREAM, 0);
+	UT_ASSERT(ls >= 0);
+	UT_EQ(ust_bind(stk, ls, (struct sockaddr *)&any, sizeof(any)), 0);
+	UT_EQ(ust_listen(stk, ls, 8), 0);
+	/* the handshake */
+	ut_inject(stk, tcp6_frame(PEER6, OUR6, 40000, 80, UST_TCP_SYN, 1000, 0,
+				  1460, NULL, 0), 2 * MS);
+	UT_EQ(pop_tcp6(&ip6, &th, pl, NULL), 0);
+	UT_EQ(memcmp(ip6.src, OUR6, 16), 0);
+	UT_EQ(memcmp(ip6.dst, PEER6, 16), 0);
+	UT_EQ(th.flags, UST_TCP_SYN | UST_TCP_ACK);
+	UT_EQ(th.src_port, 80);
+	UT_EQ(th.dst_port, 40000);
+	UT_EQ(th.ack, 1001);
+	UT_ASSERT(th.opts.has & UST_TCPOPT_MSS);
+	UT_EQ(th.opts.mss, 1440);
+	iss = th.seq;
+	ut_inject(stk, tcp6_frame(PEER6, OUR6, 40000, 80,
+				  UST_TCP_ACK | UST_TCP_PSH, 1001, iss + 1, 0,
+				  "hello", 5), 3 * MS);
+	fl = sizeof(name);
+	sd = ust_accept(stk, ls, (struct sockaddr *)&name, &fl);
+	UT_ASSERT(sd >= 0);
+	UT_EQ(fl, sizeof(name));
+	UT_EQ(name.sin6_family, AF_INET6);
+	UT_EQ(memcmp(name.sin6_addr.s6_addr, PEER6, 16), 0);
+	UT_EQ(rte_be_to_cpu_16(name.sin6_port), 40000);
+	fl = sizeof(name);
+	UT_EQ(ust_getsockname(stk, sd, (struct sockaddr *)&name, &fl), 0);
+	UT_EQ(memcmp(name.sin6_addr.s6_addr, OUR6, 16), 0);
+	UT_EQ(rte_be_to_cpu_16(name.sin6_port), 80);
+	UT_EQ(ust_recv(stk, sd, pl, sizeof(pl), 0), 5);
+	UT_EQ(memcmp(pl, "hello", 5), 0);
+	ut_tx_drain(&nif);
+	UT_EQ(ust_send(stk, sd, "world", 5, 0), 5);
+	ust_stack_flush(stk);
+	UT_EQ(pop_tcp6(&ip6, &th, pl, raw), 5);
+	UT_EQ(memcmp(pl, "world", 5), 0);
+	UT_EQ(th.seq, iss + 1);
+	UT_EQ(th.ack, 1006);
+	/* packet too big, quoting that segment: the path MTU goes down */
+	memset(&ic, 0, sizeof(ic));
+	ic.type = UST_ICMP6_PKT_TOO_BIG;
+	ic.param = 1280;
+	ic.data = raw;
+	ic.data_len = 40 + 20 + 5;
+	ut_inject(stk, icmp6_frame(NULL, FAR6, OUR6, 64, &ic), 4 * MS);
+	UT_EQ(ut_mib(stk, UST_MIB_TCPEXT_TCPICMPPMTUREDUCED), 1);
+	{
+		int mtu = 0;
+		socklen_t ml = sizeof(mtu);
+
+		UT_EQ(ust_getsockopt(stk, sd, IPPROTO_IP, IP_MTU, &mtu, &ml),
+		      0);
+		UT_EQ(mtu, 1280);
+	}
+	/* a closed port: RST */
+	ut_tx_drain(&nif);
+	ut_inject(stk, tcp6_frame(PEER6, OUR6, 40001, 81, UST_TCP_SYN, 5, 0,
+				  1460, NULL, 0), 5 * MS);
+	UT_EQ(pop_tcp6(&ip6, &th, pl, NULL), 0);
+	UT_EQ(th.flags, UST_TCP_RST | UST_TCP_ACK);
+	UT_EQ(th.ack, 6);
+	UT_EQ(memcmp(ip6.dst, PEER6, 16), 0);
+	/* an AF_INET listener takes no IPv6 SYN: RST too */
+	ls4 = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
+	UT_ASSERT(ls4 >= 0);
+	sin.sin_port = rte_cpu_to_be_16(82);
+	UT_EQ(ust_bind(stk, ls4, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	UT_EQ(ust_listen(stk, ls4, 8), 0);
+	ut_inject(stk, tcp6_frame(PEER6, OUR6, 40002, 82, UST_TCP_SYN, 5, 0,
+				  1460, NULL, 0), 6 * MS);
+	UT_EQ(pop_tcp6(&ip6, &th, pl, NULL), 0);
+	UT_EQ(th.flags, UST_TCP_RST | UST_TCP_ACK);
+	/* an active open over IPv6 */
+	cs = ust_socket(stk, AF_INET6, SOCK_STREAM, 0);
+	UT_ASSERT(cs >= 0);
+	UT_EQ(ust_connect(stk, cs, (struct sockaddr *)&peer, sizeof(peer)),
+	      -EINPROGRESS);
+	ust_stack_flush(stk);
+	UT_EQ(pop_tcp6(&ip6, &th, pl, NULL), 0);
+	UT_EQ(th.flags, UST_TCP_SYN);
+	UT_EQ(th.dst_port, 9000);
+	UT_EQ(th.opts.mss, 1440);
+	UT_EQ(memcmp(ip6.src, OUR6, 16), 0);
+	ut_inject(stk, tcp6_frame(PEER6, OUR6, 9000, th.src_port,
+				  UST_TCP_SYN | UST_TCP_ACK, 7000, th.seq + 1,
+				  1400, NULL, 0), 7 * MS);
+	UT_EQ(pop_tcp6(&ip6, &th, pl, NULL), 0);
+	UT_EQ(th.flags, UST_TCP_ACK);
+	UT_EQ(th.ack, 7001);
+	fl = sizeof(name);
+	UT_EQ(ust_getpeername(stk, cs, (struct sockaddr *)&name, &fl), 0);
+	UT_EQ(memcmp(name.sin6_addr.s6_addr, PEER6, 16), 0);
+	UT_EQ(ut_mib(stk, UST_MIB_TCP_CURRESTAB), 2);
+	UT_EQ(ust_close(stk, cs), 0);
+	UT_EQ(ust_close(stk, sd), 0);
+	UT_EQ(ust_close(stk, ls), 0);
+	UT_EQ(ust_close(stk, ls4), 0);
+	ust_stack_flush(stk);
+	ut_tx_drain(&nif);
+	return ut_teardown(stk, &nif, pool);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1449,6 +1651,7 @@ main(int argc, char **argv)
 		{ "UDP over IPv6, dual-stack", test_udp6_dual },
 		{ "UDP IPV6_V6ONLY and families", test_udp6_v6only },
 		{ "UDP over IPv6: filters and errors", test_udp6_errors },
+		{ "TCP over IPv6", test_tcp6 },
 	};
 
 	(void)argc;
