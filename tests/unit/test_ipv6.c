@@ -1457,7 +1457,8 @@ tcp6_frame(const uint8_t *src, const uint8_t *dst, uint16_t sport,
 	}
 	h = UST_TCP_HDR_LEN + ust_tcp_opts_len(&th.opts,
 					       (flags & UST_TCP_SYN) != 0);
-	memcpy(buf + h, pl, len);
+	if (len > 0)
+		memcpy(buf + h, pl, len);
 	if (ust_tcp6_emit(buf, sizeof(buf), &th, src, dst, buf + h, len,
 			  0) != h)
 		abort();
