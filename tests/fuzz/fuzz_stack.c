@@ -743,7 +743,11 @@ check_invariants(void)
 	/* the connection table: its counters, CurrEstab, every control block,
 	 * and the memory of those the application closed or has not accepted
 	 * (the others are in the descriptor table) */
-	while (rte_hash_iterate(ts->conns, &key, &data, &iter) >= 0) {
+	for (int t6 = 0; t6 < 2; t6++) {
+	struct rte_hash *h = t6 ? ts->conns6 : ts->conns;
+
+	iter = 0;
+	while (h != NULL && rte_hash_iterate(h, &key, &data, &iter) >= 0) {
 		struct ust_tcp_sock *tp;
 
 		switch (tcp_obj_kind(data)) {
@@ -765,15 +769,27 @@ check_invariants(void)
 		armed += tp->rtx_timer.armed + tp->delack_timer.armed;
 		CHECK(tp->state != UST_TCP_CLOSED &&
 		      tp->state != UST_TCP_LISTEN);
-		CHECK(memcmp(key, &(struct ust_tcp_key){ tp->base.laddr,
-			     tp->base.raddr, tp->base.lport, tp->base.rport },
-			     sizeof(struct ust_tcp_key)) == 0);
+		/* its key: IPv4's 12 bytes, or IPv6's addresses and ports */
+		CHECK((tp->a6 != NULL) == (t6 != 0));
+		if (tp->a6 == NULL) {
+			CHECK(memcmp(key, &(struct ust_tcp_key){
+				     tp->base.laddr, tp->base.raddr,
+				     tp->base.lport, tp->base.rport, NULL },
+				     UST_TCP_KEY4_LEN) == 0);
+		} else {
+			const uint8_t *k6 = key;
+
+			CHECK(memcmp(k6, tp->a6, 32) == 0 &&
+			      memcmp(k6 + 32, &tp->base.lport, 2) == 0 &&
+			      memcmp(k6 + 34, &tp->base.rport, 2) == 0);
+		}
 		if (tp->state == UST_TCP_ESTABLISHED ||
 		    tp->state == UST_TCP_CLOSE_WAIT)
 			estab++;
 		check_tp(tp);
 		if (tp->tflags & TF_ORPHAN)
 			mem += tp_mem(tp);
+	}
 	}
 	CHECK(n_sock == ts->n_conns && n_req == ts->n_req && n_tw == ts->n_tw,
 	      "table %u/%u/%u, counters %u/%u/%u", n_sock, n_req, n_tw,
@@ -1507,15 +1523,13 @@ setup(void)
 /* The first tick at which a timer of the connection table fires; 0 when
  * none is armed. */
 static uint64_t
-next_expiry(void)
+next_expiry_in(const struct rte_hash *h, uint64_t first)
 {
-	struct ust_tcp_stack *ts = stk->tcp;
-	uint64_t first = 0;
 	uint32_t iter = 0;
 	const void *key;
 	void *data;
 
-	while (rte_hash_iterate(ts->conns, &key, &data, &iter) >= 0) {
+	while (h != NULL && rte_hash_iterate(h, &key, &data, &iter) >= 0) {
 		void *obj = tcp_obj_ptr(data);
 		const struct ust_timer *t[2] = { NULL, NULL };
 		unsigned int i;
@@ -1538,6 +1552,15 @@ next_expiry(void)
 				first = t[i]->expire;
 	}
 	return first;
+}
+
+/* the earliest timer of a connection table's entries, IPv4's and IPv6's */
+static uint64_t
+next_expiry(void)
+{
+	struct ust_tcp_stack *ts = stk->tcp;
+
+	return next_expiry_in(ts->conns6, next_expiry_in(ts->conns, 0));
 }
 
 /* Close everything; the peer is silent from now on and the clock runs
