@@ -96,7 +96,7 @@ expect "--stream $work/none" "$echo_bin" $A $cli --proto tcp --stream "$work/non
 expect "--keepalive: not an option of mode udp-server" "$echo_bin" $A --keepalive 5
 expect "--peer: not an option of mode udp-server" "$echo_bin" $A --peer 198.18.0.1
 expect "--peer 2001:2::1: IPv6 is off (no --addr6, no [ip6])" "$echo_bin" $A --mode client --peer 2001:2::1
-expect "--peer 2001:2::1: the TCP client is IPv4 only (its server is dual-stack)" "$echo_bin" $A --addr6 2001:2::2/64 --mode client --proto tcp --peer 2001:2::1
+expect "--peer 2001:2::1: the TCP client over IPv6 runs on one stack (--nb-cores 1)" "$echo_bin" $A --addr6 2001:2::2/64 --mode client --proto tcp --peer 2001:2::1 --nb-cores 2
 expect "--peer 2001:2::1::5: expected A.B.C.D or an IPv6 address" "$echo_bin" $A --mode client --peer 2001:2::1::5
 expect "--size: not an option of mode udp-server" "$echo_bin" $A --size 64
 expect "--duration: not an option of mode tcp-server" "$echo_bin" $A --proto tcp --duration 2

@@ -18,6 +18,7 @@
 #include <rte_common.h>
 
 #include "app_common.h"
+#include "ust_socket.h"
 
 #define PROG "ust-echo"
 #define MAX_FLOWS 4096
@@ -127,7 +128,7 @@ struct echo_worker {
 	uint16_t nb;             /* stacks */
 	unsigned int lcore;
 	rte_be32_t peer;         /* a client's server */
-	bool peer_is6;           /* ... an IPv6 one (udp-client) */
+	bool peer_is6;           /* ... an IPv6 one */
 	uint8_t peer6[16];
 	bool ip6;                /* IPv6 on: UDP servers are dual-stack */
 	uint32_t nflows;         /* clients: flows k with k % nb == idx */
@@ -180,6 +181,16 @@ struct echo_mode {
 	const char *summary;     /* for --help */
 	echo_run_t run;
 };
+
+/* A client's server address (w->peer or w->peer6, port --port) into @to;
+ * returns its length. */
+socklen_t echo_peer_addr(const struct echo_worker *w, union ust_sockaddr *to);
+
+/* ust_connect() of @sd to @to, polling the stack while the source address
+ * is not usable yet (EADDRNOTAVAIL: IPv6's duplicate address detection at
+ * start, up to 10 s); returns ust_connect()'s last result. */
+int echo_connect(struct echo_worker *w, int sd, const union ust_sockaddr *to,
+		 socklen_t tolen);
 
 int run_tcp_server(struct echo_worker *w);
 int run_tcp_client(struct echo_worker *w);

@@ -365,20 +365,21 @@ client_error(struct client_result *res, int err)
 
 static void
 cflow_open(const struct opts *o, struct ust_stack *stk, int ep,
-	   struct cflow *x, uint32_t f, const struct sockaddr_in *to,
-	   struct client_result *res)
+	   struct cflow *x, uint32_t f, const union ust_sockaddr *to,
+	   socklen_t tolen, struct echo_worker *w, struct client_result *res)
 {
 	int rc;
 
-	x->sd = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
+	x->sd = ust_socket(stk, to->sa.sa_family, SOCK_STREAM, 0);
 	if (x->sd < 0)
 		app_usage_error(PROG, "flow %u: socket: %s (raise [stack] "
 				"max_sockets)", f, strerror(-x->sd));
 	app_set_int(stk, x->sd, IPPROTO_TCP, TCP_NODELAY, 1);
 	set_bufs(o, stk, x->sd);
-	rc = ust_connect(stk, x->sd, (const struct sockaddr *)to, sizeof(*to));
+	rc = echo_connect(w, x->sd, to, tolen);
 	if (rc != -EINPROGRESS) {
-		if (rc == -ENETUNREACH || rc == -EINVAL)
+		if (rc == -ENETUNREACH || rc == -EINVAL ||
+		    rc == -EAFNOSUPPORT)
 			app_usage_error(PROG, "--peer %s: %s", o->peer,
 					strerror(-rc));
 		client_error(res, -rc);
@@ -496,8 +497,8 @@ run_tcp_client(struct echo_worker *w)
 	struct client_result *res = &w->res.cli;
 	uint8_t *req = w->buf;
 	struct ust_stack *stk = w->stk;
-	rte_be32_t peer = w->peer;
-	struct sockaddr_in to = { .sin_family = AF_INET };
+	union ust_sockaddr to;
+	socklen_t tolen;
 	uint64_t start, measure_from, end;
 	uint64_t period = (uint64_t)o->stats_period * 1000000000u, next_stats;
 	struct cflow *fl;
@@ -509,8 +510,7 @@ run_tcp_client(struct echo_worker *w)
 	fl = calloc(w->nflows, sizeof(*fl));
 	if (fl == NULL)
 		app_usage_error(PROG, "out of memory for %u flows", w->nflows);
-	to.sin_addr.s_addr = peer;
-	to.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
+	tolen = echo_peer_addr(w, &to);
 	ep = app_epoll_create(PROG, stk);
 	memset(req, 0xa5, MAX_TCP_SIZE);
 	app_hist_init(&res->lat);
@@ -521,7 +521,7 @@ run_tcp_client(struct echo_worker *w)
 	next_stats = start + period;
 	for (f = 0; f < w->nflows; f++) {
 		fl[f].sd = -1;
-		cflow_open(o, stk, ep, &fl[f], f, &to, res);
+		cflow_open(o, stk, ep, &fl[f], f, &to, tolen, w, res);
 	}
 	while (!quit) {
 		struct ust_epoll_event evs[64];
@@ -551,7 +551,8 @@ run_tcp_client(struct echo_worker *w)
 
 			if (x->st == C_IDLE) {
 				if (now >= x->retry_ns)
-					cflow_open(o, stk, ep, x, f, &to, res);
+					cflow_open(o, stk, ep, x, f, &to,
+						   tolen, w, res);
 				continue;
 			}
 			if (x->st != C_SEND)
@@ -629,8 +630,8 @@ run_tcp_stream(struct echo_worker *w)
 	uint8_t *buf = w->buf, *in = w->in, *pat = NULL;
 	const uint8_t *data = buf;
 	struct ust_stack *stk = w->stk;
-	rte_be32_t peer = w->peer;
-	struct sockaddr_in to = { .sin_family = AF_INET };
+	union ust_sockaddr to;
+	socklen_t tolen;
 	FILE *src = NULL, *out = NULL;
 	uint64_t total = o->bulk, start = 0, t_end;
 	size_t have = 0, off = 0;
@@ -655,12 +656,11 @@ run_tcp_stream(struct echo_worker *w)
 			app_usage_error(PROG, "--stream-out %s: %s",
 					o->stream_out, strerror(errno));
 	}
-	to.sin_addr.s_addr = peer;
-	to.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
-	sd = ust_socket(stk, AF_INET, SOCK_STREAM, 0);
+	tolen = echo_peer_addr(w, &to);
+	sd = ust_socket(stk, to.sa.sa_family, SOCK_STREAM, 0);
 	set_bufs(o, stk, sd);
 	echo_ready(w);
-	rc = ust_connect(stk, sd, (struct sockaddr *)&to, sizeof(to));
+	rc = echo_connect(w, sd, &to, tolen);
 	if (rc != -EINPROGRESS)
 		app_usage_error(PROG, "--peer %s: %s", o->peer, strerror(-rc));
 	/* the whole transfer must end within --duration */

@@ -139,7 +139,8 @@ usage(void)
 "  --addr6 ADDR/N         IPv6 on, with this global address and prefix\n"
 "                         ([ip6] addr; a link-local one is formed from the\n"
 "                         MAC): the stack answers ping6 and Neighbour\n"
-"                         Discovery; UDP and TCP stay IPv4 for now\n"
+"                         Discovery; servers are dual-stack, clients reach\n"
+"                         an IPv6 --peer\n"
 "  --gateway6 ADDR        IPv6 default router ([ip6] gateway; else from\n"
 "                         router advertisements)\n"
 "  --port N               port served, or the server's (default: 7)\n"
@@ -151,8 +152,9 @@ usage(void)
 "                         clients put flow k on stack k %% N. The EAL list\n"
 "                         needs N lcores and the port N queue pairs, else\n"
 "                         exit status 2 (see \"Several lcores\" below)\n"
-"  --peer ADDR            clients: the server's address, A.B.C.D or (UDP,\n"
-"                         with --addr6) an IPv6 one (required)\n"
+"  --peer ADDR            clients: the server's address, A.B.C.D or (with\n"
+"                         --addr6) an IPv6 one (required; TCP over IPv6:\n"
+"                         one stack)\n"
 "  --size BYTES           udp-client, tcp-client: request size, 1-65507\n"
 "                         for UDP (above the MTU's 1472: IPv4 fragments),\n"
 "                         1-65536 for TCP (default: 64);\n"
@@ -625,15 +627,46 @@ build_config(const struct opts *o, struct ust_config *cfg, rte_be32_t *peer,
 		if (ust_parse_ipv6(o->peer, peer6) != 0)
 			app_usage_error(PROG, "--peer %s: expected A.B.C.D or "
 					"an IPv6 address", o->peer);
-		if (o->tcp)
-			app_usage_error(PROG, "--peer %s: the TCP client is "
-					"IPv4 only (its server is dual-stack)",
-					o->peer);
 		if (!cfg->stack.ip6.enable)
 			app_usage_error(PROG, "--peer %s: IPv6 is off (no "
 					"--addr6, no [ip6])", o->peer);
 		*peer_is6 = true;
 	}
+}
+
+socklen_t
+echo_peer_addr(const struct echo_worker *w, union ust_sockaddr *to)
+{
+	uint16_t port = rte_cpu_to_be_16((uint16_t)w->o->port);
+
+	memset(to, 0, sizeof(*to));
+	if (w->peer_is6) {
+		to->sin6.sin6_family = AF_INET6;
+		memcpy(to->sin6.sin6_addr.s6_addr, w->peer6, 16);
+		to->sin6.sin6_port = port;
+		return sizeof(to->sin6);
+	}
+	to->sin.sin_family = AF_INET;
+	to->sin.sin_addr.s_addr = w->peer;
+	to->sin.sin_port = port;
+	return sizeof(to->sin);
+}
+
+int
+echo_connect(struct echo_worker *w, int sd, const union ust_sockaddr *to,
+	     socklen_t tolen)
+{
+	uint64_t t0 = ust_clock_ns();
+	int rc = ust_connect(w->stk, sd, &to->sa, tolen);
+
+	/* an IPv6 source is usable once duplicate address detection is
+	 * over (about a second after start): poll until then */
+	while (rc == -EADDRNOTAVAIL && !quit &&
+	       ust_clock_ns() - t0 < 10 * 1000000000ull) {
+		ust_stack_poll(w->stk, ust_clock_ns());
+		rc = ust_connect(w->stk, sd, &to->sa, tolen);
+	}
+	return rc;
 }
 
 void
@@ -753,10 +786,8 @@ run_client(struct echo_worker *w)
 	const struct opts *o = w->o;
 	struct client_result *res = &w->res.cli;
 	struct ust_stack *stk = w->stk;
-	rte_be32_t peer = w->peer;
 	union ust_sockaddr to;
 	socklen_t tolen;
-	uint64_t t0;
 	struct flow *fl;
 	uint8_t req[MAX_UDP_SIZE], rsp[MAX_UDP_SIZE + 1];
 	uint64_t start, measure_from, end, tmo = (uint64_t)o->timeout_ms * 1000000;
@@ -768,18 +799,7 @@ run_client(struct echo_worker *w)
 	fl = calloc(w->nflows, sizeof(*fl));
 	if (fl == NULL)
 		app_usage_error(PROG, "out of memory for %u flows", w->nflows);
-	memset(&to, 0, sizeof(to));
-	if (w->peer_is6) {
-		to.sin6.sin6_family = AF_INET6;
-		memcpy(to.sin6.sin6_addr.s6_addr, w->peer6, 16);
-		to.sin6.sin6_port = rte_cpu_to_be_16((uint16_t)o->port);
-		tolen = sizeof(to.sin6);
-	} else {
-		to.sin.sin_family = AF_INET;
-		to.sin.sin_addr.s_addr = peer;
-		to.sin.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
-		tolen = sizeof(to.sin);
-	}
+	tolen = echo_peer_addr(w, &to);
 	ep = app_epoll_create(PROG, stk);
 	for (f = 0; f < w->nflows; f++) {
 		struct ust_epoll_event ev = { .events = UST_EPOLLIN,
@@ -791,14 +811,7 @@ run_client(struct echo_worker *w)
 			app_usage_error(PROG, "flow %u: socket: %s (raise "
 					"[stack] max_sockets)", f,
 					strerror(-fl[f].sd));
-		rc = ust_connect(stk, fl[f].sd, &to.sa, tolen);
-		/* an IPv6 source is usable once duplicate address detection
-		 * is over (about a second after start): poll until then */
-		for (t0 = ust_clock_ns(); rc == -EADDRNOTAVAIL && !quit &&
-		     ust_clock_ns() - t0 < 10 * 1000000000ull;) {
-			ust_stack_poll(stk, ust_clock_ns());
-			rc = ust_connect(stk, fl[f].sd, &to.sa, tolen);
-		}
+		rc = echo_connect(w, fl[f].sd, &to, tolen);
 		if (rc != 0)
 			app_usage_error(PROG, "--peer %s: %s", o->peer,
 					strerror(-rc));
@@ -1221,6 +1234,11 @@ main(int argc, char **argv)
 	/* the flag wins over [port] queues */
 	if (o.nb_cores != NULL)
 		app_env_nb_cores(&env, o.nb_cores);
+	/* lib/group steers a sibling's segments by IPv4's hash only: an
+	 * IPv6 connect in a group gets EAFNOSUPPORT (ust_socket.h) */
+	if (o.tcp && !o.server && peer_is6 && env.cfg.port.nb_queues > 1)
+		app_usage_error(PROG, "--peer %s: the TCP client over IPv6 "
+				"runs on one stack (--nb-cores 1)", o.peer);
 	if (o.json != NULL) {
 		json = fopen(o.json, "w");
 		if (json == NULL)

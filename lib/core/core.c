@@ -245,6 +245,22 @@ ust_mbuf_l4_csum_ok(const struct rte_mbuf *m, const struct ust_ipv4_repr *ip,
 }
 
 bool
+ust_mbuf_l4_csum6_ok(const struct rte_mbuf *m, const uint8_t *src,
+		     const uint8_t *dst, uint8_t proto, uint32_t l4len)
+{
+	uint16_t raw;
+	uint32_t sum;
+
+	if (ust_mbuf_raw_cksum(m, 0, l4len, &raw) != 0)
+		return false;
+	sum = raw;
+	sum += ust_ipv6_phdr_sum(src, dst, proto, l4len);
+	sum = (sum & 0xffff) + (sum >> 16);
+	sum = (sum & 0xffff) + (sum >> 16);
+	return sum == 0xffff;
+}
+
+bool
 ust_mbuf_pull(struct rte_mbuf *m, uint32_t len)
 {
 	if (len > m->pkt_len)

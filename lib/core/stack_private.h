@@ -537,6 +537,12 @@ bool ust_mbuf_l4_csum_ok(const struct rte_mbuf *m,
 			 const struct ust_ipv4_repr *ip, uint8_t proto,
 			 uint32_t l4len);
 
+/* The same over IPv6: the @l4len bytes from @m's start (the IPv6 input
+ * handlers' mbuf starts at the upper-layer header), with the pseudo-header
+ * of @src, @dst (16 bytes each) and @proto (RFC 8200 8.1). */
+bool ust_mbuf_l4_csum6_ok(const struct rte_mbuf *m, const uint8_t *src,
+			  const uint8_t *dst, uint8_t proto, uint32_t l4len);
+
 /* ---- TX staging, lib/core/core.c ---- */
 
 /* Frames a send needs in the staging area: its datagram and an ARP probe

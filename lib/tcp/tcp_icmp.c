@@ -310,8 +310,8 @@ ust_tcp_icmp_error(struct ust_stack *stk, const struct ust_icmp_repr *ic)
  * ICMPv6's errors (RFC 4443 3), as Linux's icmpv6_err_convert() reads
  * them: destination unreachable (no route, beyond scope and address
  * unreachable soft; prohibited, port unreachable, policy and reject
- * route hard), packet too big (RFC 8201: the path MTU, at least IPv6's
- * 1280), time exceeded (soft), parameter problem (hard). A half-open
+ * route hard), packet too big (RFC 8201: the path MTU; one below IPv6's
+ * 1280 is discarded), time exceeded (soft), parameter problem (hard). A half-open
  * entry dies of a hard one, as in Linux's tcp_v6_err().
  */
 void
@@ -361,10 +361,15 @@ ust_tcp_icmp6_error(struct ust_stack *stk, const struct ust_icmp6_repr *ic)
 		}
 		break;
 	case UST_ICMP6_PKT_TOO_BIG:
+		/* RFC 8201 4: an MTU below IPv6's minimum is discarded (as
+		 * Linux's tcp_v6_err() has done since 5.8): no path is that
+		 * narrow, and a forged one would cut the MSS to nothing */
+		if (ic->param < TCP_IPV6_MIN_MTU) {
+			stk->mib[UST_MIB_ICMP6_INERRORS]++;
+			return;
+		}
 		w.err = EMSGSIZE;
-		w.mtu = (uint16_t)RTE_MIN(RTE_MAX(ic->param,
-						  (uint32_t)TCP_IPV6_MIN_MTU),
-					  (uint32_t)UINT16_MAX);
+		w.mtu = (uint16_t)RTE_MIN(ic->param, (uint32_t)UINT16_MAX);
 		break;
 	case UST_ICMP6_TIME_EXCEEDED:
 		w.err = EHOSTUNREACH;

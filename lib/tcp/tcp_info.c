@@ -286,98 +286,121 @@ tcp_view_timer_ms(const struct ust_wheel *w, const struct ust_timer *t)
 				 (uint64_t)UINT32_MAX);
 }
 
+/* @v for the hash entry @data when it is one the view lists (0), else -1 */
+static int
+tcp_view_obj(const struct ust_tcp_stack *ts, void *data, struct ust_tcp_view *v)
+{
+	const void *obj = tcp_obj_ptr(data);
+
+	memset(v, 0, sizeof(*v));
+	switch (tcp_obj_kind(data)) {
+	case UST_TCP_OBJ_SOCK: {
+		const struct ust_tcp_sock *tp = obj;
+
+		/* the application's own are listed by descriptor; a
+		 * listener is never in this hash, and its listen
+		 * pointer is never followed here */
+		if (!(tp->tflags & TF_ORPHAN) ||
+		    tp->state == UST_TCP_LISTEN)
+			return -1;
+		v->laddr = tp->base.laddr;
+		v->raddr = tp->base.raddr;
+		v->lport = tp->base.lport;
+		v->rport = tp->base.rport;
+		if (tp->a6 != NULL) {
+			v->v6 = true;
+			memcpy(v->laddr6, tp->a6->local, 16);
+			memcpy(v->raddr6, tp->a6->remote, 16);
+		}
+		v->state = tp->state;
+		v->rcvbuf = tp->rcvbuf;
+		v->sndbuf = tp->base.sndbuf;
+		tcp_view_conn(tp, v);
+		v->timer_ms = tcp_view_timer_ms(&ts->wheel,
+						&tp->rtx_timer);
+		v->accept_wait = tp->parent != NULL;
+		return 0;
+	}
+	case UST_TCP_OBJ_REQ: {
+		const struct ust_tcp_req *rq = obj;
+
+		v->laddr = rq->laddr;
+		v->raddr = rq->raddr;
+		v->lport = rq->lport;
+		v->rport = rq->rport;
+		if (rq->a6 != NULL) {
+			v->v6 = true;
+			memcpy(v->laddr6, rq->a6->local, 16);
+			memcpy(v->raddr6, rq->a6->remote, 16);
+		}
+		v->state = UST_TCP_SYN_RECEIVED;
+		v->snd_una = rq->iss;
+		v->snd_nxt = rq->iss + 1;
+		v->snd_max = rq->iss + 1;
+		v->rcv_nxt = rq->irs + 1;
+		v->snd_wnd = rq->peer_window;
+		v->mss = rq->peer_mss;
+		v->backoff = rq->retries;
+		v->timer_ms = tcp_view_timer_ms(&ts->wheel,
+						&rq->timer);
+		return 0;
+	}
+	case UST_TCP_OBJ_TW: {
+		const struct ust_tcp_tw *tw = obj;
+
+		v->laddr = tw->laddr;
+		v->raddr = tw->raddr;
+		v->lport = tw->lport;
+		v->rport = tw->rport;
+		if (tw->a6 != NULL) {
+			v->v6 = true;
+			memcpy(v->laddr6, tw->a6->local, 16);
+			memcpy(v->raddr6, tw->a6->remote, 16);
+		}
+		v->state = UST_TCP_TIME_WAIT;
+		v->snd_una = tw->snd_nxt;
+		v->snd_nxt = tw->snd_nxt;
+		v->snd_max = tw->snd_nxt;
+		v->rcv_nxt = tw->rcv_nxt;
+		v->timer_ms = tcp_view_timer_ms(&ts->wheel,
+						&tw->timer);
+		return 0;
+	}
+	default:
+		return -1;
+	}
+}
+
+/* a cursor with this bit walks conns6 (IPv6 4-tuples), after conns */
+#define TCP_VIEW_POS6 (1u << 30)
+
 int
 ust_tcp_view_next(const struct ust_stack *stk, uint32_t *pos,
 		  struct ust_tcp_view *v)
 {
 	const struct ust_tcp_stack *ts = stk->tcp;
 	const void *key;
+	uint32_t p6;
 	void *data;
-	int32_t at;
 
 	if (ts == NULL || ts->conns == NULL)
 		return -ENOENT;
-	while ((at = rte_hash_iterate(ts->conns, &key, &data, pos)) >= 0) {
-		const void *obj = tcp_obj_ptr(data);
-
-		memset(v, 0, sizeof(*v));
-		switch (tcp_obj_kind(data)) {
-		case UST_TCP_OBJ_SOCK: {
-			const struct ust_tcp_sock *tp = obj;
-
-			/* the application's own are listed by descriptor; a
-			 * listener is never in this hash, and its listen
-			 * pointer is never followed here */
-			if (!(tp->tflags & TF_ORPHAN) ||
-			    tp->state == UST_TCP_LISTEN)
-				continue;
-			v->laddr = tp->base.laddr;
-			v->raddr = tp->base.raddr;
-			v->lport = tp->base.lport;
-			v->rport = tp->base.rport;
-			if (tp->a6 != NULL) {
-				v->v6 = true;
-				memcpy(v->laddr6, tp->a6->local, 16);
-				memcpy(v->raddr6, tp->a6->remote, 16);
-			}
-			v->state = tp->state;
-			v->rcvbuf = tp->rcvbuf;
-			v->sndbuf = tp->base.sndbuf;
-			tcp_view_conn(tp, v);
-			v->timer_ms = tcp_view_timer_ms(&ts->wheel,
-							&tp->rtx_timer);
-			v->accept_wait = tp->parent != NULL;
-			return 0;
-		}
-		case UST_TCP_OBJ_REQ: {
-			const struct ust_tcp_req *rq = obj;
-
-			v->laddr = rq->laddr;
-			v->raddr = rq->raddr;
-			v->lport = rq->lport;
-			v->rport = rq->rport;
-			if (rq->a6 != NULL) {
-				v->v6 = true;
-				memcpy(v->laddr6, rq->a6->local, 16);
-				memcpy(v->raddr6, rq->a6->remote, 16);
-			}
-			v->state = UST_TCP_SYN_RECEIVED;
-			v->snd_una = rq->iss;
-			v->snd_nxt = rq->iss + 1;
-			v->snd_max = rq->iss + 1;
-			v->rcv_nxt = rq->irs + 1;
-			v->snd_wnd = rq->peer_window;
-			v->mss = rq->peer_mss;
-			v->backoff = rq->retries;
-			v->timer_ms = tcp_view_timer_ms(&ts->wheel,
-							&rq->timer);
-			return 0;
-		}
-		case UST_TCP_OBJ_TW: {
-			const struct ust_tcp_tw *tw = obj;
-
-			v->laddr = tw->laddr;
-			v->raddr = tw->raddr;
-			v->lport = tw->lport;
-			v->rport = tw->rport;
-			if (tw->a6 != NULL) {
-				v->v6 = true;
-				memcpy(v->laddr6, tw->a6->local, 16);
-				memcpy(v->raddr6, tw->a6->remote, 16);
-			}
-			v->state = UST_TCP_TIME_WAIT;
-			v->snd_una = tw->snd_nxt;
-			v->snd_nxt = tw->snd_nxt;
-			v->snd_max = tw->snd_nxt;
-			v->rcv_nxt = tw->rcv_nxt;
-			v->timer_ms = tcp_view_timer_ms(&ts->wheel,
-							&tw->timer);
-			return 0;
-		}
-		default:
-			continue;
-		}
+	if (*pos < TCP_VIEW_POS6) {
+		while (rte_hash_iterate(ts->conns, &key, &data, pos) >= 0)
+			if (tcp_view_obj(ts, data, v) == 0)
+				return 0;
+		if (ts->conns6 == NULL)
+			return -ENOENT;
+		*pos = TCP_VIEW_POS6;
 	}
+	p6 = *pos - TCP_VIEW_POS6;
+	while (ts->conns6 != NULL &&
+	       rte_hash_iterate(ts->conns6, &key, &data, &p6) >= 0) {
+		*pos = TCP_VIEW_POS6 + p6;
+		if (tcp_view_obj(ts, data, v) == 0)
+			return 0;
+	}
+	*pos = TCP_VIEW_POS6 + p6;
 	return -ENOENT;
 }
 

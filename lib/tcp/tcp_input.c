@@ -1029,10 +1029,17 @@ ust_tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 				 * connection had been here, as Linux's
 				 * tcp_reset() then tcp_v4_send_reset():
 				 * <SEQ=SEG.ACK><CTL=RST>) */
+				struct ust_tcp_addr6 a6;
 				struct ust_tcp_key k;
 
 				stk->mib[UST_MIB_TCPEXT_TCPABORTONDATA]++;
 				ust_tcp_key_of(tp, &k);
+				/* the abort may free tp->a6: the reset
+				 * needs the addresses after it */
+				if (k.a6 != NULL) {
+					a6 = *k.a6;
+					k.a6 = &a6;
+				}
 				ust_tcp_abort(stk, tp, 0, false);
 				ust_tcp_reset_reply(stk, &k, th, payload);
 				ust_drop(stk, m, UST_DROP_TCP_CLOSE);
@@ -1207,18 +1214,10 @@ tcp6_seg_parse(struct ust_stack *stk, struct rte_mbuf *m,
 	if (rc == UST_WIRE_OK) {
 		if (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
 			rc = UST_WIRE_ECSUM;
-		} else if (!contig && !verified) {
-			uint16_t raw = 0;
-			uint32_t sum = ust_ipv6_phdr_sum(ip6->src, ip6->dst,
-							 IPPROTO_TCP, l4len);
-
-			if (ust_mbuf_raw_cksum(m, 0, l4len, &raw) != 0)
-				sum = 0; /* the bytes are not there */
-			sum += raw;
-			sum = (sum & 0xffff) + (sum >> 16);
-			sum = (sum & 0xffff) + (sum >> 16);
-			if (sum != 0xffff)
-				rc = UST_WIRE_ECSUM;
+		} else if (!contig && !verified &&
+			   !ust_mbuf_l4_csum6_ok(m, ip6->src, ip6->dst,
+						 IPPROTO_TCP, l4len)) {
+			rc = UST_WIRE_ECSUM;
 		}
 	}
 	if (rc != UST_WIRE_OK) {

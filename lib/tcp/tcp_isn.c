@@ -115,10 +115,26 @@ ust_tcp_rand(struct ust_stack *stk)
 	return ust_siphash24(stk->tcp->secret, in, sizeof(in));
 }
 
-/* MSS values a cookie can carry (Linux's msstab, about) */
-const uint16_t ust_tcp_cookie_mss[8] = {
+/* MSS values a cookie can carry: Linux's msstab (536, 1300, 1440, 1460),
+ * so that a peer's MSS gets the value Linux's cookie would give it, and
+ * room for jumbo frames and small MTUs */
+static const uint16_t cookie_mss4[8] = {
 	536, 1300, 1440, 1460, 4312, 8960, 1220, 88
 };
+
+/* over IPv6, Linux's msstab of tcp_ipv6.c (the MTUs 1280, 1480, 1500 and
+ * 9000 less 60 bytes of headers), 4352's, and below IPv6's minimum 536 and
+ * 88 (where Linux gives a peer that announced less 1220 anyway); the 7th
+ * repeats the 1st. The 8th, the smallest, is where the choice starts. */
+static const uint16_t cookie_mss6[8] = {
+	1220, 1420, 1440, 8940, 4292, 536, 1220, 88
+};
+
+const uint16_t *
+ust_tcp_cookie_mss(const struct ust_tcp_key *k)
+{
+	return k->a6 != NULL ? cookie_mss6 : cookie_mss4;
+}
 
 #define COOKIE_STEP_MS 64000u
 

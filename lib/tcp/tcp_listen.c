@@ -352,7 +352,7 @@ tcp_cookie_ack(struct ust_stack *stk, struct ust_tcp_sock *lp,
 		rcv_ws = 0;
 	stk->mib[UST_MIB_TCPEXT_SYNCOOKIESRECV]++;
 	tp = tcp_child_create(stk, lp, k, NULL, iss, irs, agreed,
-			      ust_tcp_cookie_mss[idx], snd_ws, rcv_ws,
+			      ust_tcp_cookie_mss(k)[idx], snd_ws, rcv_ws,
 			      ust_tcp_ts_offset(stk, k), th->opts.tsval);
 	if (tp == NULL) {
 		stk->mib[UST_MIB_TCPEXT_LISTENDROPS]++;
@@ -451,6 +451,7 @@ ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 			RTE_MAX(th->opts.mss, (uint16_t)UST_TCP_MIN_MSS) :
 			UST_TCP_DEFAULT_MSS;
 		uint16_t mss = RTE_MIN(peer, tcp_listen_mss(stk, lp, &k));
+		const uint16_t *tab = ust_tcp_cookie_mss(&k);
 		uint8_t idx = 7, i; /* the table's smallest, 88 */
 		uint32_t tsval = 0;
 
@@ -462,8 +463,7 @@ ust_tcp_listen_input(struct ust_stack *stk, struct ust_tcp_sock *lp,
 		/* the largest MSS of the table not above what both carry
 		 * (mss is at least the smallest: a start that fits) */
 		for (i = 0; i < 8; i++)
-			if (ust_tcp_cookie_mss[i] <= mss &&
-			    ust_tcp_cookie_mss[i] > ust_tcp_cookie_mss[idx])
+			if (tab[i] <= mss && tab[i] > tab[idx])
 				idx = i;
 		if (agreed & UST_TCPOPT_TS) {
 			uint32_t now = tcp_ts_now(stk, ust_tcp_ts_offset(stk, &k));

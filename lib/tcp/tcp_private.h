@@ -837,7 +837,8 @@ uint32_t ust_tcp_cookie_make(struct ust_stack *stk, const struct ust_tcp_key *k,
 /* the MSS index a valid cookie carries, or -1 */
 int ust_tcp_cookie_check(struct ust_stack *stk, const struct ust_tcp_key *k,
 		     uint32_t irs, uint32_t cookie);
-extern const uint16_t ust_tcp_cookie_mss[8];
+/* the MSS values a cookie of @k's family can carry, by index (8) */
+const uint16_t *ust_tcp_cookie_mss(const struct ust_tcp_key *k);
 /* 64 unpredictable bits from the stack's secret and a counter */
 uint64_t ust_tcp_rand(struct ust_stack *stk);
 
@@ -1049,8 +1050,9 @@ void ust_tcp_view_get(const struct ust_sock *s, struct ust_tcp_view *v);
  * The connections no descriptor holds, as ss lists them beside the rest:
  * those closed by the application and still finishing (orphans), those
  * waiting in a listener's accept queue, half-open ones (SYN_RECEIVED)
- * and TIME_WAIT entries. Walks the connection hash from *@pos (0 at the
- * start; advanced past the entry returned) and fills @v with the next
+ * and TIME_WAIT entries. Walks the connection hashes (IPv4's, then from
+ * 2^30 on IPv6's) from *@pos (0 at the start; advanced past the entry
+ * returned) and fills @v with the next
  * such entry: 0, or -ENOENT at the end. Read from the telemetry thread
  * while the lcore runs, without a lock: the hash never moves and the
  * objects it points to stay mapped until the stack is destroyed (slabs

@@ -547,19 +547,10 @@ udp6_input(struct ust_stack *stk, struct rte_mbuf *m,
 		if (rc == UST_WIRE_OK) {
 			if (l4f == RTE_MBUF_F_RX_L4_CKSUM_BAD) {
 				rc = UST_WIRE_ECSUM;
-			} else if (!contig && !verified) {
-				uint16_t raw = 0;
-				uint32_t sum;
-
-				sum = ust_ipv6_phdr_sum(ip6->src, ip6->dst,
-							IPPROTO_UDP, u.len);
-				if (ust_mbuf_raw_cksum(m, 0, u.len, &raw) != 0)
-					sum = 0; /* the bytes are not there */
-				sum += raw;
-				sum = (sum & 0xffff) + (sum >> 16);
-				sum = (sum & 0xffff) + (sum >> 16);
-				if (sum != 0xffff)
-					rc = UST_WIRE_ECSUM;
+			} else if (!contig && !verified &&
+				   !ust_mbuf_l4_csum6_ok(m, ip6->src, ip6->dst,
+							 IPPROTO_UDP, u.len)) {
+				rc = UST_WIRE_ECSUM;
 			}
 		}
 	}

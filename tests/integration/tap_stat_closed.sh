@@ -12,6 +12,8 @@
 #    clients wait ESTABLISHED in the accept queue ("held"), and a third,
 #    whose ACK of the SYN-ACK nftables drops, is half-open (SYN_RECEIVED)
 #    with its SYN-ACK timer running.
+# 3. as 1 over IPv6 (2001:2::/64, RFC 5180), the entries in the IPv6
+#    connection table: N6 TIME_WAIT entries with their [addr]:port ends.
 . "$(dirname "$0")/lib.sh"
 require_root
 STAT=$UST_BUILD/apps/ust-stat
@@ -177,3 +179,64 @@ eval "exec ${CLI[1]}>&-"
 wait "$CLI_PID" || true
 stop "$ECHO_PID"
 log "two connections in the accept queue and one half-open listed"
+
+# ---- 3. over IPv6: TIME_WAIT entries in the IPv6 connection table
+N6=5
+coproc SRV6 { nsx "$PY" -u -c '
+import socket, sys
+n = int(sys.argv[1])
+ls = socket.socket(socket.AF_INET6)
+ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+ls.bind(("::", 7000))
+ls.listen(64)
+print("listening", flush=True)
+for i in range(n):
+    c, _ = ls.accept()
+    while True:
+        b = c.recv(65536)
+        if not b:
+            break
+        c.sendall(b)
+    c.close()               # after ustack: the peer goes to TIME_WAIT
+ls.close()
+print("done", flush=True)
+sys.stdin.read()
+' "$N6"; }
+PIDS+=("$SRV6_PID")
+read -r -t 10 line <&"${SRV6[0]}" && [ "$line" = listening ] ||
+	fail "the kernel IPv6 server did not start"
+start_echo_tap tw6 usts2 --addr 198.18.0.2/24 --addr6 2001:2::2/64 \
+	--mode client --proto tcp --peer 2001:2::1 --port 7000 --size 64 \
+	--flows 1 --reconnect 1 --duration 120 --warmup 0 \
+	--timeout 100 --stats-period 1
+# the kernel's side: a MAC of its own (net_tap gives it the port's, whose
+# link-local address would be ours) and 2001:2::1
+nsx ip link set usts2 down
+nsx ip link set usts2 address 02:00:5e:10:00:01
+nsx ip link set usts2 up
+nsx ip -6 addr add 2001:2::1/64 dev usts2 nodad
+read -r -t 60 line <&"${SRV6[0]}" && [ "$line" = done ] ||
+	fail "the IPv6 server did not see $N6 connections: $(cat "$WORK/tw6.log")"
+sleep 0.5
+"$STAT" -f "tw6-$$" --json conns > "$WORK/tw6.json" 2>&1 ||
+	fail "ust-stat --json: $(cat "$WORK/tw6.json")"
+"$PY" - "$WORK/tw6.json" "$N6" <<'PYEOF' || fail "the IPv6 TIME_WAIT entries: $(head -c 3000 "$WORK/tw6.json")"
+import json, sys
+conns = json.loads(open(sys.argv[1]).readline())["tcp_conns"]
+n = int(sys.argv[2])
+tw = [c for c in conns.values() if c["state"] == "TIME_WAIT"]
+assert len(tw) == n, (len(tw), conns)
+for c in tw:
+    assert "sd" not in c, c
+    assert c["local"].startswith("[2001:2::2]:"), c
+    assert c["remote"] == "[2001:2::1]:7000", c
+    assert 0 < c["timer_ms"] <= 60000, c
+assert len({c["local"] for c in tw}) == n, conns
+PYEOF
+"$STAT" -f "tw6-$$" conns > "$WORK/tw6.out" 2>&1 || fail "ust-stat: $(cat "$WORK/tw6.out")"
+ntw=$(grep -Ec '^TIME_WAIT +- +0 +0 +\[2001:2::2\]:[0-9]+ +\[2001:2::1\]:7000 *$' "$WORK/tw6.out" || true)
+[ "$ntw" = "$N6" ] || fail "ust-stat shows $ntw IPv6 TIME_WAIT: $(cat "$WORK/tw6.out")"
+stop "$ECHO_PID"
+eval "exec ${SRV6[1]}>&-"
+wait "$SRV6_PID" || true
+log "$N6 IPv6 TIME_WAIT entries listed"

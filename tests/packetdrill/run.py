@@ -6,7 +6,8 @@ against the kernel and against ustack (through the shim,
 tests/packetdrill/shim), in a network namespace per run.
 
   run.py --shim build/tests/packetdrill/shim/ust_pd_shim.so \
-         --work build/tests/packetdrill [--src DIR] [SCRIPT...]
+         --work build/tests/packetdrill [--src DIR]
+         [--ip-version ipv4|ipv6|ipv4-mapped-ipv6] [SCRIPT...]
 
 It builds packetdrill from an unmodified upstream tree (--src, else
 $PACKETDRILL_SRC, else ../shared/packetdrill next to the source tree) into
@@ -23,7 +24,16 @@ Scripts: inscope.txt names the upstream scripts (paths under
 gtests/net/tcp/ or globs); out-of-scope.txt gives each directory left
 out and why; scripts/*.pkt are ustack's own. Both runs use the RFC 2544
 addresses 198.18.0.2 (local) and 198.19.0.1 (remote): no packet leaves
-the namespace. The kernel runs are real time (several in parallel,
+the namespace.
+
+--ip-version runs the same scripts as upstream's run_all.py runs them in
+its three variants (a script named *v6.pkt only over IPv6, *v4.pkt never
+over IPv6): ipv4 (the default); ipv6, with RFC 5180's 2001:2::2 (local,
+packetdrill's /48), 2001:2::1 (gateway) and 2001:2:0:1::1 (remote), and
+an MTU of 1520 so that the scripts' MSS of 1460 holds; ipv4-mapped-ipv6,
+AF_INET6 sockets with IPv4-mapped addresses over IPv4 packets. A list
+entry applies to every variant, or to one when it is written
+`ipv6:script` (or `ipv4-mapped-ipv6:script`). The kernel runs are real time (several in parallel,
 a failure retried once alone, as the kernel is the reference and is
 not what is judged); the ustack runs are virtual time and deterministic.
 """
@@ -38,8 +48,22 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ADDRS = ['--local_ip=198.18.0.2', '--netmask_ip=255.255.255.0',
-         '--gateway_ip=198.18.0.1', '--remote_ip=198.19.0.1']
+ADDRS4 = ['--local_ip=198.18.0.2', '--netmask_ip=255.255.255.0',
+          '--gateway_ip=198.18.0.1', '--remote_ip=198.19.0.1']
+# packetdrill's options for each variant, then the shim's --so_flags
+VARIANTS = {
+    'ipv4': (ADDRS4, None),
+    'ipv6': (['--ip_version=ipv6', '--mtu=1520', '--local_ip=2001:2::2',
+              '--gateway_ip=2001:2::1', '--remote_ip=2001:2:0:1::1',
+              '-D', 'CMSG_LEVEL_IP=SOL_IPV6',
+              '-D', 'CMSG_TYPE_RECVERR=IPV6_RECVERR'],
+             'local_ip6=2001:2::2,prefix6=48,gateway_ip6=2001:2::1,'
+             'mtu=1520'),
+    'ipv4-mapped-ipv6': (['--ip_version=ipv4-mapped-ipv6'] + ADDRS4 +
+                         ['-D', 'CMSG_LEVEL_IP=SOL_IPV6',
+                          '-D', 'CMSG_TYPE_RECVERR=IPV6_RECVERR'],
+                         'ip6=1'),
+}
 SKIP = 77
 # runs alone that confirm a kernel pass ustack does not match
 KERNEL_CONFIRM = 2
@@ -59,6 +83,25 @@ def read_list(path):
             line = line.split('#', 1)[0].strip()
             if line:
                 out.append(line)
+    return out
+
+
+def read_reasons(name, variant):
+    """NAME's entries (script, then why) for VARIANT: those written
+    `variant:script` and those with no variant."""
+    out = {}
+    for line in read_list(os.path.join(HERE, name)):
+        script, _, why = line.partition(' ')
+        v, sep, rest = script.partition(':')
+        if sep:
+            if v not in VARIANTS:
+                print('packetdrill suite: %s: unknown variant in %s' % (
+                    name, script))
+                sys.exit(1)
+            if v != variant:
+                continue
+            script = rest
+        out[script] = why.strip()
     return out
 
 
@@ -146,6 +189,11 @@ def scripts_to_run(tree, args):
     for f in own:
         shutil.copy(os.path.join(own_dir, f), os.path.join(mine, f))
         out.append(('ustack', 'ustack/' + f, os.path.join(mine, f)))
+    # upstream's run_all.py: *v6.pkt over IPv6 only, *v4.pkt never there
+    if args.ip_version == 'ipv6':
+        out = [o for o in out if not o[1].endswith('v4.pkt')]
+    else:
+        out = [o for o in out if not o[1].endswith('v6.pkt')]
     if args.scripts:
         out = [o for o in out
                if any(fnmatch.fnmatch(o[1], p) or o[1].endswith(p)
@@ -189,12 +237,17 @@ def in_netns(name, cmd, cwd, timeout, tun):
                        stderr=subprocess.DEVNULL)
 
 
-def run_one(binary, shim, path, mode, idx):
-    cmd = [binary] + ADDRS
+def run_one(binary, shim, path, mode, idx, variant):
+    opts, so_flags = VARIANTS[variant]
+    cmd = [binary] + opts
     if mode == 'ustack':
         cmd += ['--so_filename=' + shim]
+        if so_flags:
+            cmd += ['--so_flags=' + so_flags]
     cmd.append(os.path.basename(path))
-    ns = 'ustpd%d_%s_%d' % (os.getpid(), mode[0], idx)
+    ns = 'ustpd%d_%s%s_%d' % (os.getpid(), mode[0],
+                              {'ipv4': '4', 'ipv6': '6'}.get(variant, 'm'),
+                              idx)
     # a ustack run is virtual time: seconds of wall clock at most
     return in_netns(ns, cmd, os.path.dirname(path),
                     120 if mode == 'ustack' else 300, mode == 'ustack')
@@ -235,6 +288,9 @@ def main():
     ap.add_argument('--src')
     ap.add_argument('--jobs', type=int, default=4,
                     help='kernel runs in parallel (default 4)')
+    ap.add_argument('--ip-version', choices=sorted(VARIANTS),
+                    default='ipv4',
+                    help='the variant packetdrill runs (default ipv4)')
     ap.add_argument('--ustack-only', action='store_true',
                     help='skip the kernel runs (every script judged)')
     ap.add_argument('-v', '--verbose', action='store_true',
@@ -254,16 +310,10 @@ def main():
     os.makedirs(args.work, exist_ok=True)
     tree, binary = build_packetdrill(src, os.path.abspath(args.work))
     scripts = scripts_to_run(tree, args)
-    deviations = {}
-    for line in read_list(os.path.join(HERE, 'deviations.txt')):
-        name, _, why = line.partition(' ')
-        deviations[name] = why.strip()
-    todo = {}
-    for line in read_list(os.path.join(HERE, 'todo.txt')):
-        name, _, why = line.partition(' ')
-        todo[name] = why.strip()
-    print('packetdrill suite: %s (patched), %d scripts' % (src, len(scripts)),
-          flush=True)
+    deviations = read_reasons('deviations.txt', args.ip_version)
+    todo = read_reasons('todo.txt', args.ip_version)
+    print('packetdrill suite: %s (patched), %d scripts, %s' % (
+        src, len(scripts), args.ip_version), flush=True)
 
     t0 = time.time()
     old_cc = allow_cubic()
@@ -272,7 +322,7 @@ def main():
         if not args.ustack_only:
             with concurrent.futures.ThreadPoolExecutor(args.jobs) as ex:
                 futs = {ex.submit(run_one, binary, args.shim, p, 'kernel',
-                                  i): name
+                                  i, args.ip_version): name
                         for i, (_, name, p) in enumerate(scripts)}
                 for f in concurrent.futures.as_completed(futs):
                     kern[futs[f]] = f.result()
@@ -280,10 +330,12 @@ def main():
             # gets one more try alone
             for i, (_, name, p) in enumerate(scripts):
                 if kern[name][0] != 0:
-                    kern[name] = run_one(binary, args.shim, p, 'kernel', i)
+                    kern[name] = run_one(binary, args.shim, p, 'kernel', i,
+                                         args.ip_version)
         ust = {}
         with concurrent.futures.ThreadPoolExecutor(2) as ex:
-            futs = {ex.submit(run_one, binary, args.shim, p, 'ustack', i):
+            futs = {ex.submit(run_one, binary, args.shim, p, 'ustack', i,
+                              args.ip_version):
                     name for i, (_, name, p) in enumerate(scripts)}
             for f in concurrent.futures.as_completed(futs):
                 ust[futs[f]] = f.result()
@@ -298,7 +350,8 @@ def main():
                         ust[name][0] != 0 and name not in deviations and \
                         name not in todo:
                     for _ in range(KERNEL_CONFIRM):
-                        r = run_one(binary, args.shim, p, 'kernel', i)
+                        r = run_one(binary, args.shim, p, 'kernel', i,
+                                    args.ip_version)
                         if r[0] != 0:
                             flaky.add(name)
                             kern[name] = r

@@ -45,9 +45,17 @@
  *
  * --so_flags: space- or comma-separated key=value settings:
  *   local_ip=198.18.0.2  prefix=24  gateway_ip=198.18.0.1  mtu=1500
+ *   ip6=1 (IPv6 on, link-local only: --ip_version=ipv4-mapped-ipv6)
+ *   local_ip6=2001:2::2  prefix6=48  gateway_ip6=2001:2::1 (IPv6 on with
+ *   that address: --ip_version=ipv6; packetdrill's prefix there is 48)
  *   verbose=1 (a line per frame on stderr)
  * The addresses must be those given to packetdrill (--local_ip,
  * --gateway_ip): packetdrill does not pass its options to the object.
+ * With IPv6 on, the stack's addresses take no duplicate address detection
+ * and it solicits no router (Linux does neither on packetdrill's tun0, a
+ * NOARP device); its neighbour solicitations are answered here, as its
+ * ARP requests are, and its other Neighbour Discovery and MLD messages
+ * never reach packetdrill.
  *
  * Every call takes the shim's mutex: packetdrill calls from its main
  * thread and from its system-call thread.
@@ -212,6 +220,10 @@ struct shim {
 	rte_be32_t gateway;
 	uint8_t prefix_len;
 	uint16_t mtu;
+	bool ip6;                /* IPv6 on */
+	uint8_t addr6[16];       /* its global address (zero: none) */
+	uint8_t gateway6[16];
+	uint8_t prefix6;
 	int verbose;
 
 	struct rte_mbuf *rx[RX_MAX];
@@ -243,6 +255,7 @@ die(const char *fmt, ...)
 	va_end(ap);
 	fputc('\n', stderr);
 	fflush(stderr);
+	fflush(stdout);   /* packetdrill's -v lines before ours */
 	_exit(2);
 }
 
@@ -309,6 +322,48 @@ arp_answer(struct shim *sh, const struct rte_arp_hdr *req)
 	rx_push(sh, m);
 }
 
+/* A neighbour solicitation from the stack (@ip, @len bytes of IPv6 and
+ * ICMPv6): the peer answers for every target, with a solicited, override
+ * advertisement carrying peer_mac (RFC 4861 4.4, 7.2.4) */
+static void
+nd_answer(struct shim *sh, const struct rte_ipv6_hdr *ns, uint32_t len)
+{
+	const uint8_t *icmp = (const uint8_t *)(ns + 1);
+	const uint32_t na_len = 8 + 16 + 8;  /* header, target, option */
+	struct rte_mbuf *m;
+	struct rte_ether_hdr *eh;
+	struct rte_ipv6_hdr *ip;
+	uint8_t *na;
+
+	if (len < sizeof(*ns) + 8 + 16)
+		return;
+	m = rte_pktmbuf_alloc(sh->mp);
+	if (m == NULL)
+		return;
+	eh = (struct rte_ether_hdr *)rte_pktmbuf_append(m,
+		sizeof(*eh) + sizeof(*ip) + na_len);
+	ip = (struct rte_ipv6_hdr *)(eh + 1);
+	na = (uint8_t *)(ip + 1);
+	rte_ether_addr_copy(&our_mac, &eh->dst_addr);
+	rte_ether_addr_copy(&peer_mac, &eh->src_addr);
+	eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV6);
+	ip->vtc_flow = RTE_BE32(6u << 28);
+	ip->payload_len = rte_cpu_to_be_16(na_len);
+	ip->proto = IPPROTO_ICMPV6;
+	ip->hop_limits = 255;
+	memcpy(ip->src_addr, icmp + 8, 16);     /* the target */
+	memcpy(ip->dst_addr, ns->src_addr, 16);
+	memset(na, 0, na_len);
+	na[0] = 136;                            /* neighbour advertisement */
+	na[4] = 0x60;                           /* solicited, override */
+	memcpy(na + 8, icmp + 8, 16);
+	na[24] = 2;                             /* target link-layer address */
+	na[25] = 1;
+	memcpy(na + 26, peer_mac.addr_bytes, RTE_ETHER_ADDR_LEN);
+	*(uint16_t *)(na + 2) = rte_ipv6_udptcp_cksum(ip, na);
+	rx_push(sh, m);
+}
+
 static void
 fifo_push(struct shim *sh, const uint8_t *ip, uint32_t len)
 {
@@ -371,6 +426,32 @@ shim_tx(void *ctx, struct rte_mbuf **pkts, uint16_t n)
 				fprintf(stderr, "ust_pd_shim: %.6f out %u "
 					"bytes\n", sh->now_ns / 1e9, tot);
 			fifo_push(sh, (const uint8_t *)ip, tot);
+		} else if (eh->ether_type == RTE_BE16(RTE_ETHER_TYPE_IPV6) &&
+			   len >= sizeof(*eh) + sizeof(struct rte_ipv6_hdr)) {
+			const struct rte_ipv6_hdr *ip =
+				(const struct rte_ipv6_hdr *)(eh + 1);
+			const uint8_t *l4 = (const uint8_t *)(ip + 1);
+			uint32_t tot = sizeof(*ip) +
+				rte_be_to_cpu_16(ip->payload_len);
+
+			if (tot > len - sizeof(*eh))
+				tot = len - (uint32_t)sizeof(*eh);
+			if (ip->proto == IPPROTO_HOPOPTS) {
+				/* MLD reports (with a router alert): for
+				 * the link, not for the script */
+			} else if (ip->proto == IPPROTO_ICMPV6 &&
+				   tot >= sizeof(*ip) + 1 &&
+				   l4[0] >= 133 && l4[0] <= 137) {
+				/* Neighbour Discovery (RFC 4861 4) */
+				if (l4[0] == 135)
+					nd_answer(sh, ip, tot);
+			} else {
+				if (sh->verbose)
+					fprintf(stderr, "ust_pd_shim: %.6f "
+						"out %u bytes\n",
+						sh->now_ns / 1e9, tot);
+				fifo_push(sh, (const uint8_t *)ip, tot);
+			}
 		}
 		rte_pktmbuf_free(m);
 	}
@@ -513,6 +594,14 @@ stack_create(struct shim *sh)
 	c.prefix_len = sh->prefix_len;
 	c.gateway = sh->gateway;
 	c.now_ns = sh->now_ns;
+	if (sh->ip6) {
+		c.ip6.enable = true;
+		memcpy(c.ip6.addr, sh->addr6, 16);
+		c.ip6.prefix_len = sh->prefix6;
+		memcpy(c.ip6.gateway, sh->gateway6, 16);
+		c.ip6.dad_transmits = 0;
+		c.ip6.accept_ra = false;
+	}
 	tcp_conf_from_sysctls(&c.tcp);
 	sh->stk = ust_stack_create(&c);
 	if (sh->stk == NULL)
@@ -1409,6 +1498,8 @@ pd_splice(void *ud, int fd_in, loff_t *off_in, int fd_out, loff_t *off_out,
 static struct rte_mbuf *
 frame_alloc(struct shim *sh, const uint8_t *ip, size_t len)
 {
+	uint16_t type = (ip[0] >> 4) == 6 ? RTE_ETHER_TYPE_IPV6 :
+		RTE_ETHER_TYPE_IPV4;
 	struct rte_mbuf *head = NULL, *last = NULL, *m;
 	struct rte_ether_hdr *eh;
 	size_t off = 0;
@@ -1427,7 +1518,7 @@ frame_alloc(struct shim *sh, const uint8_t *ip, size_t len)
 				sizeof(*eh));
 			rte_ether_addr_copy(&our_mac, &eh->dst_addr);
 			rte_ether_addr_copy(&peer_mac, &eh->src_addr);
-			eh->ether_type = RTE_BE16(RTE_ETHER_TYPE_IPV4);
+			eh->ether_type = rte_cpu_to_be_16(type);
 		}
 		room = rte_pktmbuf_tailroom(m);
 		n = (uint16_t)RTE_MIN((size_t)room, len - off);
@@ -1453,8 +1544,9 @@ pd_netdev_send(void *ud, const void *buf, size_t count)
 	const uint8_t *p = buf;
 	struct rte_mbuf *m;
 
-	if (count < 1 || (p[0] >> 4) != 4) {
-		/* ustack speaks IPv4 only (for now): the frame is not
+	if (count < 1 || ((p[0] >> 4) != 4 &&
+			  ((p[0] >> 4) != 6 || !sh->ip6))) {
+		/* neither IPv4 nor (with IPv6 on) IPv6: the frame is not
 		 * delivered, as an unknown EtherType would not be */
 		leave(sh);
 		return 0;
@@ -1578,6 +1670,7 @@ parse_flags(struct shim *sh, const char *flags)
 {
 	char *s = strdup(flags != NULL ? flags : ""), *save = NULL, *tok;
 	struct in_addr a;
+	struct in6_addr a6;
 
 	if (s == NULL)
 		die("out of memory");
@@ -1595,6 +1688,18 @@ parse_flags(struct shim *sh, const char *flags)
 		else if (strcmp(tok, "prefix") == 0 && atoi(v) > 0 &&
 			 atoi(v) <= 32)
 			sh->prefix_len = (uint8_t)atoi(v);
+		else if (strcmp(tok, "ip6") == 0)
+			sh->ip6 = atoi(v) != 0;
+		else if (strcmp(tok, "local_ip6") == 0 &&
+			 inet_pton(AF_INET6, v, &a6) == 1) {
+			memcpy(sh->addr6, &a6, 16);
+			sh->ip6 = true;
+		} else if (strcmp(tok, "gateway_ip6") == 0 &&
+			 inet_pton(AF_INET6, v, &a6) == 1)
+			memcpy(sh->gateway6, &a6, 16);
+		else if (strcmp(tok, "prefix6") == 0 && atoi(v) > 0 &&
+			 atoi(v) <= 128)
+			sh->prefix6 = (uint8_t)atoi(v);
 		else if (strcmp(tok, "mtu") == 0 && atoi(v) >= 576 &&
 			 atoi(v) <= 9000)
 			sh->mtu = (uint16_t)atoi(v);
@@ -1648,6 +1753,7 @@ packetdrill_interface_init(const char *flags, struct packetdrill_interface *ifc)
 	sh->gateway = RTE_BE32(RTE_IPV4(198, 18, 0, 1));
 	sh->prefix_len = 24;
 	sh->mtu = 1500;
+	sh->prefix6 = 64;
 	parse_flags(sh, flags);
 	pthread_mutex_init(&sh->mu, NULL);
 	pthread_cond_init(&sh->wake, NULL);
