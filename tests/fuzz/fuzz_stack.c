@@ -10,7 +10,9 @@
  * Every input runs on a fresh stack instance (the random numbers seeded:
  * an input replays the same way), set up with a UDP socket on port 7 that
  * echoes, a TCP listener on port 80 with a small backlog (SYN cookies are
- * near), a passive connection from the peer's port 40000 and an active one
+ * near), an IPv6-only one on [::]:81 (TCP over IPv6: its half-open and
+ * accept-queue entries in the IPv6 connection table, reached by FRAME
+ * operations), a passive connection from the peer's port 40000 and an active one
  * to the peer's port 5001, both established and accepted.
  *
  * The input's first byte picks the configuration (F_* below); then it is a
@@ -78,6 +80,7 @@
 #include <rte_random.h>
 #include <rte_udp.h>
 
+#include "ip_private.h"
 #include "tcp_private.h"
 #include "ust_socket.h"
 #include "ust_stack.h"
@@ -88,6 +91,7 @@
 
 #define MS UINT64_C(1000000)
 #define LPORT 80
+#define LPORT6 81
 #define MAX_CONN 8
 #define MAX_PAYLOAD 4000
 
@@ -162,6 +166,7 @@ static uint64_t now;
 static uint8_t cfg;
 static int udp_sd;
 static int listen_sd;
+static int listen6_sd;   /* [::]:81, IPV6_V6ONLY */
 static struct conn conns[MAX_CONN];
 static uint8_t frame_buf[UST_ETH_HDR_LEN + 60 + 60 + MAX_PAYLOAD];
 static bool trace; /* FUZZ_TRACE=1: print the operations (reproducing) */
@@ -509,6 +514,21 @@ tx_walk(void)
 				CHECK(ust_udp6_parse(l4, l4len, ip6.src,
 						     ip6.dst, 0, &u) ==
 				      UST_WIRE_OK, "our UDP over IPv6");
+				continue;
+			}
+			if (ip6.next_header == IPPROTO_TCP) {
+				/* (the connection slots are IPv4's: TCP over
+				 * IPv6 is only parsed, checksum included,
+				 * from our address, within the MSS) */
+				CHECK(ust_tcp6_parse(l4, l4len, ip6.src,
+						     ip6.dst, 0, &th) ==
+				      UST_WIRE_OK, "our TCP over IPv6");
+				CHECK(ust_ip6_our_addr(stk, ip6.src, false) >=
+				      0, "TCP over IPv6 from another address");
+				CHECK(l4len - th.hdr_len <=
+				      nif.netif.mtu - UST_IPV6_HDR_LEN -
+				      UST_TCP_HDR_LEN, "TCP over IPv6 of %u",
+				      l4len - th.hdr_len);
 				continue;
 			}
 			if (ip6.next_header == UST_IPV6_NH_HOPOPTS) {
@@ -875,6 +895,22 @@ tcp_listener(void)
 		ust_close(stk, sd);
 		return -1;
 	}
+	return sd;
+}
+
+/* [::]:81, IPv6 only: TCP over IPv6 from FRAME operations */
+static int
+tcp_listener6(void)
+{
+	struct sockaddr_in6 sin6 = { .sin6_family = AF_INET6,
+				     .sin6_port = RTE_BE16(LPORT6) };
+	int sd = ust_socket(stk, AF_INET6, SOCK_STREAM, 0), v = 1;
+
+	CHECK(sd >= 0);
+	CHECK(ust_setsockopt(stk, sd, IPPROTO_IPV6, IPV6_V6ONLY, &v,
+			     sizeof(v)) == 0);
+	CHECK(ust_bind(stk, sd, (struct sockaddr *)&sin6, sizeof(sin6)) == 0);
+	CHECK(ust_listen(stk, sd, 4) == 0);
 	return sd;
 }
 
@@ -1511,6 +1547,7 @@ setup(void)
 	}
 	listen_sd = tcp_listener();
 	CHECK(listen_sd >= 0);
+	listen6_sd = tcp_listener6();
 	for (i = 0; i < MAX_CONN; i++)
 		conns[i].used = false;
 	open_passive(0, o, true);
@@ -1597,6 +1634,7 @@ teardown(void)
 			ust_close(stk, conns[i].sd);
 	if (listen_sd >= 0)
 		ust_close(stk, listen_sd);
+	ust_close(stk, listen6_sd);
 	ust_close(stk, udp_sd);
 	udp_sd = -1;
 	step();

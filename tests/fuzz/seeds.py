@@ -134,6 +134,26 @@ frames["udp6_frag0"] = eth + b"\x86\xdd" + ipv6(44, b"\x11\x00\x00\x01\x00\x00\x
 frames["udp6_frag1"] = eth + b"\x86\xdd" + ipv6(44, b"\x11\x00" + struct.pack("!H", 1232) + b"\x00\x00\x0a\xbc" + _big6[1232:])
 frames["ipv6_frag"] = b"\x33\x33\x00\x00\x00\x01" + eth[6:] + b"\x86\xdd" + ipv6(44, b"\x11\x00\x00\x01\x12\x34\x56\x78" + udp(b"f" * 16))
 
+
+def tcp6(flags, seq, ack, payload=b"", opts=b"", sport=40200, dport=81, win=65535, src=SRC6, dst=DST6):
+    hl = 20 + len(opts)
+    t = struct.pack("!HHIIBBHHH", sport, dport, seq, ack, (hl // 4) << 4, flags, win, 0, 0) + opts + payload
+    ph = src + dst + struct.pack("!I3xB", len(t), 6)
+    return t[:16] + struct.pack("!H", csum(ph + t)) + t[18:]
+
+
+# TCP over IPv6 to the IPv6-only listener on [::]:81: a SYN with every
+# option (a half-open entry in the IPv6 table, its SYN-ACK), an ACK whose
+# cookie is wrong, data, an RST; a SYN to the IPv4 listener's port 80 (an
+# AF_INET listener: reset); ICMPv6 packet too big quoting a SYN-ACK
+_opts6 = tcp_opts(mss=1440, ws=7, sack_perm=True, ts=(1, 0))
+frames["tcp6_syn"] = eth + b"\x86\xdd" + ipv6(6, tcp6(SYN, 1000, 0, opts=_opts6))
+frames["tcp6_ack"] = eth + b"\x86\xdd" + ipv6(6, tcp6(ACK, 1001, 12345, opts=b"\x01\x01" + struct.pack("!BBII", 8, 10, 2, 1)))
+frames["tcp6_data"] = eth + b"\x86\xdd" + ipv6(6, tcp6(ACK | PSH, 1001, 12345, payload=b"d" * 100))
+frames["tcp6_rst"] = eth + b"\x86\xdd" + ipv6(6, tcp6(RST, 1001, 0))
+frames["tcp6_syn80"] = eth + b"\x86\xdd" + ipv6(6, tcp6(SYN, 5000, 0, dport=80, opts=_opts6))
+frames["tcp6_ptb"] = eth + b"\x86\xdd" + ipv6(58, icmp6(2, struct.pack("!I", 1280) + ipv6(6, tcp6(SYN | ACK, 777, 1001, sport=81, dport=40200, src=DST6, dst=SRC6, opts=tcp_opts(mss=1440)), src=DST6, dst=SRC6)))
+
 if target == "fuzz_wire":
     # the wire target parses from any offset: the frame, its IP part and
     # (for TCP) its TCP part
@@ -219,6 +239,11 @@ MSS = 1448  # the set-up connections' MSS with timestamps
 seeds = {}
 for name, f in frames.items():
     seeds[name] = bytes([0]) + op_frame(f)
+# TCP over IPv6 (the peer's neighbour solicitation first: its address
+# and MAC cached, so that our answers leave): a SYN, its SYN-ACK resent
+# (timers), packet too big, a bad ACK, data, a reset, the entry's end
+seeds["tcp6_flow"] = bytes([0]) + op_frame(frames["nd_ns255"]) + op_frame(frames["tcp6_syn"]) + op_clock(1000) + op_frame(frames["tcp6_ptb"]) + op_frame(frames["tcp6_ack"]) + op_frame(frames["tcp6_data"]) + op_clock(3000) + op_frame(frames["tcp6_rst"]) + op_frame(frames["tcp6_syn80"]) + op_clock(64000)
+seeds["tcp6_cookies"] = bytes([0]) + op_frame(frames["nd_ns255"]) + b"".join(op_frame(eth + b"\x86\xdd" + ipv6(6, tcp6(SYN, 1000 + k, 0, sport=40300 + k, opts=_opts6))) for k in range(8)) + op_frame(frames["tcp6_ack"])
 seeds["udp6_echoed"] = bytes([0]) + op_frame(frames["udp6_echo"]) + op_frame(frames["udp6_frag0"]) + op_frame(frames["udp6_frag1"]) + bytes([OP_UDP])
 seeds["all"] = bytes([0]) + b"".join(op_frame(f) for f in frames.values()) + bytes([OP_UDP])
 seeds["tcp_segments_raw"] = bytes([0]) + b"".join(op_tcpraw(0, seg) for seg in segments.values())
