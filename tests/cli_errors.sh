@@ -156,6 +156,15 @@ expect "unknown option '--role' for --mode tcp-rr-loop" "$perf_bin" --mode tcp-r
 expect "--json-interval /nonexistent/x.jsonl: No such file or directory" "$perf_bin" --mode udp-flood $A --json-interval /nonexistent/x.jsonl
 expect "--linger: not with --stack kernel" "$perf_bin" --stack kernel --mode udp-sink --linger 1
 expect "--addr: not with --stack kernel" "$perf_bin" --stack kernel --mode udp-flood --peer 198.18.0.1 $A
+# ust-perf over IPv6
+expect "--peer 2001:2::1: IPv6 is off (no --addr6, no [ip6])" "$perf_bin" --mode udp-flood $A --peer 2001:2::1
+expect "--peer 2001:2::1: IPv6 is off (no --addr6, no [ip6])" "$perf_bin" --mode tcp-rr $A --role client --peer 2001:2::1
+expect "--peer 2001:2::1: TCP over IPv6 connects from one stack (--nb-cores 1)" "$perf_bin" --mode tcp-stream $A --addr6 2001:2::2/64 --role client --peer 2001:2::1 --nb-cores 2
+expect "--peer 2001:2::1: tcp-conns is IPv4 only" "$perf_bin" --mode tcp-conns $A --addr6 2001:2::2/64 --role client --peer 2001:2::1
+expect "--peer 2001:2::1::5: expected A.B.C.D or an IPv6 address" "$perf_bin" --mode tcp-rr $A --role client --peer 2001:2::1::5
+expect "--addr6 2001:2::2: expected an IPv6 address/N" "$perf_bin" --mode udp-sink $A --addr6 2001:2::2
+expect "--gateway6 2001:2::1: IPv6 is off (no --addr6, no [ip6])" "$perf_bin" --mode udp-sink $A --gateway6 2001:2::1
+expect "--addr6: not with --stack kernel" "$perf_bin" --stack kernel --mode udp-sink --addr6 2001:2::2/64
 
 # --version (issue 14): status 0, one line on stdout naming both versions
 for b in "$echo_bin" "$perf_bin"; do

@@ -36,8 +36,11 @@
 #include <sys/socket.h>
 #include <linux/sockios.h>
 
+#include <netinet/in.h>
+
 #include "perf.h"
 #include "ust_socket.h"
+#include "ust_stack.h"
 #include "ust_tcp.h"
 
 /* the kernel's result as ustack's: -errno on failure */
@@ -48,11 +51,40 @@ kret(int rc)
 }
 
 int
-perf_socket(struct ust_stack *stk, int type)
+perf_socket(struct ust_stack *stk, int family, int type)
 {
 	if (stk != NULL)
-		return ust_socket(stk, AF_INET, type, 0);
-	return kret(socket(AF_INET, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+		return ust_socket(stk, family, type, 0);
+	return kret(socket(family, type | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
+}
+
+int
+perf_server_socket(const struct perf_ctx *c, struct ust_stack *stk,
+		   int type, uint16_t port, union ust_sockaddr *any,
+		   socklen_t *len)
+{
+	bool v6 = stk != NULL ? c->env.cfg.stack.ip6.enable : true;
+	int sd = -EAFNOSUPPORT;
+
+	memset(any, 0, sizeof(*any));
+	if (v6)
+		sd = perf_socket(stk, AF_INET6, type);
+	if (sd >= 0) {
+		/* (IPV6_V6ONLY off: ustack's default, and the kernel's
+		 * unless bindv6only says otherwise) */
+		perf_set_int(stk, sd, IPPROTO_IPV6, IPV6_V6ONLY, 0);
+		any->sin6.sin6_family = AF_INET6;
+		any->sin6.sin6_port = rte_cpu_to_be_16(port);
+		*len = sizeof(any->sin6);
+		return sd;
+	}
+	if (sd != -EAFNOSUPPORT)
+		return sd;
+	/* IPv4 only (a kernel without IPv6 too) */
+	any->sin.sin_family = AF_INET;
+	any->sin.sin_port = rte_cpu_to_be_16(port);
+	*len = sizeof(any->sin);
+	return perf_socket(stk, AF_INET, type);
 }
 
 int
@@ -84,9 +116,18 @@ int
 perf_connect(struct ust_stack *stk, int sd, const struct sockaddr *sa,
 	     socklen_t len)
 {
-	if (stk != NULL)
-		return ust_connect(stk, sd, sa, len);
-	return kret(connect(sd, sa, len));
+	uint64_t t0;
+	int rc;
+
+	if (stk == NULL)
+		return kret(connect(sd, sa, len));
+	rc = ust_connect(stk, sd, sa, len);
+	for (t0 = ust_clock_ns(); rc == -EADDRNOTAVAIL &&
+	     ust_clock_ns() - t0 < 10 * 1000000000ull;) {
+		ust_stack_poll(stk, ust_clock_ns());
+		rc = ust_connect(stk, sd, sa, len);
+	}
+	return rc;
 }
 
 ssize_t

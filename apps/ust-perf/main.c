@@ -46,7 +46,7 @@ static const struct perf_mode *const modes[] = {
 enum {
 	O_MODE = 256, O_CONFIG, O_ADDR, O_GW, O_PORTID, O_DURATION, O_WARMUP,
 	O_STATS, O_JSON, O_LINGER, O_HELP, O_NB_CORES, O_PCAP, O_JSON_INTERVAL,
-	O_STACK, O_KWAIT,
+	O_STACK, O_KWAIT, O_ADDR6, O_GW6,
 };
 
 static const struct option common_opts[] = {
@@ -54,6 +54,8 @@ static const struct option common_opts[] = {
 	{ "config", required_argument, NULL, O_CONFIG },
 	{ "addr", required_argument, NULL, O_ADDR },
 	{ "gateway", required_argument, NULL, O_GW },
+	{ "addr6", required_argument, NULL, O_ADDR6 },
+	{ "gateway6", required_argument, NULL, O_GW6 },
 	{ "port-id", required_argument, NULL, O_PORTID },
 	{ "duration", required_argument, NULL, O_DURATION },
 	{ "warmup", required_argument, NULL, O_WARMUP },
@@ -102,8 +104,9 @@ usage(void)
 "                         socket set of its own (a\n"
 "                         server's listeners share the port: SO_REUSEPORT),\n"
 "                         waiting as --kernel-wait says;\n"
-"                         not with --addr, --gateway, --port-id, --config,\n"
-"                         --pcap, --linger, --tx-layout, --copy-small or\n"
+"                         not with --addr, --gateway, --addr6,\n"
+"                         --gateway6, --port-id, --config, --pcap,\n"
+"                         --linger, --tx-layout, --copy-small or\n"
 "                         --first-linear-max\n"
 "  --kernel-wait block|spin  --stack kernel: a worker with nothing ready\n"
 "                         waits in epoll_wait()/poll() up to 10 ms, as\n"
@@ -115,6 +118,11 @@ usage(void)
 "  --addr A.B.C.D/N       our address ([ip] addr); required unless the\n"
 "                         config file sets it\n"
 "  --gateway A.B.C.D      default gateway\n"
+"  --addr6 ADDR/N         IPv6 on, with this global address and prefix\n"
+"                         ([ip6] addr): servers are dual-stack ([::]),\n"
+"                         clients take an IPv6 --peer (TCP: one stack)\n"
+"  --gateway6 ADDR        IPv6 default router ([ip6] gateway; else from\n"
+"                         router advertisements)\n"
 "  --port-id N            ethdev port (default: 0)\n"
 "  --nb-cores N           stacks, one a queue pair and lcore of -l (the\n"
 "                         main lcore first), 1-64 (default: [port] queues,\n"
@@ -169,14 +177,48 @@ perf_parse_role(const char *v)
 	return false;
 }
 
-rte_be32_t
-perf_parse_peer(const char *v)
+void
+perf_parse_peer(const char *v, struct perf_peer *p)
 {
-	rte_be32_t a;
+	memset(p, 0, sizeof(*p));
+	p->str = v;
+	if (ust_parse_ipv4(v, &p->v4) == 0)
+		return;
+	if (ust_parse_ipv6(v, p->a6) != 0)
+		app_usage_error(PERF_PROG, "--peer %s: expected A.B.C.D or an "
+				"IPv6 address", v);
+	p->v6 = true;
+}
 
-	if (ust_parse_ipv4(v, &a) != 0)
-		app_usage_error(PERF_PROG, "--peer %s: expected A.B.C.D", v);
-	return a;
+void
+perf_check_peer(const struct perf_ctx *c, const struct perf_peer *p,
+		bool tcp)
+{
+	if (!p->v6 || c->kernel)
+		return;
+	if (!c->env.cfg.stack.ip6.enable)
+		app_usage_error(PERF_PROG, "--peer %s: IPv6 is off (no "
+				"--addr6, no [ip6])", p->str);
+	if (tcp && c->env.cfg.port.nb_queues > 1)
+		app_usage_error(PERF_PROG, "--peer %s: TCP over IPv6 connects "
+				"from one stack (--nb-cores 1)", p->str);
+}
+
+socklen_t
+perf_peer_addr(const struct perf_peer *p, uint16_t port,
+	       union ust_sockaddr *to)
+{
+	memset(to, 0, sizeof(*to));
+	if (p->v6) {
+		to->sin6.sin6_family = AF_INET6;
+		memcpy(to->sin6.sin6_addr.s6_addr, p->a6, 16);
+		to->sin6.sin6_port = rte_cpu_to_be_16(port);
+		return sizeof(to->sin6);
+	}
+	to->sin.sin_family = AF_INET;
+	to->sin.sin_addr.s_addr = p->v4;
+	to->sin.sin_port = rte_cpu_to_be_16(port);
+	return sizeof(to->sin);
 }
 
 uint64_t
@@ -318,6 +360,7 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 {
 	struct option lo[64];
 	const char *addr = NULL, *gw = NULL, *portid = NULL, *config = NULL;
+	const char *addr6 = NULL, *gw6 = NULL;
 	const char *nb_cores = NULL, *ustack_only = NULL;
 	bool kwait_set = false;
 	char err[256];
@@ -343,6 +386,12 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 			break;
 		case O_GW:
 			gw = optarg;
+			break;
+		case O_ADDR6:
+			addr6 = optarg;
+			break;
+		case O_GW6:
+			gw6 = optarg;
 			break;
 		case O_PORTID:
 			portid = optarg;
@@ -419,6 +468,7 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 		}
 		/* the options of ustack's own port, stack and TCP */
 		if (opt == O_ADDR || opt == O_GW || opt == O_PORTID ||
+		    opt == O_ADDR6 || opt == O_GW6 ||
 		    opt == O_CONFIG || opt == O_PCAP || opt == O_LINGER ||
 		    (opt >= APP_O_TX_LAYOUT && opt <= APP_O_FIRST_LINEAR_MAX))
 			ustack_only = opt_name(lo, opt);
@@ -462,6 +512,7 @@ parse_opts(struct perf_ctx *c, int argc, char **argv, const char **json)
 	if (gw != NULL && ust_parse_ipv4(gw, &c->env.cfg.stack.gateway) != 0)
 		app_usage_error(PERF_PROG, "--gateway %s: expected A.B.C.D", gw);
 	app_check_ip(PERF_PROG, &c->env.cfg, addr, gw);
+	app_set_ip6(PERF_PROG, &c->env.cfg, addr6, gw6);
 	if (portid != NULL)
 		c->env.cfg.port.port_id = (uint16_t)perf_num("--port-id",
 			portid, 0, RTE_MAX_ETHPORTS - 1);

@@ -143,8 +143,7 @@ struct tcp_perf {
 	bool rr;            /* tcp-rr, else tcp-stream */
 	bool server;
 	bool role_set;
-	const char *peer_str;
-	rte_be32_t peer;
+	struct perf_peer peer;
 	uint16_t port;
 	uint32_t conns;
 	uint32_t size;
@@ -232,8 +231,7 @@ tcp_parse(struct perf_ctx *c, int id, const char *arg)
 		t->role_set = true;
 		break;
 	case T_PEER:
-		t->peer_str = arg;
-		t->peer = perf_parse_peer(arg);
+		perf_parse_peer(arg, &t->peer);
 		break;
 	case T_PORT:
 		t->port = (uint16_t)perf_num("--port", arg, 1, 65535);
@@ -285,12 +283,14 @@ tcp_check(struct perf_ctx *c)
 	if (!t->role_set)
 		app_usage_error(PERF_PROG, "--mode %s needs --role server or "
 				"--role client", m);
-	if (!t->server && t->peer == 0)
+	if (!t->server && t->peer.str == NULL)
 		app_usage_error(PERF_PROG, "--mode %s --role client needs "
 				"--peer A.B.C.D", m);
-	if (t->server && t->peer != 0)
+	if (t->server && t->peer.str != NULL)
 		app_usage_error(PERF_PROG, "--peer is a --role client "
 				"option");
+	if (!t->server)
+		perf_check_peer(c, &t->peer, true);
 	if (!t->rr && t->response != 0)
 		app_usage_error(PERF_PROG, "--response: a tcp-rr option");
 	if (!t->rr && t->server && t->zc)
@@ -739,7 +739,8 @@ static void
 server_begin(struct perf_ctx *c, struct tcp_perf *t)
 {
 	struct ust_stack *stk = t->stk;
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	union ust_sockaddr any;
+	socklen_t any_len;
 	int rc;
 
 	t->nc = c->env.cfg.stack.max_sockets;
@@ -754,8 +755,8 @@ server_begin(struct perf_ctx *c, struct tcp_perf *t)
 	t->c = calloc(t->nc, sizeof(*t->c));
 	if (t->c == NULL)
 		app_usage_error(PERF_PROG, "out of memory");
-	sin.sin_port = rte_cpu_to_be_16(t->port);
-	t->ls = perf_socket(stk, SOCK_STREAM);
+	t->ls = perf_server_socket(c, stk, SOCK_STREAM, t->port, &any,
+				   &any_len);
 	if (t->ls < 0)
 		app_usage_error(PERF_PROG, "socket: %s", strerror(-t->ls));
 	perf_set_int(stk, t->ls, SOL_SOCKET, SO_REUSEADDR, 1);
@@ -763,7 +764,7 @@ server_begin(struct perf_ctx *c, struct tcp_perf *t)
 	if (stk == NULL && c->nb_workers > 1)
 		perf_set_int(stk, t->ls, SOL_SOCKET, SO_REUSEPORT, 1);
 	set_opts(t, stk, t->ls);
-	rc = perf_bind(stk, t->ls, (struct sockaddr *)&sin, sizeof(sin));
+	rc = perf_bind(stk, t->ls, &any.sa, any_len);
 	if (rc == 0)
 		rc = perf_listen(stk, t->ls, LISTEN_BACKLOG);
 	if (rc != 0)
@@ -880,21 +881,21 @@ static void
 client_open(struct perf_ctx *c, struct tcp_perf *t, uint32_t f)
 {
 	struct ust_stack *stk = t->stk;
-	struct sockaddr_in to = { .sin_family = AF_INET };
 	struct tconn *x = &t->c[f];
+	union ust_sockaddr to;
+	socklen_t tolen;
 	int rc;
 
 	RTE_SET_USED(c);
-	to.sin_addr.s_addr = t->peer;
-	to.sin_port = rte_cpu_to_be_16(t->port);
-	x->sd = perf_socket(stk, SOCK_STREAM);
+	tolen = perf_peer_addr(&t->peer, t->port, &to);
+	x->sd = perf_socket(stk, to.sa.sa_family, SOCK_STREAM);
 	if (x->sd < 0)
 		app_usage_error(PERF_PROG, "connection %u: socket: %s (raise "
 				"[stack] max_sockets)", f, strerror(-x->sd));
 	set_opts(t, stk, x->sd);
-	rc = perf_connect(stk, x->sd, (struct sockaddr *)&to, sizeof(to));
+	rc = perf_connect(stk, x->sd, &to.sa, tolen);
 	if (rc != -EINPROGRESS)
-		app_usage_error(PERF_PROG, "--peer %s: %s", t->peer_str,
+		app_usage_error(PERF_PROG, "--peer %s: %s", t->peer.str,
 				strerror(-rc));
 	x->st = C_CONNECTING;
 	t->open++;
@@ -1097,7 +1098,7 @@ tcp_begin(struct perf_ctx *c, struct perf_worker *w)
 		printf("port %u", t->port);
 	else
 		printf("%u connection%s to %s:%u", state(c)->conns,
-		       state(c)->conns == 1 ? "" : "s", t->peer_str, t->port);
+		       state(c)->conns == 1 ? "" : "s", t->peer.str, t->port);
 	if (t->rr)
 		printf(", %u-byte requests, %u-byte responses", t->size,
 		       t->response);
@@ -1533,7 +1534,7 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 	json_obj(j, "options");
 	json_str(j, "role", t->server ? "server" : "client");
 	if (!t->server)
-		json_str(j, "peer", t->peer_str);
+		json_str(j, "peer", t->peer.str);
 	json_u64(j, "port", t->port);
 	json_u64(j, "conns", t->server ? t->accepted : state(c)->conns);
 	json_u64(j, "size", t->size);
@@ -1634,7 +1635,8 @@ tcp_report(struct perf_ctx *c, struct app_json *j)
 
 #define TCP_USAGE_COMMON \
 "  --role server|client   (required)\n" \
-"  --peer A.B.C.D         client: the server (required)\n" \
+"  --peer ADDR            client: the server, A.B.C.D or (with --addr6\n" \
+"                         or --stack kernel) an IPv6 address (required)\n" \
 "  --port N               TCP port served or connected to (default: 5201)\n" \
 "  --conns N              client: connections, 1-16384 (default: 1)\n" \
 "  --sndbuf BYTES         SO_SNDBUF of every socket\n" \
@@ -1880,11 +1882,12 @@ loop_begin(struct perf_ctx *c, struct perf_worker *w)
 	w->stk = NULL;
 	sv = tcp_worker(c, w, &loop_srv[w->idx], p->ss);
 	sv->server = true;
-	sv->peer = 0;
+	memset(&sv->peer, 0, sizeof(sv->peer));
 	sv->msg = malloc(RTE_MAX(sv->size, sv->response));
 	cl = tcp_worker(c, w, &tcw[w->idx], p->cs);
-	cl->peer = saddr;
-	cl->peer_str = "the lcore's server stack";
+	memset(&cl->peer, 0, sizeof(cl->peer));
+	cl->peer.v4 = saddr;
+	cl->peer.str = "the lcore's server stack";
 	cl->msg = malloc(RTE_MAX(cl->size, cl->response));
 	if (sv->msg == NULL || cl->msg == NULL)
 		app_usage_error(PERF_PROG, "out of memory");

@@ -108,8 +108,7 @@ struct kconn {
 struct conns_perf {
 	bool server;
 	bool role_set;
-	const char *peer_str;
-	rte_be32_t peer;
+	struct perf_peer peer;
 	uint16_t port;
 	uint16_t ports;
 	uint32_t conns;     /* client: of the run; a worker's: its share */
@@ -185,8 +184,10 @@ conns_parse(struct perf_ctx *c, int id, const char *arg)
 		t->role_set = true;
 		break;
 	case K_PEER:
-		t->peer_str = arg;
-		t->peer = perf_parse_peer(arg);
+		perf_parse_peer(arg, &t->peer);
+		if (t->peer.v6)
+			app_usage_error(PERF_PROG, "--peer %s: tcp-conns is "
+					"IPv4 only", arg);
 		break;
 	case K_PORT:
 		t->port = (uint16_t)perf_num("--port", arg, 1, 65535);
@@ -213,10 +214,10 @@ conns_check(struct perf_ctx *c)
 	if (!t->role_set)
 		app_usage_error(PERF_PROG, "--mode tcp-conns needs --role "
 				"server or --role client");
-	if (!t->server && t->peer == 0)
+	if (!t->server && t->peer.str == NULL)
 		app_usage_error(PERF_PROG, "--mode tcp-conns --role client "
 				"needs --peer A.B.C.D");
-	if (t->server && t->peer != 0)
+	if (t->server && t->peer.str != NULL)
 		app_usage_error(PERF_PROG, "--peer is a --role client option");
 	if ((uint32_t)t->port + t->ports - 1 > 65535)
 		app_usage_error(PERF_PROG, "--port %u --ports %u: beyond port "
@@ -474,7 +475,7 @@ client_open(struct perf_ctx *c, struct conns_perf *t, uint32_t f, uint64_t now)
 	uint64_t none = UINT64_MAX;
 	int rc;
 
-	to.sin_addr.s_addr = t->peer;
+	to.sin_addr.s_addr = t->peer.v4;
 	to.sin_port = rte_cpu_to_be_16(t->port + (uint16_t)(k % t->ports));
 	x->sd = ust_socket(t->stk, AF_INET, SOCK_STREAM, 0);
 	if (x->sd < 0)
@@ -655,7 +656,7 @@ conns_begin(struct perf_ctx *c, struct perf_worker *w)
 	else
 		printf("%s: tcp-conns client, %u connections to %s:%u-%u, %u "
 		       "connecting at once%s\n", PERF_PROG, kopt.conns,
-		       t->peer_str, t->port, t->port + t->ports - 1,
+		       t->peer.str, t->port, t->port + t->ports - 1,
 		       kopt.inflight, n > 1 ? ", connection k on stack k % N" :
 		       "");
 	fflush(stdout);
@@ -999,7 +1000,7 @@ const struct perf_mode perf_tcp_conns = {
 		   "connections, then check that each answers",
 	.usage =
 "  --role server|client   (required)\n"
-"  --peer A.B.C.D         client: the server's address\n"
+"  --peer A.B.C.D         client: the server's address (IPv4)\n"
 "  --port N               the first server port (default: 5201)\n"
 "  --ports N              server ports, from --port, 1-1024 (default: 1);\n"
 "                         connection k goes to --port + k % N\n"

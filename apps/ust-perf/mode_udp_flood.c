@@ -46,8 +46,7 @@ static const struct option flood_opts[] = {
 };
 
 struct flood {
-	const char *peer_str;
-	rte_be32_t peer;
+	struct perf_peer peer;
 	uint16_t dport;
 	uint32_t size;
 	uint64_t rate;
@@ -85,10 +84,7 @@ flood_parse(struct perf_ctx *c, int id, const char *arg)
 	c->priv = f;
 	switch (id) {
 	case F_PEER:
-		f->peer_str = arg;
-		if (ust_parse_ipv4(arg, &f->peer) != 0)
-			app_usage_error(PERF_PROG, "--peer %s: expected "
-					"A.B.C.D", arg);
+		perf_parse_peer(arg, &f->peer);
 		break;
 	case F_DPORT:
 		f->dport = (uint16_t)perf_num("--dst-port", arg, 1, 65535);
@@ -112,9 +108,10 @@ static void
 flood_check(struct perf_ctx *c)
 {
 	c->priv = &flood_state;
-	if (flood_state.peer == 0)
+	if (flood_state.peer.str == NULL)
 		app_usage_error(PERF_PROG, "--mode udp-flood needs --peer "
 				"A.B.C.D");
+	perf_check_peer(c, &flood_state.peer, false);
 }
 
 static void
@@ -122,15 +119,15 @@ flood_begin(struct perf_ctx *c, struct perf_worker *w)
 {
 	struct flood *f = &flood_w[w->idx];
 	struct ust_stack *stk = w->stk;
-	struct sockaddr_in to = { .sin_family = AF_INET };
+	union ust_sockaddr to;
+	socklen_t tolen;
 	uint32_t i;
 
 	*f = flood_state;
 	f->sds = calloc(f->flows, sizeof(*f->sds));
 	if (f->sds == NULL)
 		app_usage_error(PERF_PROG, "out of memory");
-	to.sin_addr.s_addr = f->peer;
-	to.sin_port = rte_cpu_to_be_16(f->dport);
+	tolen = perf_peer_addr(&f->peer, f->dport, &to);
 	if (stk == NULL) {
 		f->mm = calloc(f->burst, sizeof(*f->mm));
 		f->iov = calloc(f->burst, sizeof(*f->iov));
@@ -147,20 +144,19 @@ flood_begin(struct perf_ctx *c, struct perf_worker *w)
 	for (i = 0; i < f->flows; i++) {
 		int rc;
 
-		f->sds[i] = perf_socket(stk, SOCK_DGRAM);
+		f->sds[i] = perf_socket(stk, to.sa.sa_family, SOCK_DGRAM);
 		if (f->sds[i] < 0)
 			app_usage_error(PERF_PROG, "flow %u: %s (raise [stack] "
 					"max_sockets)", i, strerror(-f->sds[i]));
-		rc = perf_connect(stk, f->sds[i], (struct sockaddr *)&to,
-				  sizeof(to));
+		rc = perf_connect(stk, f->sds[i], &to.sa, tolen);
 		if (rc != 0)
-			app_usage_error(PERF_PROG, "--peer %s: %s", f->peer_str,
+			app_usage_error(PERF_PROG, "--peer %s: %s", f->peer.str,
 					strerror(-rc));
 	}
 	if (w->idx != 0)
 		return;
 	printf("%s: udp-flood to %s:%u, %u flow%s, %u-byte datagrams, %s",
-	       PERF_PROG, f->peer_str, f->dport, f->flows,
+	       PERF_PROG, f->peer.str, f->dport, f->flows,
 	       f->flows == 1 ? "" : "s", f->size,
 	       f->rate ? "rate-limited" : "full rate");
 	if (c->nb_workers > 1)
@@ -429,7 +425,7 @@ flood_report(struct perf_ctx *c, struct app_json *j)
 	if (j == NULL)
 		return;
 	json_obj(j, "options");
-	json_str(j, "peer", f->peer_str);
+	json_str(j, "peer", f->peer.str);
 	json_u64(j, "dst_port", f->dport);
 	json_u64(j, "size", f->size);
 	json_u64(j, "rate", f->rate);
@@ -450,7 +446,8 @@ const struct perf_mode perf_udp_flood = {
 	.name = "udp-flood",
 	.summary = "send UDP datagrams as fast as asked (the seeds' iperf -u)",
 	.usage =
-"  --peer A.B.C.D         destination (required)\n"
+"  --peer ADDR            destination, A.B.C.D or (with --addr6 or\n"
+"                         --stack kernel) an IPv6 address (required)\n"
 "  --dst-port N           destination port (default: 9)\n"
 "  --size BYTES           datagram payload, 8-1472 (default: 64)\n"
 "  --rate PPS             datagrams per second, e.g. 500k, 2M (default: 0,\n"

@@ -381,7 +381,8 @@ sink_kdrops(const struct sink *k)
 static void
 sink_begin_kernel(struct perf_ctx *c, struct perf_worker *w, struct sink *k)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	union ust_sockaddr any;
+	socklen_t any_len;
 	uint32_t i;
 	int rc;
 
@@ -396,7 +397,7 @@ sink_begin_kernel(struct perf_ctx *c, struct perf_worker *w, struct sink *k)
 		k->mm[i].msg_hdr.msg_iov = &k->iov[i];
 		k->mm[i].msg_hdr.msg_iovlen = 1;
 	}
-	k->sd = perf_socket(NULL, SOCK_DGRAM);
+	k->sd = perf_server_socket(c, NULL, SOCK_DGRAM, k->port, &any, &any_len);
 	if (k->sd < 0)
 		app_usage_error(PERF_PROG, "socket: %s", strerror(-k->sd));
 	if (c->nb_workers > 1)
@@ -408,8 +409,7 @@ sink_begin_kernel(struct perf_ctx *c, struct perf_worker *w, struct sink *k)
 			 (int)k->rcvbuf) != 0)
 		perf_set_int(NULL, k->sd, SOL_SOCKET, SO_RCVBUF,
 			     (int)k->rcvbuf);
-	sin.sin_port = rte_cpu_to_be_16(k->port);
-	rc = perf_bind(NULL, k->sd, (struct sockaddr *)&sin, sizeof(sin));
+	rc = perf_bind(NULL, k->sd, &any.sa, any_len);
 	if (rc != 0)
 		app_usage_error(PERF_PROG, "--port %u: %s", k->port,
 				strerror(-rc));
@@ -484,7 +484,8 @@ sink_begin(struct perf_ctx *c, struct perf_worker *w)
 {
 	struct sink *k = &sink_w[w->idx];
 	struct ust_stack *stk = w->stk;
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	union ust_sockaddr any;
+	socklen_t any_len;
 	struct ust_mem_pool *mp;
 	int one = 1, rc;
 
@@ -520,7 +521,11 @@ sink_begin(struct perf_ctx *c, struct perf_worker *w)
 	if (k->schedule >= 0)
 		ust_mem_pool_set_schedule(mp,
 					  (enum ust_mem_schedule)k->schedule);
-	k->sd = ust_socket(stk, AF_INET, SOCK_DGRAM, 0);
+	/* [::] with --addr6: IPv4 and IPv6 datagrams (synthetic ones are
+	 * IPv4's) */
+	k->sd = perf_server_socket(c, stk, SOCK_DGRAM, k->port, &any, &any_len);
+	if (k->sd < 0)
+		app_usage_error(PERF_PROG, "socket: %s", strerror(-k->sd));
 	/* (a shared socket is split: the other stacks' lcores queue into
 	 * it, under its lock, while this one reads) */
 	if (k->split || k->shared)
@@ -535,8 +540,7 @@ sink_begin(struct perf_ctx *c, struct perf_worker *w)
 		ust_setsockopt(stk, k->sd, SOL_SOCKET, SO_RCVBUFFORCE, &v,
 			       sizeof(v));
 	}
-	sin.sin_port = rte_cpu_to_be_16(k->port);
-	rc = ust_bind(stk, k->sd, (struct sockaddr *)&sin, sizeof(sin));
+	rc = ust_bind(stk, k->sd, &any.sa, any_len);
 	if (rc != 0)
 		app_usage_error(PERF_PROG, "--port %u: %s", k->port,
 				strerror(-rc));

@@ -157,8 +157,32 @@ uint32_t perf_num(const char *flag, const char *v, uint32_t min, uint32_t max);
 uint64_t perf_rate(const char *flag, const char *v);
 /* --role server|client: whether server (exit 2 on anything else) */
 bool perf_parse_role(const char *v);
-/* --peer A.B.C.D (exit 2 on anything else) */
-rte_be32_t perf_parse_peer(const char *v);
+/* a client's server: --peer A.B.C.D, or an IPv6 address (with --addr6,
+ * or --stack kernel) */
+struct perf_peer {
+	const char *str;            /* as given; NULL: none */
+	bool v6;
+	rte_be32_t v4;
+	uint8_t a6[16];
+};
+
+/* --peer A.B.C.D or an IPv6 address (exit 2 on anything else) */
+void perf_parse_peer(const char *v, struct perf_peer *p);
+/* once the options are parsed: exit 2 when @p is IPv6 and ustack's stacks
+ * have no IPv6 (--addr6, [ip6]), or (@tcp: a connect) when they are a
+ * group (lib/group steers TCP by IPv4's hash only) */
+void perf_check_peer(const struct perf_ctx *c, const struct perf_peer *p,
+		     bool tcp);
+/* @p's address and @port (host order) into @to; returns its length */
+socklen_t perf_peer_addr(const struct perf_peer *p, uint16_t port,
+			 union ust_sockaddr *to);
+/* A server's socket of @type on @stk (NULL: the kernel's) and the address
+ * it binds, port @port: [::], both families, when IPv6 is on (ustack's
+ * --addr6; the kernel's unless it has no IPv6), else 0.0.0.0. Returns the
+ * descriptor (or -errno) and sets *@len. */
+int perf_server_socket(const struct perf_ctx *c, struct ust_stack *stk,
+		       int type, uint16_t port, union ust_sockaddr *any,
+		       socklen_t *len);
 /* bytes allocated from the DPDK heap, every NUMA socket's */
 uint64_t perf_heap_bytes(void);
 void perf_spin_ns(const struct perf_ctx *c, uint64_t ns);
@@ -174,12 +198,15 @@ double perf_secs(const struct perf_worker *w);
  * is a stack, the kernel's when it is NULL (--stack kernel), with
  * ustack's conventions (non-blocking, -errno on failure).
  */
-int perf_socket(struct ust_stack *stk, int type);
+int perf_socket(struct ust_stack *stk, int family, int type);
 int perf_bind(struct ust_stack *stk, int sd, const struct sockaddr *sa,
 	      socklen_t len);
 int perf_listen(struct ust_stack *stk, int sd, int backlog);
 /* a connection of listener @ls, non-blocking */
 int perf_accept(struct ust_stack *stk, int ls);
+/* (ustack: while the source address is not usable yet, EADDRNOTAVAIL:
+ * IPv6's duplicate address detection at start, the stack is polled and
+ * the connect tried again, up to 10 s) */
 int perf_connect(struct ust_stack *stk, int sd, const struct sockaddr *sa,
 		 socklen_t len);
 ssize_t perf_send(struct ust_stack *stk, int sd, const void *buf, size_t len);

@@ -390,11 +390,20 @@ ust_tcp_key_of(const struct ust_tcp_sock *tp, struct ust_tcp_key *k)
 	k->a6 = tp->a6;
 }
 
-/* (IPv4 keys only: the cache holds no IPv6 4-tuple) */
+/* (IPv4 keys: the first cache) */
 static inline bool
 tcp_key_eq(const struct ust_tcp_key *a, const struct ust_tcp_key *b)
 {
 	return memcmp(a, b, UST_TCP_KEY4_LEN) == 0;
+}
+
+/* whether IPv6 key @k is the one the second cache holds */
+static inline bool
+tcp_hit6(const struct ust_tcp_stack *ts, const struct ust_tcp_key *k)
+{
+	return ts->hit6_data != NULL && ts->hit6_lport == k->lport &&
+		ts->hit6_rport == k->rport &&
+		memcmp(&ts->hit6_a6, k->a6, sizeof(ts->hit6_a6)) == 0;
 }
 
 static inline void
@@ -417,6 +426,8 @@ ust_tcp_hash_add(struct ust_stack *stk, const struct ust_tcp_key *k, void *obj,
 
 		if (ts->conns6 == NULL)
 			return -EAFNOSUPPORT;
+		if (tcp_hit6(ts, k))
+			ts->hit6_data = NULL;
 		tcp_key6_of(k, &k6);
 		ts->conns_gen++;
 		return rte_hash_add_key_data(ts->conns6, &k6,
@@ -438,6 +449,8 @@ ust_tcp_hash_del(struct ust_stack *stk, const struct ust_tcp_key *k)
 	if (k->a6 != NULL) {
 		struct tcp_key6 k6;
 
+		if (tcp_hit6(ts, k))
+			ts->hit6_data = NULL;
 		tcp_key6_of(k, &k6);
 		ts->conns_gen++;
 		if (ts->conns6 != NULL)
@@ -459,10 +472,16 @@ ust_tcp_hash_lookup(struct ust_stack *stk, const struct ust_tcp_key *k)
 	if (k->a6 != NULL) {
 		struct tcp_key6 k6;
 
+		if (tcp_hit6(ts, k))
+			return ts->hit6_data;
 		tcp_key6_of(k, &k6);
 		if (ts->conns6 == NULL ||
 		    rte_hash_lookup_data(ts->conns6, &k6, &data) < 0)
 			return NULL;
+		ts->hit6_a6 = *k->a6;
+		ts->hit6_lport = k->lport;
+		ts->hit6_rport = k->rport;
+		ts->hit6_data = data;
 		return data;
 	}
 	if (ts->hit_data != NULL && tcp_key_eq(&ts->hit_key, k))

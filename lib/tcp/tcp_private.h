@@ -629,6 +629,11 @@ struct ust_tcp_stack {
 	 * ust_tcp_hash_add() and _del(), the only writers of conns */
 	struct ust_tcp_key hit_key;
 	void *hit_data;               /* NULL: nothing cached */
+	/* ... and the last one found in conns6 (its addresses copied) */
+	struct ust_tcp_addr6 hit6_a6;
+	rte_be16_t hit6_lport;
+	rte_be16_t hit6_rport;
+	void *hit6_data;              /* NULL: nothing cached */
 	uint32_t conns_gen;           /* bumped by every add and delete:
 				       * what a burst looked up is still
 				       * true while it stays */
