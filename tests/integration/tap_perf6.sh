@@ -35,6 +35,13 @@ start_ustack() {
 	UPID=$!
 	PIDS+=("$UPID")
 	wait_iface "$IF"
+	# the port up first: starting it sets the kernel side's MAC
+	for i in $(seq 1 100); do
+		grep -qs "^port 0: " "$WORK/$name.log" && break
+		kill -0 "$UPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	nsx ip link set "$IF" down
 	nsx ip link set "$IF" address 02:00:5e:10:00:01
 	nsx ip addr add 198.18.0.1/24 dev "$IF"
 	nsx ip -6 addr add 2001:2::1/64 dev "$IF" nodad
@@ -69,17 +76,21 @@ done_pair() {
 	nsx ip link del "$IF" 2>/dev/null || true
 }
 
-# tcp-rr: the kernel's client to ustack's [::] listener over IPv6, then
-# over IPv4; ustack's client to the kernel's [::] listener over IPv6
+# tcp-rr: the kernel's clients to ustack's [::] listener, one over IPv6
+# and one over IPv4 at the same time (the server's run ends when its
+# clients have gone: the IPv4 one ends first); ustack's client to the
+# kernel's [::] listener over IPv6
 DUR=(--duration 4 --warmup 0.5 --stats-period 0)
 start_ustack us_rr_srv --mode tcp-rr --role server --size 40 --verify
-DUR=(--duration 1.5 --warmup 0 --stats-period 0)
+DUR=(--duration 3 --warmup 0 --stats-period 0)
 start_kernel k_rr_cli6 --mode tcp-rr --role client --peer 2001:2::2 \
 	--conns 4 --size 40 --verify
-reap "$KPID" k_rr_cli6
+K6=$KPID
+DUR=(--duration 1 --warmup 0 --stats-period 0)
 start_kernel k_rr_cli4 --mode tcp-rr --role client --peer 198.18.0.2 \
 	--conns 2 --size 40 --verify
 reap "$KPID" k_rr_cli4
+reap "$K6" k_rr_cli6
 reap "$UPID" us_rr_srv
 done_pair
 DUR=(--duration 2 --warmup 0.5 --stats-period 0)
