@@ -96,7 +96,7 @@ expect "--stream $work/none" "$echo_bin" $A $cli --proto tcp --stream "$work/non
 expect "--keepalive: not an option of mode udp-server" "$echo_bin" $A --keepalive 5
 expect "--peer: not an option of mode udp-server" "$echo_bin" $A --peer 198.18.0.1
 expect "--peer 2001:2::1: IPv6 is off (no --addr6, no [ip6])" "$echo_bin" $A --mode client --peer 2001:2::1
-expect "--peer 2001:2::1: the TCP client over IPv6 runs on one stack (--nb-cores 1)" "$echo_bin" $A --addr6 2001:2::2/64 --mode client --proto tcp --peer 2001:2::1 --nb-cores 2
+expect "--peer 2001:2::1: IPv6 is off (no --addr6, no [ip6])" "$echo_bin" $A --mode client --proto tcp --peer 2001:2::1
 expect "--peer 2001:2::1::5: expected A.B.C.D or an IPv6 address" "$echo_bin" $A --mode client --peer 2001:2::1::5
 expect "--size: not an option of mode udp-server" "$echo_bin" $A --size 64
 expect "--duration: not an option of mode tcp-server" "$echo_bin" $A --proto tcp --duration 2
@@ -159,7 +159,6 @@ expect "--addr: not with --stack kernel" "$perf_bin" --stack kernel --mode udp-f
 # ust-perf over IPv6
 expect "--peer 2001:2::1: IPv6 is off (no --addr6, no [ip6])" "$perf_bin" --mode udp-flood $A --peer 2001:2::1
 expect "--peer 2001:2::1: IPv6 is off (no --addr6, no [ip6])" "$perf_bin" --mode tcp-rr $A --role client --peer 2001:2::1
-expect "--peer 2001:2::1: TCP over IPv6 connects from one stack (--nb-cores 1)" "$perf_bin" --mode tcp-stream $A --addr6 2001:2::2/64 --role client --peer 2001:2::1 --nb-cores 2
 expect "--peer 2001:2::1: tcp-conns is IPv4 only" "$perf_bin" --mode tcp-conns $A --addr6 2001:2::2/64 --role client --peer 2001:2::1
 expect "--peer 2001:2::1::5: expected A.B.C.D or an IPv6 address" "$perf_bin" --mode tcp-rr $A --role client --peer 2001:2::1::5
 expect "--addr6 2001:2::2: expected an IPv6 address/N" "$perf_bin" --mode udp-sink $A --addr6 2001:2::2

@@ -153,8 +153,7 @@ usage(void)
 "                         needs N lcores and the port N queue pairs, else\n"
 "                         exit status 2 (see \"Several lcores\" below)\n"
 "  --peer ADDR            clients: the server's address, A.B.C.D or (with\n"
-"                         --addr6) an IPv6 one (required; TCP over IPv6:\n"
-"                         one stack)\n"
+"                         --addr6) an IPv6 one (required)\n"
 "  --size BYTES           udp-client, tcp-client: request size, 1-65507\n"
 "                         for UDP (above the MTU's 1472: IPv4 fragments),\n"
 "                         1-65536 for TCP (default: 64);\n"
@@ -1234,11 +1233,6 @@ main(int argc, char **argv)
 	/* the flag wins over [port] queues */
 	if (o.nb_cores != NULL)
 		app_env_nb_cores(&env, o.nb_cores);
-	/* lib/group steers a sibling's segments by IPv4's hash only: an
-	 * IPv6 connect in a group gets EAFNOSUPPORT (ust_socket.h) */
-	if (o.tcp && !o.server && peer_is6 && env.cfg.port.nb_queues > 1)
-		app_usage_error(PROG, "--peer %s: the TCP client over IPv6 "
-				"runs on one stack (--nb-cores 1)", o.peer);
 	if (o.json != NULL) {
 		json = fopen(o.json, "w");
 		if (json == NULL)

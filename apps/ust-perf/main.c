@@ -120,7 +120,7 @@ usage(void)
 "  --gateway A.B.C.D      default gateway\n"
 "  --addr6 ADDR/N         IPv6 on, with this global address and prefix\n"
 "                         ([ip6] addr): servers are dual-stack ([::]),\n"
-"                         clients take an IPv6 --peer (TCP: one stack)\n"
+"                         clients take an IPv6 --peer\n"
 "  --gateway6 ADDR        IPv6 default router ([ip6] gateway; else from\n"
 "                         router advertisements)\n"
 "  --port-id N            ethdev port (default: 0)\n"
@@ -191,17 +191,11 @@ perf_parse_peer(const char *v, struct perf_peer *p)
 }
 
 void
-perf_check_peer(const struct perf_ctx *c, const struct perf_peer *p,
-		bool tcp)
+perf_check_peer(const struct perf_ctx *c, const struct perf_peer *p)
 {
-	if (!p->v6 || c->kernel)
-		return;
-	if (!c->env.cfg.stack.ip6.enable)
+	if (p->v6 && !c->kernel && !c->env.cfg.stack.ip6.enable)
 		app_usage_error(PERF_PROG, "--peer %s: IPv6 is off (no "
 				"--addr6, no [ip6])", p->str);
-	if (tcp && c->env.cfg.port.nb_queues > 1)
-		app_usage_error(PERF_PROG, "--peer %s: TCP over IPv6 connects "
-				"from one stack (--nb-cores 1)", p->str);
 }
 
 socklen_t

@@ -290,7 +290,7 @@ tcp_check(struct perf_ctx *c)
 		app_usage_error(PERF_PROG, "--peer is a --role client "
 				"option");
 	if (!t->server)
-		perf_check_peer(c, &t->peer, true);
+		perf_check_peer(c, &t->peer);
 	if (!t->rr && t->response != 0)
 		app_usage_error(PERF_PROG, "--response: a tcp-rr option");
 	if (!t->rr && t->server && t->zc)

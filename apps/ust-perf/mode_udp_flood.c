@@ -111,7 +111,7 @@ flood_check(struct perf_ctx *c)
 	if (flood_state.peer.str == NULL)
 		app_usage_error(PERF_PROG, "--mode udp-flood needs --peer "
 				"A.B.C.D");
-	perf_check_peer(c, &flood_state.peer, false);
+	perf_check_peer(c, &flood_state.peer);
 }
 
 static void

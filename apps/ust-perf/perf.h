@@ -169,10 +169,8 @@ struct perf_peer {
 /* --peer A.B.C.D or an IPv6 address (exit 2 on anything else) */
 void perf_parse_peer(const char *v, struct perf_peer *p);
 /* once the options are parsed: exit 2 when @p is IPv6 and ustack's stacks
- * have no IPv6 (--addr6, [ip6]), or (@tcp: a connect) when they are a
- * group (lib/group steers TCP by IPv4's hash only) */
-void perf_check_peer(const struct perf_ctx *c, const struct perf_peer *p,
-		     bool tcp);
+ * have no IPv6 (--addr6, [ip6]) */
+void perf_check_peer(const struct perf_ctx *c, const struct perf_peer *p);
 /* @p's address and @port (host order) into @to; returns its length */
 socklen_t perf_peer_addr(const struct perf_peer *p, uint16_t port,
 			 union ust_sockaddr *to);

@@ -299,9 +299,10 @@ struct ust_sibling_ops {
 	 * @n; called by the poll */
 	uint16_t (*rx)(struct ust_stack *stk, struct rte_mbuf **pkts,
 		       uint16_t n);
-	/* a TCP segment or UDP datagram (data at its IPv4 header) found no
-	 * socket here: true when a sibling took it (or it was dropped as
-	 * HANDOFF_FULL); false: handle it here. The sibling whose ephemeral
+	/* a TCP segment or UDP datagram (data at its IPv4 or IPv6 header,
+	 * the Ethernet header right before) found no socket here: true when
+	 * a sibling took it (or it was dropped as HANDOFF_FULL); false:
+	 * handle it here. The sibling whose ephemeral
 	 * slice holds local port @lport owns it; with @walk (a TCP segment
 	 * that opens nothing), when no slice holds the port, it goes round
 	 * the siblings in turn, since the connection may be any one's (a

@@ -13,8 +13,9 @@
  *  - steer (TCP and UDP input, when a segment or datagram finds no socket):
  *    with a predictable hash, the stack it names owns the flow; without,
  *    a local port in a sibling's slice does, and a TCP segment whose port
- *    is in none goes round the siblings; the frame gets its Ethernet
- *    header back and is staged for the owner;
+ *    is in none goes round the siblings (so does IPv6, which the hash
+ *    leaves out, with port steering); the frame gets its Ethernet header
+ *    back and is staged for the owner;
  *  - arp_copy (ARP input): a copy of the frame staged for every sibling;
  *  - rx (ust_stack_poll(), after the netif's burst): the stages go out,
  *    one burst per sibling, then the stack reads its own rings;
@@ -246,9 +247,13 @@ grp_steer(struct ust_stack *stk, struct rte_mbuf *m, rte_be16_t lport,
 
 	if (!stk->sib_in) {
 		/* the owner: the stack the device's hash names, or without
-		 * a known hash the one whose slice holds the port */
+		 * a known hash the one whose slice holds the port; IPv6 is
+		 * not in the hash (drivers/port hashes IPv4 only, and a NIC
+		 * gives what it does not hash to one queue), so with port
+		 * steering its owner is unknown and it goes round */
 		if (gm->g->steer_ports)
-			owner = grp_hash_owner(gm->g, m);
+			owner = (*rte_pktmbuf_mtod(m, const uint8_t *) >> 4) ==
+				4 ? grp_hash_owner(gm->g, m) : -1;
 		if (owner >= 0 && owner != gm->idx) {
 			meta->rx_hops = n;  /* at its owner: no further */
 		} else if (walk && (owner < 0 || gm->g->steer_ports)) {

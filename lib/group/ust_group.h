@@ -38,7 +38,10 @@
  *    RTO; a connection from a port bound before connect) goes round the
  *    siblings in turn until one has its connection; the last one answers
  *    as a lone stack would. An ICMP error goes to the stack that owns the
- *    flow it quotes. Counted:
+ *    flow it quotes. IPv6 is not in the hash (a NIC gives what it does
+ *    not hash to one queue): an IPv6 segment or datagram that finds no
+ *    socket goes to its port's slice, or with port steering round the
+ *    siblings; ICMPv6 errors stay where they arrive. Counted:
  *    Group HandoffOut on the sender, HandoffIn on the receiver, drop reason
  *    HANDOFF_FULL when a ring is full.
  *

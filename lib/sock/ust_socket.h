@@ -111,7 +111,8 @@ struct ust_sock_meminfo {
  *  to reach). TCP over IPv6: an AF_INET6 TCP socket connects to and
  *  accepts IPv6 peers, and IPv4 ones through mapped addresses; a listener
  *  on :: takes both families unless V6ONLY. Between sibling stacks
- *  (ust_group), a TCP connect over IPv6 is -EAFNOSUPPORT. */
+ *  (ust_group), IPv6 replies reach the connecting stack by handoff
+ *  (doc/scale-out.md, "IPv6"). */
 int ust_socket(struct ust_stack *stk, int domain, int type, int protocol);
 
 /** TCP: listen for connections, at most @p backlog waiting in accept's

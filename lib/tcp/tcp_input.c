@@ -1092,6 +1092,8 @@ ust_tcp_rcv_established(struct ust_stack *stk, struct ust_tcp_sock *tp,
 struct tcp_seg {
 	struct rte_mbuf *m;
 	uint16_t l3_len;        /* bytes before the TCP header in m */
+	uint16_t ip_back;       /* IPv6: its headers' bytes before m's data
+				 * (the IPv4 header is m's data) */
 	uint32_t l4_len;        /* the TCP header and payload */
 	struct ust_tcp_key k;
 	uint32_t seg_len;
@@ -1140,6 +1142,7 @@ tcp_seg_fill(struct ust_stack *stk, struct rte_mbuf *m, uint16_t l3_len,
 	}
 	s->m = m;
 	s->l3_len = l3_len;
+	s->ip_back = 0;
 	s->l4_len = l4len;
 	s->seg_len = l4len - th->hdr_len +
 		((th->flags & UST_TCP_SYN) ? 1 : 0) +
@@ -1249,10 +1252,14 @@ tcp_seg_dispatch(struct ust_stack *stk, struct tcp_seg *s, void *data)
 	/* no connection here: a sibling stack's flow (lib/group) goes to it
 	 * whole, before a listener or a reset could answer for it; a SYN
 	 * opens a new connection, which belongs to the stack that got it */
-	if (data == NULL && stk->sib != NULL && s->k.a6 == NULL &&
-	    (th->flags & (UST_TCP_SYN | UST_TCP_ACK)) != UST_TCP_SYN &&
-	    stk->sib->steer(stk, m, s->k.lport, true))
-		return;
+	if (data == NULL && stk->sib != NULL &&
+	    (th->flags & (UST_TCP_SYN | UST_TCP_ACK)) != UST_TCP_SYN) {
+		/* (handed over from its IP header: IPv6's in the headroom) */
+		rte_pktmbuf_prepend(m, s->ip_back);
+		if (stk->sib->steer(stk, m, s->k.lport, true))
+			return;
+		rte_pktmbuf_adj(m, s->ip_back);
+	}
 	/* keep the payload only; the headers stay in the headroom */
 	rte_pktmbuf_adj(m, s->l3_len + th->hdr_len);
 	ust_mbuf_trim_to(m, payload);
@@ -1337,11 +1344,12 @@ ust_tcp6_input(struct ust_stack *stk, struct rte_mbuf *m,
 	struct ust_tcp_addr6 a6;
 	struct tcp_seg s;
 
-	RTE_SET_USED(l3_len);
 	memcpy(a6.local, ip6->dst, sizeof(a6.local));
 	memcpy(a6.remote, ip6->src, sizeof(a6.remote));
-	if (tcp6_seg_parse(stk, m, ip6, &a6, &s))
+	if (tcp6_seg_parse(stk, m, ip6, &a6, &s)) {
+		s.ip_back = (uint16_t)l3_len;
 		tcp_seg_dispatch(stk, &s, ust_tcp_hash_lookup(stk, &s.k));
+	}
 }
 
 /* The output a connection's segment left for the end of its segments in

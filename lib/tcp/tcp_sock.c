@@ -293,8 +293,10 @@ tcp_connect_port(struct ust_stack *stk, struct ust_tcp_key *k)
 		if (ts->port_refs[p] != 0)
 			continue;
 		k->lport = rte_cpu_to_be_16(p);
-		/* sibling stacks: the reply must arrive on our queue */
-		if (stk->sib != NULL &&
+		/* sibling stacks: the reply must arrive on our queue (by
+		 * the group's hash, IPv4's: an IPv6 reply is steered by its
+		 * port's slice, or goes round the siblings) */
+		if (stk->sib != NULL && k->a6 == NULL &&
 		    !stk->sib->port_ok(stk, k->lport, k->raddr, k->rport))
 			continue;
 		if (tcp_tuple_usable(stk, k)) {
@@ -311,9 +313,10 @@ static int tcp_connect_start(struct ust_stack *stk, struct ust_tcp_sock *tp,
 /* connect() to an IPv6 address (RFC 9293 3.10.1 over RFC 8200): the
  * source is the bound address or RFC 6724's for the destination; the
  * addresses go to the connection's own object (tp->a6) and to the
- * descriptor's table (getsockname, getpeername). Not between sibling
- * stacks (lib/group): their steering hash is IPv4's, so the answer could
- * arrive at a stack that does not know the connection. */
+ * descriptor's table (getsockname, getpeername). Between sibling stacks
+ * (lib/group) the answer may arrive at another stack: it is steered to
+ * this one by the port's slice, or (port steering, whose hash is IPv4's)
+ * goes round the siblings (tcp_seg_dispatch()). */
 static int
 tcp_connect6(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	     const struct ust_saddr *a)
@@ -330,8 +333,6 @@ tcp_connect6(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	if (ust_ipv6_is_multicast(a->v6) ||
 	    ((s->flags & UST_SKF_BOUND) && !(s->inet6 & UST_SK6_LOCAL6)))
 		return -ENETUNREACH;   /* or bound to an IPv4 address */
-	if (stk->sib != NULL)
-		return -EAFNOSUPPORT;
 	rc = ust_ip6_route_check(stk, a->v6);
 	if (rc != 0)
 		return rc;

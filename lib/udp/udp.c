@@ -518,9 +518,8 @@ udp6_sock_match(const struct ust_sock *s, const struct ust_ipv6_repr *ip6,
 /* One datagram from IPv6 input (data at the UDP header, the fixed header
  * @l3_len bytes before it): validated (RFC 8200 8.1: the checksum is
  * mandatory), looked up by IPv6's key, queued as IPv4's are. One at a
- * time: IPv6 input hands its packets over singly. Sibling stacks do not
- * steer IPv6 (lib/group's hash is IPv4's): a datagram for a socket that
- * another stack owns finds none here. */
+ * time: IPv6 input hands its packets over singly. A datagram for a socket
+ * a sibling stack owns (lib/group) is handed to it. */
 static void
 udp6_input(struct ust_stack *stk, struct rte_mbuf *m,
 	   const struct ust_ipv6_repr *ip6, uint32_t l3_len)
@@ -570,6 +569,18 @@ udp6_input(struct ust_stack *stk, struct rte_mbuf *m,
 		if (!udp6_sock_match(&us->base, ip6,
 				     rte_cpu_to_be_16(u.src_port)))
 			us = NULL;
+	}
+	if (us == NULL && stk->sib != NULL &&
+	    !ust_ipv6_is_multicast(ip6->dst)) {
+		/* a sibling's flow (lib/group), from its IPv6 header: to the
+		 * stack whose slice holds the port, or (port steering: IPv6
+		 * is not in its hash) round the siblings, the last of which
+		 * answers for the rest */
+		rte_pktmbuf_prepend(m, (uint16_t)l3_len);
+		if (stk->sib->steer(stk, m, rte_cpu_to_be_16(u.dst_port),
+				    true))
+			return;
+		rte_pktmbuf_adj(m, (uint16_t)l3_len);
 	}
 	if (us == NULL) {
 		if (ust_ipv6_is_multicast(ip6->dst)) {

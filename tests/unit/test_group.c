@@ -15,7 +15,11 @@
  * teaches all of them (no stack asks itself); active opens from every stack
  * land on their own stack with port steering (no handoff) and reach it
  * through handoffs without (still byte-exact); connected UDP the same;
- * each stack's conservation of frames; every mbuf back in the pool.
+ * over IPv6 (which the hash leaves out: the wire sends it to queue 0, as a
+ * NIC does what it does not hash) active opens and connected UDP from
+ * every stack reach their owner by the port's slice, or round the
+ * siblings with port steering; each stack's conservation of frames; every
+ * mbuf back in the pool.
  */
 
 #include <errno.h>
@@ -187,6 +191,21 @@ static const struct rte_ether_addr peer_mac = {
 static struct ust_group *grp;
 static struct ust_stack *peer;
 static bool small_range;        /* 1024 ephemeral ports, not 28232 */
+static bool with_ip6;           /* IPv6 too: 2001:2::2 (the group's), ::1 */
+
+/* RFC 5180's benchmarking range */
+static const uint8_t grp_ip6[16] = { 0x20, 0x01, 0, 2, [15] = 2 };
+static const uint8_t peer_ip6[16] = { 0x20, 0x01, 0, 2, [15] = 1 };
+
+static void
+ip6_on(struct ust_ip6_conf *c, const uint8_t *addr)
+{
+	c->enable = true;
+	memcpy(c->addr, addr, 16);
+	c->prefix_len = 64;
+	c->dad_transmits = 0;
+	c->accept_ra = false;
+}
 
 static void
 netif_of(struct ust_netif *n, struct end *e, const struct rte_ether_addr *mac,
@@ -252,6 +271,8 @@ setting_up(bool steer)
 	}
 	if (steer)
 		gc.rss = wire_rss;
+	if (with_ip6)
+		ip6_on(&gc.stack.ip6, grp_ip6);
 	grp = ust_group_create(&gc);
 	UT_ASSERT(grp != NULL, "ust_group_create: %s",
 		  rte_strerror(rte_errno));
@@ -265,6 +286,8 @@ setting_up(bool steer)
 	pc.prefix_len = 24;
 	pc.now_ns = now;
 	pc.tcp.time_wait_ms = 1000;
+	if (with_ip6)
+		ip6_on(&pc.ip6, peer_ip6);
 	peer = ust_stack_create(&pc);
 	UT_ASSERT(peer != NULL);
 	return 0;
@@ -769,6 +792,186 @@ static int
 test_active_steered(void)
 {
 	return active_opens(true);
+}
+
+/* Over IPv6: connections from every stack to the peer's [::] listener.
+ * Every reply arrives on queue 0 (the hash leaves IPv6 out); the others'
+ * go to their owner, by the port's slice or (@steer) round the siblings:
+ * byte-exact, no reset. */
+static int
+active_opens6(bool steer)
+{
+	struct sockaddr_in6 any = { .sin6_family = AF_INET6,
+				    .sin6_port = RTE_BE16(PEER_PORT) };
+	struct sockaddr_in6 to = { .sin6_family = AF_INET6,
+				   .sin6_port = RTE_BE16(PEER_PORT) };
+	struct echo_srv srv;
+	struct flow fl[NS * 4];
+	unsigned int i;
+	uint64_t out;
+	int one = 1;
+
+	with_ip6 = true;
+	if (setting_up(steer) != 0)
+		return -1;
+	with_ip6 = false;
+	memset(&srv, 0, sizeof(srv));
+	srv.stk = peer;
+	srv.lsd = ust_socket(peer, AF_INET6, SOCK_STREAM, 0);
+	UT_ASSERT(srv.lsd >= 0);
+	UT_EQ(ust_bind(peer, srv.lsd, (struct sockaddr *)&any, sizeof(any)),
+	      0);
+	UT_EQ(ust_listen(peer, srv.lsd, 128), 0);
+	memcpy(to.sin6_addr.s6_addr, peer_ip6, 16);
+	for (i = 0; i < RTE_DIM(fl); i++) {
+		struct ust_stack *s = ust_group_stack(grp, (uint16_t)(i % NS));
+		struct sockaddr_in6 me;
+		socklen_t len = sizeof(me);
+
+		fl[i].stk = s;
+		fl[i].id = i;
+		fl[i].sent = fl[i].rcvd = 0;
+		fl[i].total = 20000 + i * 311;
+		fl[i].sd = ust_socket(s, AF_INET6, SOCK_STREAM, 0);
+		UT_ASSERT(fl[i].sd >= 0);
+		ust_setsockopt(s, fl[i].sd, IPPROTO_TCP, TCP_NODELAY, &one,
+			       sizeof(one));
+		UT_EQ(ust_connect(s, fl[i].sd, (struct sockaddr *)&to,
+				  sizeof(to)), -EINPROGRESS);
+		UT_EQ(ust_getsockname(s, fl[i].sd, (struct sockaddr *)&me,
+				      &len), 0);
+		UT_EQ(me.sin6_family, AF_INET6);
+		UT_EQ(memcmp(me.sin6_addr.s6_addr, grp_ip6, 16), 0);
+		if (!steer)
+			UT_EQ(ust_group_port_owner(grp, me.sin6_port),
+			      i % NS);
+	}
+	if (run_flows(fl, RTE_DIM(fl), &srv, 1) != 0) {
+		dump_stats();
+		return -1;
+	}
+	out = group_mib(UST_MIB_GROUP_HANDOFFOUT);
+	printf("  IPv6, %s: %" PRIu64 " frames handed over\n",
+	       steer ? "port steering (round the siblings)" : "slices", out);
+	UT_EQ(out + group_mib(UST_MIB_GROUP_ARPCOPIES),
+	      group_mib(UST_MIB_GROUP_HANDOFFIN));
+	/* the replies to stacks 1 and 2 all came to stack 0 first */
+	UT_ASSERT(out > 0, "nothing handed over");
+	UT_EQ(group_mib(UST_MIB_TCP_ACTIVEOPENS), RTE_DIM(fl));
+	UT_EQ(group_mib(UST_MIB_TCP_OUTRSTS), 0);
+	UT_EQ(mib(peer, UST_MIB_TCP_OUTRSTS), 0);
+	for (i = 0; i < RTE_DIM(fl); i++)
+		ust_close(fl[i].stk, fl[i].sd);
+	srv_close(&srv);
+	return setting_down();
+}
+
+static int
+test_active6_sliced(void)
+{
+	return active_opens6(false);
+}
+
+static int
+test_active6_steered(void)
+{
+	return active_opens6(true);
+}
+
+/* Connected UDP over IPv6 from every stack to the peer's echo: every
+ * datagram back to its socket. */
+static int
+udp6_connected(bool steer)
+{
+	struct sockaddr_in6 to = { .sin6_family = AF_INET6,
+				   .sin6_port = RTE_BE16(UDP_PORT) };
+	struct sockaddr_in6 any = { .sin6_family = AF_INET6,
+				    .sin6_port = RTE_BE16(UDP_PORT) };
+	int sds[NS * 4], psd, one = 1;
+	unsigned int i, r, got = 0, sent = 0;
+	uint8_t buf[256];
+
+	with_ip6 = true;
+	if (setting_up(steer) != 0)
+		return -1;
+	with_ip6 = false;
+	psd = ust_socket(peer, AF_INET6, SOCK_DGRAM, 0);
+	UT_ASSERT(psd >= 0);
+	UT_EQ(ust_bind(peer, psd, (struct sockaddr *)&any, sizeof(any)), 0);
+	memcpy(to.sin6_addr.s6_addr, peer_ip6, 16);
+	for (i = 0; i < RTE_DIM(sds); i++) {
+		struct ust_stack *s = ust_group_stack(grp, (uint16_t)(i % NS));
+
+		sds[i] = ust_socket(s, AF_INET6, SOCK_DGRAM, 0);
+		UT_ASSERT(sds[i] >= 0);
+		UT_EQ(ust_setsockopt(s, sds[i], UST_SOL_USTACK, UST_SO_SPLIT,
+				     &one, sizeof(one)), 0);
+		UT_EQ(ust_connect(s, sds[i], (struct sockaddr *)&to,
+				  sizeof(to)), 0);
+	}
+	for (r = 0; r < 20; r++) {
+		unsigned int k2;
+
+		for (i = 0; i < RTE_DIM(sds); i++) {
+			struct ust_stack *s =
+				ust_group_stack(grp, (uint16_t)(i % NS));
+
+			memset(buf, (int)(i + r), 100);
+			if (ust_send(s, sds[i], buf, 100, 0) == 100)
+				sent++;
+		}
+		for (k2 = 0; k2 < 4; k2++) {
+			struct sockaddr_in6 from;
+			socklen_t fl = sizeof(from);
+			ssize_t k;
+
+			round_trip();
+			while ((k = ust_recvfrom(peer, psd, buf, sizeof(buf),
+						 0, (struct sockaddr *)&from,
+						 &fl)) > 0) {
+				UT_EQ(ust_sendto(peer, psd, buf, (size_t)k, 0,
+						 (struct sockaddr *)&from, fl),
+				      k);
+				fl = sizeof(from);
+			}
+		}
+		for (k2 = 0; k2 < 4; k2++)
+			round_trip();
+		for (i = 0; i < RTE_DIM(sds); i++) {
+			struct ust_stack *s =
+				ust_group_stack(grp, (uint16_t)(i % NS));
+			ssize_t k;
+
+			while ((k = ust_recv(s, sds[i], buf, sizeof(buf),
+					     0)) > 0) {
+				UT_EQ(k, 100);
+				UT_EQ(buf[0], (uint8_t)(i + r));
+				got++;
+			}
+		}
+	}
+	if (got != sent)
+		dump_stats();
+	UT_EQ(sent, 20 * RTE_DIM(sds));
+	UT_EQ(got, sent);
+	UT_ASSERT(group_mib(UST_MIB_GROUP_HANDOFFOUT) > 0);
+	UT_EQ(group_mib(UST_MIB_UDP6_NOPORTS), 0);
+	for (i = 0; i < RTE_DIM(sds); i++)
+		ust_close(ust_group_stack(grp, (uint16_t)(i % NS)), sds[i]);
+	ust_close(peer, psd);
+	return setting_down();
+}
+
+static int
+test_udp6_sliced(void)
+{
+	return udp6_connected(false);
+}
+
+static int
+test_udp6_steered(void)
+{
+	return udp6_connected(true);
 }
 
 static int
@@ -1423,6 +1626,14 @@ static const struct ut_case cases[] = {
 	  test_active_handoff },
 	{ "connected UDP steered", test_udp_steered },
 	{ "connected UDP handed over", test_udp_handoff },
+	{ "IPv6 active opens to their owner by the port's slice",
+	  test_active6_sliced },
+	{ "IPv6 active opens round the siblings with port steering",
+	  test_active6_steered },
+	{ "IPv6 connected UDP to its owner by the port's slice",
+	  test_udp6_sliced },
+	{ "IPv6 connected UDP round the siblings with port steering",
+	  test_udp6_steered },
 	{ "one UDP queue fed by every stack", test_udp_shared },
 	{ "ICMP errors to the stack of the flow they quote (hash known)",
 	  test_icmp_steered },
