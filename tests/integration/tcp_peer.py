@@ -4,6 +4,7 @@
 """The kernel's side of the TCP interop tests: plain Linux sockets.
 
   tcp_peer.py echo-server PORT            echo every connection until killed
+  tcp_peer.py echo-server6 PORT           the same on [::] (both families)
   tcp_peer.py rst-server PORT             read a little, then reset (SO_LINGER 0)
   tcp_peer.py short HOST PORT N SIZE [P]  N connections, P at a time (1: one after
                                           another), each SIZE bytes echoed
@@ -64,8 +65,13 @@ class Server(socketserver.ThreadingTCPServer):
     request_queue_size = 1024
 
 
-def serve(port, handler):
-    srv = Server(("0.0.0.0", port), handler)
+class Server6(Server):
+    address_family = socket.AF_INET6
+
+
+def serve(port, handler, six=False):
+    srv = Server6(("::", port), handler) if six else \
+        Server(("0.0.0.0", port), handler)
     print("ready", flush=True)
     srv.serve_forever()
 
@@ -195,6 +201,8 @@ def main(argv):
     cmd, args = argv[1], argv[2:]
     if cmd == "echo-server":
         serve(int(args[0]), Echo)
+    elif cmd == "echo-server6":
+        serve(int(args[0]), Echo, six=True)
     elif cmd == "rst-server":
         serve(int(args[0]), Rst)
     elif cmd == "short":
