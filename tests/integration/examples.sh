@@ -32,8 +32,11 @@ for ex in udp_echo tcp_echo; do
 	ldd "$WORK/ex/$ex-static" | grep -Eq "libustack|librte_" &&
 		fail "the static $ex loads shared libraries: $(ldd "$WORK/ex/$ex-static")"
 done
-LD_LIBRARY_PATH=$libdir ldd "$WORK/ex/udp_echo-shared" | grep -q "libustack.so.0 => $libdir" ||
-	fail "the shared example does not load the installed libustack.so"
+# (ldd's output read whole first: grep -q stops reading at its match, and
+# ldd then dies of SIGPIPE, which pipefail would call a failure)
+deps=$(LD_LIBRARY_PATH=$libdir ldd "$WORK/ex/udp_echo-shared")
+grep -q "libustack.so.0 => $libdir" <<< "$deps" ||
+	fail "the shared example does not load the installed libustack.so: $deps"
 # the README's block: every line is one of main.c's
 "$PY" - "$UST_SRC/README.md" "$UST_SRC/examples/udp_echo/main.c" <<'PYEOF' || fail "README snippet"
 import sys
