@@ -23,12 +23,17 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <sys/socket.h>
+
+#include <rte_byteorder.h>
+
 #include "ust_capture.h"
 #include "ust_config.h"
 #include "ust_env.h"
 #include "ust_fault.h"
 #include "ust_group.h"
 #include "ust_port.h"
+#include "ust_socket.h"
 #include "ust_stack.h"
 #include "ust_tcp_tx.h"
 
@@ -294,6 +299,19 @@ void app_watch(struct ust_stack *stk, int ep, int op, int sd, uint32_t events,
 
 /* an event set (ust_epoll_create()), or exit 2 saying why not */
 int app_epoll_create(const char *prog, struct ust_stack *stk);
+
+/* @to: IPv6 address @a6 (@v6) or IPv4 address @v4, port @port (host
+ * order); a NULL @a6 is ::, a zero @v4 0.0.0.0 (a server's wildcard).
+ * Returns its length. */
+socklen_t app_sockaddr(union ust_sockaddr *to, bool v6, rte_be32_t v4,
+		       const uint8_t *a6, uint16_t port);
+
+/* ust_connect() of @sd to @to, polling the stack while the source address
+ * is not usable yet (EADDRNOTAVAIL: IPv6's duplicate address detection at
+ * start), up to 10 s or until *@quit (may be NULL); returns
+ * ust_connect()'s last result. */
+int app_connect(struct ust_stack *stk, int sd, const struct sockaddr *to,
+		socklen_t len, const volatile sig_atomic_t *quit);
 
 /* poll the stack for @ns nanoseconds: what close() queued (FINs, RSTs)
  * leaves, and the last ACKs come in, before the stack goes */

@@ -4,10 +4,13 @@
 
 /*
  * Socket helpers the apps' modes share: setting an int option, an event
- * set created and a socket added to it or changed, polling for a while
- * after closing, and a listener's refusing-connections warning.
+ * set created and a socket added to it or changed, an address of either
+ * family, a connect that waits out duplicate address detection, polling
+ * for a while after closing, and a listener's refusing-connections
+ * warning.
  */
 
+#include <errno.h>
 #include <string.h>
 
 #include "app_common.h"
@@ -37,6 +40,41 @@ app_epoll_create(const char *prog, struct ust_stack *stk)
 		app_usage_error(prog, "cannot create an event set: %s",
 				strerror(-ep));
 	return ep;
+}
+
+socklen_t
+app_sockaddr(union ust_sockaddr *to, bool v6, rte_be32_t v4,
+	     const uint8_t *a6, uint16_t port)
+{
+	memset(to, 0, sizeof(*to));
+	if (v6) {
+		to->sin6.sin6_family = AF_INET6;
+		if (a6 != NULL)
+			memcpy(to->sin6.sin6_addr.s6_addr, a6, 16);
+		to->sin6.sin6_port = rte_cpu_to_be_16(port);
+		return sizeof(to->sin6);
+	}
+	to->sin.sin_family = AF_INET;
+	to->sin.sin_addr.s_addr = v4;
+	to->sin.sin_port = rte_cpu_to_be_16(port);
+	return sizeof(to->sin);
+}
+
+int
+app_connect(struct ust_stack *stk, int sd, const struct sockaddr *to,
+	    socklen_t len, const volatile sig_atomic_t *quit)
+{
+	uint64_t t0 = ust_clock_ns();
+	int rc = ust_connect(stk, sd, to, len);
+
+	/* an IPv6 source is usable once duplicate address detection is
+	 * over (about a second after start): poll until then */
+	while (rc == -EADDRNOTAVAIL && (quit == NULL || !*quit) &&
+	       ust_clock_ns() - t0 < 10 * 1000000000ull) {
+		ust_stack_poll(stk, ust_clock_ns());
+		rc = ust_connect(stk, sd, to, len);
+	}
+	return rc;
 }
 
 void

@@ -18,7 +18,6 @@
 #include <rte_common.h>
 
 #include "app_common.h"
-#include "ust_socket.h"
 
 #define PROG "ust-echo"
 #define MAX_FLOWS 4096
@@ -185,12 +184,6 @@ struct echo_mode {
 /* A client's server address (w->peer or w->peer6, port --port) into @to;
  * returns its length. */
 socklen_t echo_peer_addr(const struct echo_worker *w, union ust_sockaddr *to);
-
-/* ust_connect() of @sd to @to, polling the stack while the source address
- * is not usable yet (EADDRNOTAVAIL: IPv6's duplicate address detection at
- * start, up to 10 s); returns ust_connect()'s last result. */
-int echo_connect(struct echo_worker *w, int sd, const union ust_sockaddr *to,
-		 socklen_t tolen);
 
 int run_tcp_server(struct echo_worker *w);
 int run_tcp_client(struct echo_worker *w);

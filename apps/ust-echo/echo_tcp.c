@@ -219,6 +219,7 @@ run_tcp_server(struct echo_worker *w)
 	struct server_result *res = &w->res.srv;
 	struct ust_stack *stk = w->stk;
 	union ust_sockaddr sa;
+	socklen_t salen;
 	uint64_t next_stats, period = (uint64_t)o->stats_period * 1000000000u;
 	uint32_t nconn = env->cfg.stack.max_sockets;
 	struct app_listen_watch lw = { 0, false };
@@ -231,14 +232,7 @@ run_tcp_server(struct echo_worker *w)
 		app_usage_error(PROG, "out of memory for %u connections",
 				nconn);
 	/* with IPv6 on, one dual-stack listener on :: takes both families */
-	memset(&sa, 0, sizeof(sa));
-	if (w->ip6) {
-		sa.sin6.sin6_family = AF_INET6;
-		sa.sin6.sin6_port = rte_cpu_to_be_16((uint16_t)o->port);
-	} else {
-		sa.sin.sin_family = AF_INET;
-		sa.sin.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
-	}
+	salen = app_sockaddr(&sa, w->ip6, 0, NULL, (uint16_t)o->port);
 	ls = ust_socket(stk, sa.sa.sa_family, SOCK_STREAM, 0);
 	if (ls < 0)
 		app_usage_error(PROG, "socket: %s", strerror(-ls));
@@ -256,8 +250,7 @@ run_tcp_server(struct echo_worker *w)
 			    (int)o->keepalive);
 		app_set_int(stk, ls, IPPROTO_TCP, TCP_KEEPCNT, 3);
 	}
-	rc = ust_bind(stk, ls, &sa.sa, w->ip6 ? sizeof(sa.sin6) :
-		      sizeof(sa.sin));
+	rc = ust_bind(stk, ls, &sa.sa, salen);
 	if (rc == 0)
 		rc = ust_listen(stk, ls, (int)o->backlog);
 	if (rc != 0)
@@ -366,7 +359,7 @@ client_error(struct client_result *res, int err)
 static void
 cflow_open(const struct opts *o, struct ust_stack *stk, int ep,
 	   struct cflow *x, uint32_t f, const union ust_sockaddr *to,
-	   socklen_t tolen, struct echo_worker *w, struct client_result *res)
+	   socklen_t tolen, struct client_result *res)
 {
 	int rc;
 
@@ -376,7 +369,7 @@ cflow_open(const struct opts *o, struct ust_stack *stk, int ep,
 				"max_sockets)", f, strerror(-x->sd));
 	app_set_int(stk, x->sd, IPPROTO_TCP, TCP_NODELAY, 1);
 	set_bufs(o, stk, x->sd);
-	rc = echo_connect(w, x->sd, to, tolen);
+	rc = app_connect(stk, x->sd, &to->sa, tolen, &quit);
 	if (rc != -EINPROGRESS) {
 		if (rc == -ENETUNREACH || rc == -EINVAL ||
 		    rc == -EAFNOSUPPORT)
@@ -521,7 +514,7 @@ run_tcp_client(struct echo_worker *w)
 	next_stats = start + period;
 	for (f = 0; f < w->nflows; f++) {
 		fl[f].sd = -1;
-		cflow_open(o, stk, ep, &fl[f], f, &to, tolen, w, res);
+		cflow_open(o, stk, ep, &fl[f], f, &to, tolen, res);
 	}
 	while (!quit) {
 		struct ust_epoll_event evs[64];
@@ -552,7 +545,7 @@ run_tcp_client(struct echo_worker *w)
 			if (x->st == C_IDLE) {
 				if (now >= x->retry_ns)
 					cflow_open(o, stk, ep, x, f, &to,
-						   tolen, w, res);
+						   tolen, res);
 				continue;
 			}
 			if (x->st != C_SEND)
@@ -660,7 +653,7 @@ run_tcp_stream(struct echo_worker *w)
 	sd = ust_socket(stk, to.sa.sa_family, SOCK_STREAM, 0);
 	set_bufs(o, stk, sd);
 	echo_ready(w);
-	rc = echo_connect(w, sd, &to, tolen);
+	rc = app_connect(stk, sd, &to.sa, tolen, &quit);
 	if (rc != -EINPROGRESS)
 		app_usage_error(PROG, "--peer %s: %s", o->peer, strerror(-rc));
 	/* the whole transfer must end within --duration */

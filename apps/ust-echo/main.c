@@ -636,36 +636,8 @@ build_config(const struct opts *o, struct ust_config *cfg, rte_be32_t *peer,
 socklen_t
 echo_peer_addr(const struct echo_worker *w, union ust_sockaddr *to)
 {
-	uint16_t port = rte_cpu_to_be_16((uint16_t)w->o->port);
-
-	memset(to, 0, sizeof(*to));
-	if (w->peer_is6) {
-		to->sin6.sin6_family = AF_INET6;
-		memcpy(to->sin6.sin6_addr.s6_addr, w->peer6, 16);
-		to->sin6.sin6_port = port;
-		return sizeof(to->sin6);
-	}
-	to->sin.sin_family = AF_INET;
-	to->sin.sin_addr.s_addr = w->peer;
-	to->sin.sin_port = port;
-	return sizeof(to->sin);
-}
-
-int
-echo_connect(struct echo_worker *w, int sd, const union ust_sockaddr *to,
-	     socklen_t tolen)
-{
-	uint64_t t0 = ust_clock_ns();
-	int rc = ust_connect(w->stk, sd, &to->sa, tolen);
-
-	/* an IPv6 source is usable once duplicate address detection is
-	 * over (about a second after start): poll until then */
-	while (rc == -EADDRNOTAVAIL && !quit &&
-	       ust_clock_ns() - t0 < 10 * 1000000000ull) {
-		ust_stack_poll(w->stk, ust_clock_ns());
-		rc = ust_connect(w->stk, sd, &to->sa, tolen);
-	}
-	return rc;
+	return app_sockaddr(to, w->peer_is6, w->peer, w->peer6,
+			    (uint16_t)w->o->port);
 }
 
 void
@@ -703,21 +675,14 @@ run_server(struct echo_worker *w)
 	struct server_result *res = &w->res.srv;
 	struct ust_stack *stk = w->stk;
 	union ust_sockaddr sa;
+	socklen_t salen;
 	uint64_t next_stats, period = (uint64_t)o->stats_period * 1000000000u;
 	int sd;
 
 	/* with IPv6 on, one dual-stack socket on :: takes both families */
-	memset(&sa, 0, sizeof(sa));
-	if (w->ip6) {
-		sa.sin6.sin6_family = AF_INET6;
-		sa.sin6.sin6_port = rte_cpu_to_be_16((uint16_t)o->port);
-	} else {
-		sa.sin.sin_family = AF_INET;
-		sa.sin.sin_port = rte_cpu_to_be_16((uint16_t)o->port);
-	}
+	salen = app_sockaddr(&sa, w->ip6, 0, NULL, (uint16_t)o->port);
 	sd = ust_socket(stk, sa.sa.sa_family, SOCK_DGRAM, 0);
-	if (sd < 0 || ust_bind(stk, sd, &sa.sa, w->ip6 ? sizeof(sa.sin6) :
-			       sizeof(sa.sin)) != 0)
+	if (sd < 0 || ust_bind(stk, sd, &sa.sa, salen) != 0)
 		app_usage_error(PROG, "cannot bind UDP port %u", o->port);
 	/* every stack has its socket before any polls */
 	echo_ready(w);
@@ -810,7 +775,7 @@ run_client(struct echo_worker *w)
 			app_usage_error(PROG, "flow %u: socket: %s (raise "
 					"[stack] max_sockets)", f,
 					strerror(-fl[f].sd));
-		rc = echo_connect(w, fl[f].sd, &to, tolen);
+		rc = app_connect(stk, fl[f].sd, &to.sa, tolen, &quit);
 		if (rc != 0)
 			app_usage_error(PROG, "--peer %s: %s", o->peer,
 					strerror(-rc));

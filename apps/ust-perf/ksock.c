@@ -40,7 +40,6 @@
 
 #include "perf.h"
 #include "ust_socket.h"
-#include "ust_stack.h"
 #include "ust_tcp.h"
 
 /* the kernel's result as ustack's: -errno on failure */
@@ -66,24 +65,19 @@ perf_server_socket(const struct perf_ctx *c, struct ust_stack *stk,
 	bool v6 = stk != NULL ? c->env.cfg.stack.ip6.enable : true;
 	int sd = -EAFNOSUPPORT;
 
-	memset(any, 0, sizeof(*any));
 	if (v6)
 		sd = perf_socket(stk, AF_INET6, type);
 	if (sd >= 0) {
 		/* (IPV6_V6ONLY off: ustack's default, and the kernel's
 		 * unless bindv6only says otherwise) */
 		perf_set_int(stk, sd, IPPROTO_IPV6, IPV6_V6ONLY, 0);
-		any->sin6.sin6_family = AF_INET6;
-		any->sin6.sin6_port = rte_cpu_to_be_16(port);
-		*len = sizeof(any->sin6);
+		*len = app_sockaddr(any, true, 0, NULL, port);
 		return sd;
 	}
 	if (sd != -EAFNOSUPPORT)
 		return sd;
 	/* IPv4 only (a kernel without IPv6 too) */
-	any->sin.sin_family = AF_INET;
-	any->sin.sin_port = rte_cpu_to_be_16(port);
-	*len = sizeof(any->sin);
+	*len = app_sockaddr(any, false, 0, NULL, port);
 	return perf_socket(stk, AF_INET, type);
 }
 
@@ -116,18 +110,9 @@ int
 perf_connect(struct ust_stack *stk, int sd, const struct sockaddr *sa,
 	     socklen_t len)
 {
-	uint64_t t0;
-	int rc;
-
 	if (stk == NULL)
 		return kret(connect(sd, sa, len));
-	rc = ust_connect(stk, sd, sa, len);
-	for (t0 = ust_clock_ns(); rc == -EADDRNOTAVAIL &&
-	     ust_clock_ns() - t0 < 10 * 1000000000ull;) {
-		ust_stack_poll(stk, ust_clock_ns());
-		rc = ust_connect(stk, sd, sa, len);
-	}
-	return rc;
+	return app_connect(stk, sd, sa, len, NULL);
 }
 
 ssize_t

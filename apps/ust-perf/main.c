@@ -202,17 +202,7 @@ socklen_t
 perf_peer_addr(const struct perf_peer *p, uint16_t port,
 	       union ust_sockaddr *to)
 {
-	memset(to, 0, sizeof(*to));
-	if (p->v6) {
-		to->sin6.sin6_family = AF_INET6;
-		memcpy(to->sin6.sin6_addr.s6_addr, p->a6, 16);
-		to->sin6.sin6_port = rte_cpu_to_be_16(port);
-		return sizeof(to->sin6);
-	}
-	to->sin.sin_family = AF_INET;
-	to->sin.sin_addr.s_addr = p->v4;
-	to->sin.sin_port = rte_cpu_to_be_16(port);
-	return sizeof(to->sin);
+	return app_sockaddr(to, p->v6, p->v4, p->a6, port);
 }
 
 uint64_t
