@@ -310,6 +310,19 @@ tcp_connect_port(struct ust_stack *stk, struct ust_tcp_key *k)
 static int tcp_connect_start(struct ust_stack *stk, struct ust_tcp_sock *tp,
 			     const struct ust_tcp_key *k);
 
+/* @k's local port: the bound one (the 4-tuple must be usable), else an
+ * ephemeral one (tcp_connect_port()). 0 or -errno. */
+static int
+tcp_connect_lport(struct ust_stack *stk, const struct ust_sock *s,
+		  struct ust_tcp_key *k)
+{
+	if (s->flags & UST_SKF_BOUND) {
+		k->lport = s->lport;
+		return tcp_tuple_usable(stk, k) ? 0 : -EADDRNOTAVAIL;
+	}
+	return tcp_connect_port(stk, k);
+}
+
 /* connect() to an IPv6 address (RFC 9293 3.10.1 over RFC 8200): the
  * source is the bound address or RFC 6724's for the destination; the
  * addresses go to the connection's own object (tp->a6) and to the
@@ -351,15 +364,9 @@ tcp_connect6(struct ust_stack *stk, struct ust_tcp_sock *tp,
 	memcpy(tp->a6->local, src, UST_IPV6_ADDR_LEN);
 	memcpy(tp->a6->remote, a->v6, UST_IPV6_ADDR_LEN);
 	ust_tcp_key6(&k, tp->a6, 0, a->port);
-	if (s->flags & UST_SKF_BOUND) {
-		k.lport = s->lport;
-		if (!tcp_tuple_usable(stk, &k))
-			return -EADDRNOTAVAIL;
-	} else {
-		rc = tcp_connect_port(stk, &k);
-		if (rc != 0)
-			return rc;
-	}
+	rc = tcp_connect_lport(stk, s, &k);
+	if (rc != 0)
+		return rc;
 	memcpy(ust_sock_laddr6(s), tp->a6->local, UST_IPV6_ADDR_LEN);
 	memcpy(ust_sock_raddr6(s), tp->a6->remote, UST_IPV6_ADDR_LEN);
 	s->inet6 |= UST_SK6_LOCAL6 | UST_SK6_REMOTE6;
@@ -404,15 +411,9 @@ ust_tcp_connect(struct ust_stack *stk, struct ust_sock *s,
 	k.raddr = a->v4;
 	k.rport = a->port;
 	k.a6 = NULL;
-	if (s->flags & UST_SKF_BOUND) {
-		k.lport = s->lport;
-		if (!tcp_tuple_usable(stk, &k))
-			return -EADDRNOTAVAIL;
-	} else {
-		rc = tcp_connect_port(stk, &k);
-		if (rc != 0)
-			return rc;
-	}
+	rc = tcp_connect_lport(stk, s, &k);
+	if (rc != 0)
+		return rc;
 	return tcp_connect_start(stk, tp, &k);
 }
 
